@@ -1,0 +1,78 @@
+import { Admin, CustomRoutes, Resource } from 'react-admin';
+import { BrowserRouter, Route } from 'react-router-dom';
+import { ConsoleLayout } from './layout/ConsoleLayout';
+import { darkTheme, lightTheme } from './layout/theme';
+import { GitHubOAuthCallbackPage } from './pages/GitHubOAuthCallbackPage';
+import { HomePage } from './pages/HomePage';
+import { LoginPage } from './pages/LoginPage';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { PasswordResetConfirmPage } from './pages/PasswordResetConfirmPage';
+import { PasswordResetRequestPage } from './pages/PasswordResetRequestPage';
+import { PlaceholderPage } from './pages/PlaceholderPage';
+import { RegisterPage } from './pages/RegisterPage';
+import { SettingsPage } from './pages/SettingsPage';
+import { authProvider } from './providers/authProvider';
+import { dataProvider } from './providers/dataProvider';
+import { i18nProvider } from './providers/i18nProvider';
+import { createConsoleStore } from './providers/store';
+import { users, UserSelfEdit } from './resources/users';
+import { UserCreate } from './resources/users/UserCreate';
+import { UserEdit } from './resources/users/UserEdit';
+
+const store = createConsoleStore();
+
+/** Screens of later releases: [path, menu label key, public?]. */
+const LATER_SCREENS: Array<[string, string, boolean]> = [
+  ['/playground', 'app.menu.playground', false],
+  ['/pricing', 'app.menu.pricing', true],
+  ['/about', 'app.menu.about', true],
+  ['/channel/*', 'app.menu.channel', false],
+  ['/chat', 'app.menu.chat', false],
+  ['/chat2link', 'app.menu.chat', false],
+  ['/token', 'app.menu.token', false],
+  ['/redemption', 'app.menu.redemption', false],
+  ['/topup', 'app.menu.topup', false],
+  ['/log', 'app.menu.log', false],
+  ['/detail', 'app.menu.detail', false],
+  ['/midjourney', 'app.menu.midjourney', false],
+  ['/task', 'app.menu.task', false],
+];
+
+/** The server serves this app at / (with a fallback to index.html) and the API at /api on the same origin. */
+export const App = () => (
+  <BrowserRouter>
+    <Admin
+      title="Tollgate"
+      dataProvider={dataProvider}
+      authProvider={authProvider}
+      i18nProvider={i18nProvider}
+      store={store}
+      layout={ConsoleLayout}
+      loginPage={LoginPage}
+      catchAll={NotFoundPage}
+      theme={lightTheme}
+      darkTheme={darkTheme}
+      defaultTheme="light"
+      disableTelemetry
+    >
+      <CustomRoutes noLayout>
+        <Route path="/register" element={<RegisterPage />} />
+        <Route path="/reset" element={<PasswordResetRequestPage />} />
+        <Route path="/user/reset" element={<PasswordResetConfirmPage />} />
+        <Route path="/oauth/github" element={<GitHubOAuthCallbackPage />} />
+      </CustomRoutes>
+      <CustomRoutes>
+        <Route path="/" element={<HomePage />} />
+        <Route path="/setting" element={<SettingsPage />} />
+        <Route path="/user/edit" element={<UserSelfEdit />} />
+        {LATER_SCREENS.map(([path, titleKey, isPublic]) => (
+          <Route key={path} path={path} element={<PlaceholderPage titleKey={titleKey} isPublic={isPublic} />} />
+        ))}
+      </CustomRoutes>
+      <Resource name="user" {...users}>
+        <Route path="edit/:id" element={<UserEdit />} />
+        <Route path="add" element={<UserCreate />} />
+      </Resource>
+    </Admin>
+  </BrowserRouter>
+);

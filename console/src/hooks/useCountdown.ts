@@ -1,0 +1,15 @@
+import { useCallback, useEffect, useState } from 'react';
+
+/** A resend/retry lock: `start()` disables for `seconds`, counting down once a second (spec 1 section 4). */
+export const useCountdown = (seconds = 30) => {
+  const [remaining, setRemaining] = useState(0);
+
+  useEffect(() => {
+    if (remaining <= 0) return undefined;
+    const timer = window.setTimeout(() => setRemaining((value) => value - 1), 1000);
+    return () => window.clearTimeout(timer);
+  }, [remaining]);
+
+  const start = useCallback(() => setRemaining(seconds), [seconds]);
+  return { remaining, active: remaining > 0, start };
+};

@@ -1,0 +1,79 @@
+/** Wire shapes of the console API (see the console API behaviour reference, sections 0, 3, 4 and 8). */
+
+export interface ApiEnvelope<T = unknown> {
+  success?: boolean;
+  message?: string;
+  data?: T;
+  [extra: string]: unknown;
+}
+
+export const ROLE_COMMON = 1;
+export const ROLE_ADMIN = 10;
+export const ROLE_ROOT = 100;
+
+export const USER_STATUS_ENABLED = 1;
+export const USER_STATUS_DISABLED = 2;
+
+/** What the login answer carries; stored as JSON under localStorage `user`. */
+export interface SessionUser {
+  id: number;
+  username: string;
+  display_name?: string;
+  role: number;
+  status: number;
+  group?: string;
+}
+
+export interface User extends SessionUser {
+  /** Always blank on the wire; only sent when setting a new one. */
+  password?: string;
+  email: string;
+  github_id: string;
+  wechat_id: string;
+  telegram_id: string;
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  aff_code: string;
+  aff_count: number;
+  aff_quota: number;
+  aff_history_quota: number;
+  inviter_id: number;
+  access_token?: string | null;
+  DeletedAt: string | null;
+}
+
+export type UserManageAction = 'promote' | 'demote' | 'disable' | 'enable' | 'delete';
+
+/** `GET /api/status` data; every key is optional because older or partial servers may omit some. */
+export interface PublicStatus {
+  version?: string;
+  start_time?: number;
+  system_name?: string;
+  logo?: string;
+  footer_html?: string;
+  server_address?: string;
+  quota_per_unit?: number;
+  display_in_currency?: boolean;
+  enable_drawing?: boolean;
+  enable_task?: boolean;
+  enable_data_export?: boolean;
+  data_export_default_time?: string;
+  default_collapse_sidebar?: boolean;
+  mj_notify_enabled?: boolean;
+  chat_link?: string;
+  chat_link2?: string;
+  email_verification?: boolean;
+  turnstile_check?: boolean;
+  turnstile_site_key?: string;
+  github_oauth?: boolean;
+  github_client_id?: string;
+  wechat_login?: boolean;
+  wechat_qrcode?: string;
+  telegram_oauth?: boolean;
+  telegram_bot_name?: string;
+  top_up_link?: string;
+  price?: number;
+  min_topup?: number;
+  enable_online_topup?: boolean;
+}

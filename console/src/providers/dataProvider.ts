@@ -1,0 +1,54 @@
+import type { DataProvider, RaRecord } from 'react-admin';
+import type { UserManageAction } from '../lib/types';
+import { manageUser, userEndpoints } from './endpoints/userEndpoints';
+import type { ResourceEndpoints } from './endpoints/types';
+
+/** One entry per react-admin resource; channels, tokens, redemptions and logs join here later. */
+const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
+  user: userEndpoints,
+};
+
+const endpointsFor = (resource: string): ResourceEndpoints => {
+  const endpoints = endpointsByResource[resource];
+  if (!endpoints) throw new Error(`No API endpoints are known for the resource "${resource}"`);
+  return endpoints;
+};
+
+const unsupported = (resource: string, method: string): never => {
+  throw new Error(`The resource "${resource}" does not support ${method}`);
+};
+
+export interface ConsoleDataProvider extends DataProvider {
+  manageUser: (id: number, action: UserManageAction) => ReturnType<typeof manageUser>;
+}
+
+export const dataProvider: ConsoleDataProvider = {
+  getList: (resource, params) => (endpointsFor(resource).getList ?? unsupported(resource, 'getList'))(params) as any,
+  getOne: (resource, params) => (endpointsFor(resource).getOne ?? unsupported(resource, 'getOne'))(params) as any,
+  create: (resource, params) => (endpointsFor(resource).create ?? unsupported(resource, 'create'))(params) as any,
+  update: (resource, params) => (endpointsFor(resource).update ?? unsupported(resource, 'update'))(params) as any,
+  delete: (resource, params) => (endpointsFor(resource).delete ?? unsupported(resource, 'delete'))(params) as any,
+
+  async getMany(resource, { ids }) {
+    const getOne = endpointsFor(resource).getOne ?? unsupported(resource, 'getMany');
+    const records: RaRecord[] = [];
+    for (const id of ids) records.push((await getOne({ id })).data);
+    return { data: records as any };
+  },
+
+  getManyReference: (resource) => unsupported(resource, 'getManyReference'),
+
+  async updateMany(resource, { ids, data }) {
+    const update = endpointsFor(resource).update ?? unsupported(resource, 'updateMany');
+    for (const id of ids) await update({ id, data, previousData: { id } });
+    return { data: ids };
+  },
+
+  async deleteMany(resource, { ids }) {
+    const remove = endpointsFor(resource).delete ?? unsupported(resource, 'deleteMany');
+    for (const id of ids) await remove({ id });
+    return { data: ids };
+  },
+
+  manageUser: (id, action) => manageUser(id, action),
+};

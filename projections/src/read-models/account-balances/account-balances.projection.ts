@@ -1,0 +1,59 @@
+import type { EntityManager } from 'typeorm';
+import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
+import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
+import { type AccountState, evolve, initialAccountState } from '../../../../server/src/modules/accounts/account.decider';
+import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
+import { toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
+import type { Projection } from '../../runner/projection';
+import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
+
+interface BalanceRow {
+  quota: string;
+  used_quota: string;
+  request_count: string;
+  aff_count: number;
+  aff_quota: string;
+  aff_history_quota: string;
+  revision: string;
+}
+
+/**
+ * `account_balances`: each account stream folded with the same `evolve` the command side decides with, so the
+ * console shows exactly the balances the ledger enforces.
+ */
+@ReadModelProjection()
+export class AccountBalancesProjection implements Projection {
+  readonly name = 'account-balances';
+  readonly tables = ['account_balances'];
+  readonly handles = Object.values(AccountEventType);
+
+  async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
+    if (streamCategory(event.streamId) !== 'account') return;
+    const userId = streamKey(event.streamId);
+    const rows: BalanceRow[] = await manager.query(
+      'SELECT quota, used_quota, request_count, aff_count, aff_quota, aff_history_quota, revision FROM account_balances WHERE user_id = $1',
+      [userId],
+    );
+    const row = rows[0];
+    // The runner applies each event once; this guard only keeps a hand-run replay from counting twice.
+    if (row && Number(row.revision) >= event.revision) return;
+    const state: AccountState = row
+      ? {
+          quota: Number(row.quota),
+          usedQuota: Number(row.used_quota),
+          requestCount: Number(row.request_count),
+          affCount: row.aff_count,
+          affQuota: Number(row.aff_quota),
+          affHistoryQuota: Number(row.aff_history_quota),
+        }
+      : initialAccountState;
+    const next = evolve(state, toAccountEvent(event));
+    await manager.query(
+      `INSERT INTO account_balances (user_id, quota, used_quota, request_count, aff_count, aff_quota, aff_history_quota, revision)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (user_id) DO UPDATE SET quota = $2, used_quota = $3, request_count = $4, aff_count = $5,
+         aff_quota = $6, aff_history_quota = $7, revision = $8`,
+      [userId, next.quota, next.usedQuota, next.requestCount, next.affCount, next.affQuota, next.affHistoryQuota, event.revision],
+    );
+  }
+}

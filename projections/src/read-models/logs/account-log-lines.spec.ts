@@ -1,0 +1,39 @@
+import { accountLogLine } from './account-log-lines';
+
+const currency = { inCurrency: true, quotaPerUnit: 500000 };
+const points = { inCurrency: false, quotaPerUnit: 500000 };
+
+describe('accountLogLine', () => {
+  it('words the new-user gift, the invitee gift and the inviter reward as system rows (type 4)', () => {
+    expect(accountLogLine({ type: 'QuotaGranted', data: { amount: 500000, kind: 'new_user' } }, currency)).toEqual({
+      type: 4,
+      content: '新用户注册赠送 ＄1.000000 额度',
+    });
+    expect(accountLogLine({ type: 'QuotaGranted', data: { amount: 250000, kind: 'invitee_gift' } }, currency)).toEqual({
+      type: 4,
+      content: '使用邀请码赠送 ＄0.500000 额度',
+    });
+    expect(accountLogLine({ type: 'InviterRewarded', data: { amount: 100, inviteeId: 3 } }, points)).toEqual({
+      type: 4,
+      content: '邀请用户赠送 100 点额度',
+    });
+  });
+
+  it('words an admin quota edit as a manage row (type 3) with both amounts', () => {
+    expect(accountLogLine({ type: 'QuotaAdjustedByAdmin', data: { before: 500000, after: 0, adminId: 1 } }, currency)).toEqual({
+      type: 3,
+      content: '管理员将用户额度从 ＄1.000000 额度修改为 ＄0.000000 额度',
+    });
+  });
+
+  it('gives an affiliate transfer a system row (an improvement: the reference writes none)', () => {
+    expect(accountLogLine({ type: 'AffiliateQuotaTransferred', data: { amount: 1000000 } }, currency)).toEqual({
+      type: 4,
+      content: '邀请额度划转 ＄2.000000 额度',
+    });
+  });
+
+  it('writes no row for the root account initial quota, like the reference', () => {
+    expect(accountLogLine({ type: 'QuotaGranted', data: { amount: 100000000, kind: 'root_initial' } }, currency)).toBeNull();
+  });
+});

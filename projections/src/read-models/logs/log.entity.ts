@@ -1,0 +1,69 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { bigintAsNumber } from '../account-balances/account-balance.entity';
+
+/** Log types (console-api-behaviour.md §9.1); 0 is "all" in filters only. */
+export const LogType = { TopUp: 1, Consume: 2, Manage: 3, System: 4 } as const;
+
+/**
+ * The log screen's rows (reference §9.1 columns), a projection of ledger events: written only by the logs
+ * projection, one row per event at most (`event_id` unique, so a replay never duplicates a row).
+ */
+@Entity({ name: 'logs' })
+export class LogEntity {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Index()
+  @Column({ type: 'integer', name: 'user_id', default: 0 })
+  userId!: number;
+
+  /** Unix seconds of the event (its ledger timestamp), not of the projection run. */
+  @Column({ type: 'bigint', name: 'created_at', transformer: bigintAsNumber })
+  createdAt!: number;
+
+  @Column({ type: 'integer', default: 0 })
+  type!: number;
+
+  @Column({ type: 'text', default: '' })
+  content!: string;
+
+  @Column({ type: 'varchar', default: '' })
+  username!: string;
+
+  @Column({ type: 'varchar', name: 'token_name', default: '' })
+  tokenName!: string;
+
+  @Column({ type: 'varchar', name: 'model_name', default: '' })
+  modelName!: string;
+
+  @Column({ type: 'bigint', default: 0, transformer: bigintAsNumber })
+  quota!: number;
+
+  @Column({ type: 'integer', name: 'prompt_tokens', default: 0 })
+  promptTokens!: number;
+
+  @Column({ type: 'integer', name: 'completion_tokens', default: 0 })
+  completionTokens!: number;
+
+  @Column({ type: 'integer', name: 'use_time', default: 0 })
+  useTime!: number;
+
+  @Column({ type: 'boolean', name: 'is_stream', default: false })
+  isStream!: boolean;
+
+  @Column({ type: 'integer', name: 'channel_id', default: 0 })
+  channelId!: number;
+
+  @Column({ type: 'integer', name: 'token_id', default: 0 })
+  tokenId!: number;
+
+  @Column({ type: 'varchar', name: 'group', default: '' })
+  group!: string;
+
+  /** JSON text (reference: `other`). */
+  @Column({ type: 'text', default: '' })
+  other!: string;
+
+  @Column({ type: 'uuid', name: 'event_id', unique: true })
+  eventId!: string;
+}

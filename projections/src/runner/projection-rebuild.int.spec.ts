@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource, type EntityManager } from 'typeorm';
+import { compareTables, snapshotTables } from '../../../test/support/compare-tables';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { dataSourceOptions } from '../../../server/src/infrastructure/database/data-source';
+import { newEvent, systemActor } from '../../../server/src/ledger/event-envelope';
+import type { RecordedEvent } from '../../../server/src/ledger/event-store.port';
+import { PostgresEventStore } from '../../../server/src/ledger/postgres/postgres-event-store';
+import { LeadershipUnavailableError, type Projection } from './projection';
+import { ProjectionRegistry } from './projection-registry';
+import { ProjectionRunner } from './projection-runner';
+
+/** Sample read models: balances (upserts, a serial id, times from the event) and a statement (one row per event). */
+class SampleBalancesProjection implements Projection {
+  readonly name = 'sample_balances';
+  readonly tables = ['sample_balances'];
+  readonly handles = ['Credited', 'Debited'];
+  async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
+    const delta = (event.type === 'Credited' ? 1 : -1) * Number(event.data.amount);
+    await manager.query(
+      `INSERT INTO sample_balances (account, balance, last_change_at, changes) VALUES ($1, $2, $3, 1)
+       ON CONFLICT (account) DO UPDATE SET balance = sample_balances.balance + EXCLUDED.balance,
+         last_change_at = EXCLUDED.last_change_at, changes = sample_balances.changes + 1`,
+      [event.streamId, delta, event.createdAt],
+    );
+  }
+}
+
+class SampleStatementProjection implements Projection {
+  readonly name = 'sample_statement';
+  readonly tables = ['sample_statement'];
+  readonly handles = ['Credited', 'Debited', 'Noted'];
+  async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
+    await manager.query('INSERT INTO sample_statement (account, type, amount, note, at) VALUES ($1, $2, $3, $4, $5)', [
+      event.streamId, event.type, Number(event.data.amount ?? 0), event.metadata.reasonCode, event.createdAt,
+    ]);
+  }
+}
+
+const TABLES = ['sample_balances', 'sample_statement'];
+
+function sampleEvents(count: number, seed: number) {
+  const types = ['Credited', 'Credited', 'Debited', 'Noted', 'Ignored'];
+  return Array.from({ length: count }, (_, i) =>
+    newEvent(types[(i * 7 + seed) % types.length], { amount: ((i * 13 + seed) % 50) + 1 }, {
+      id: randomUUID(),
+      metadata: { correlationId: `rebuild-${seed}-${i}`, reasonCode: `reason_${i % 3}`, actor: systemActor() },
+    }),
+  );
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 15000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('ProjectionRunner.rebuild', () => {
+  let database: TestDatabase;
+  let store: PostgresEventStore;
+  let dataSource: DataSource;
+  const runners: ProjectionRunner[] = [];
+  const newRunner = () => {
+    const runner = new ProjectionRunner({
+      registry: ProjectionRegistry.of([new SampleBalancesProjection(), new SampleStatementProjection()]),
+      store,
+      dataSource,
+      databaseUrl: database.url,
+      options: { batchSize: 37, lingerMs: 5, leadershipPollMs: 100, retryDelayMs: 100 },
+    });
+    runners.push(runner);
+    return runner;
+  };
+  const caughtUp = async () => {
+    const head = await store.headPosition();
+    const rows: Array<{ position: string }> = await dataSource.query('SELECT position FROM projection_checkpoints');
+    return rows.length === 2 && rows.every((row) => Number(row.position) === head);
+  };
+  const appendSample = async (count: number, seed: number) => {
+    const events = sampleEvents(count, seed);
+    for (let i = 0; i < events.length; i += 4) await store.appendToStream(`account-${(i / 4) % 12}`, events.slice(i, i + 4));
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    store = await PostgresEventStore.connect({ connectionString: database.url, pollIntervalMs: 100 });
+    dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
+    await dataSource.query(
+      'CREATE TABLE sample_balances (id serial, account text PRIMARY KEY, balance bigint NOT NULL, last_change_at timestamptz NOT NULL, changes int NOT NULL)',
+    );
+    await dataSource.query(
+      'CREATE TABLE sample_statement (id bigserial PRIMARY KEY, account text NOT NULL, type text NOT NULL, amount bigint NOT NULL, note text NOT NULL, at timestamptz NOT NULL)',
+    );
+  });
+  afterAll(async () => {
+    await Promise.all(runners.map((runner) => runner.stop()));
+    await store.close();
+    await dataSource.destroy();
+    await database.drop();
+  });
+
+  it('given live read models, when rebuilt by the running leader, then they equal the live tables row for row and live resumes', async () => {
+    const live = newRunner();
+    live.start();
+    await appendSample(300, 1);
+    await waitUntil(caughtUp);
+    const before = await snapshotTables(dataSource, TABLES);
+    expect(before.sample_statement.length).toBeGreaterThan(100);
+
+    const report = await live.rebuild();
+    expect(report.eventsReplayed).toBe(300);
+    expect(report.position).toBe(await store.headPosition());
+    const applied = Object.fromEntries(report.projections.map((projection) => [projection.name, projection.eventsApplied]));
+    expect(applied.sample_statement).toBe(before.sample_statement.length);
+    expect(report.projections.find((projection) => projection.name === 'sample_balances')?.rows).toEqual({ sample_balances: 12 });
+
+    const comparison = await compareTables(before, dataSource, TABLES);
+    expect(comparison.summary).toMatch(/^equal/);
+    expect(comparison.equal).toBe(true);
+
+    await appendSample(40, 2);
+    await waitUntil(caughtUp);
+    expect((await snapshotTables(dataSource, ['sample_statement'])).sample_statement.length).toBeGreaterThan(before.sample_statement.length);
+  });
+
+  it('given a leader in another process, when a second runner asks to rebuild, then it is refused with the holder named', async () => {
+    const idle = newRunner();
+    const error = await idle.rebuild({ waitMs: 300 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LeadershipUnavailableError);
+    expect((error as Error).message).toMatch(/Another projector holds the leadership \(Postgres backend pid \d+\)/);
+  });
+
+  it('given the leader stopped, when a standalone runner rebuilds one projection, then only its tables are replaced, equal to live', async () => {
+    await Promise.all(runners.map((runner) => runner.stop()));
+    const live = await snapshotTables(dataSource, TABLES);
+    const statementCheckpoint = async () =>
+      (await dataSource.query(`SELECT position, updated_at FROM projection_checkpoints WHERE name = 'sample_statement'`))[0];
+    const untouched = await statementCheckpoint();
+    const standalone = newRunner();
+    const report = await standalone.rebuild({ projections: ['sample_balances'] });
+    expect(report.projections.map((projection) => projection.name)).toEqual(['sample_balances']);
+    expect(await statementCheckpoint()).toEqual(untouched);
+    const comparison = await compareTables(live, dataSource, TABLES);
+    expect(comparison.equal).toBe(true);
+    // Proof the table really was emptied and refilled: its serial restarted, and the ids still match live.
+    const ids = await dataSource.query('SELECT min(id) AS min FROM sample_balances');
+    expect(ids[0].min).toBe(1);
+  });
+
+  it('given a deliberately different table, when compared, then compareTables reports the differing rows', async () => {
+    const live = await snapshotTables(dataSource, TABLES);
+    await dataSource.query(`UPDATE sample_balances SET balance = balance + 1 WHERE account = 'account-0'`);
+    const comparison = await compareTables(live, dataSource, TABLES);
+    expect(comparison.equal).toBe(false);
+    expect(comparison.differences).toHaveLength(1);
+    expect(comparison.differences[0].table).toBe('sample_balances');
+    expect(comparison.differences[0].onlyInFirst).toHaveLength(1);
+    expect(comparison.summary).toMatch(/sample_balances: 1 row\(s\) only in the first, 1 only in the second/);
+  });
+});

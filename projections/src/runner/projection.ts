@@ -1,0 +1,74 @@
+import type { EntityManager } from 'typeorm';
+import type { RecordedEvent } from '../../../server/src/ledger/event-store.port';
+
+/**
+ * A read model kept by folding ledger events into Postgres tables. Declare one as a provider with
+ * `@ReadModelProjection()`; the runner finds it, gives it every event it `handles` exactly once, in global order,
+ * inside the transaction that also moves its checkpoint.
+ */
+export interface Projection {
+  /** Stable: it keys the checkpoint row. Renaming a projection rebuilds it from scratch. */
+  readonly name: string;
+  /** Tables this projection alone writes. Rebuild truncates them; no other code may write them. */
+  readonly tables: readonly string[];
+  /** Event types it applies; other events only move its checkpoint. */
+  readonly handles: readonly string[];
+  /**
+   * Applies one event using `manager` (the batch's transaction): never another connection, never a side effect
+   * outside Postgres, and no clock — take times from `event.createdAt` so a rebuild writes the same rows.
+   */
+  apply(event: RecordedEvent, manager: EntityManager): Promise<void>;
+}
+
+export interface ProjectionRunnerOptions {
+  /** Most events applied in one transaction. */
+  batchSize: number;
+  /** How long a partial batch waits for more events before it is committed (live latency vs. transactions). */
+  lingerMs: number;
+  /** How often a follower retries for leadership. */
+  leadershipPollMs: number;
+  /** How often the leader checks its lock connection is alive. */
+  heartbeatMs: number;
+  /** Pause after a failed batch before the leader reloads checkpoints and retries; doubles per failure up to 30 s. */
+  retryDelayMs: number;
+}
+
+export const DEFAULT_RUNNER_OPTIONS: ProjectionRunnerOptions = {
+  batchSize: 500,
+  lingerMs: 10,
+  leadershipPollMs: 1000,
+  heartbeatMs: 5000,
+  retryDelayMs: 1000,
+};
+
+/** Advisory lock ids, shared by every process of an installation (the ledger's append lock is 7311002). */
+export const PROJECTOR_LEADER_LOCK = 7_311_003;
+
+export class ProjectionApplyError extends Error {
+  readonly code = 'projection_apply_failed';
+  constructor(
+    readonly projection: string,
+    readonly event: Pick<RecordedEvent, 'position' | 'type' | 'streamId'>,
+    readonly cause: unknown,
+  ) {
+    super(`Projection ${projection} failed on ${event.type} at position ${event.position} (${event.streamId}): ${
+      cause instanceof Error ? cause.message : String(cause)
+    }`);
+  }
+}
+
+/** Another writer moved a checkpoint under us (a second leader): the batch is rolled back, never applied twice. */
+export class CheckpointMovedError extends Error {
+  readonly code = 'projection_checkpoint_moved';
+}
+
+export class LeadershipUnavailableError extends Error {
+  readonly code = 'projector_leadership_unavailable';
+}
+
+export class ProjectionTimeoutError extends Error {
+  readonly code = 'projection_timeout';
+  constructor(readonly position: number, readonly reached: number, timeoutMs: number) {
+    super(`Read models did not reach position ${position} within ${timeoutMs} ms (at ${reached})`);
+  }
+}

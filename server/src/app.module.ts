@@ -1,0 +1,50 @@
+import { BullModule } from '@nestjs/bullmq';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { AuthCoreModule } from './common/auth/auth-core.module';
+import type { AppConfig } from './config/app-config';
+import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { AuthModule } from './modules/auth/auth.module';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module';
+import { GroupsModule } from './modules/groups/groups.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
+import { OptionsCoreModule } from './modules/options/options-core.module';
+import { OptionsModule } from './modules/options/options.module';
+import { StatusModule } from './modules/status/status.module';
+import { WorkersModule } from './workers/workers.module';
+import { LedgerModule } from './ledger/ledger.module';
+import { ProjectionsModule } from '../../projections/src/runner/projections.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { UsersModule } from './modules/users/users.module';
+
+/**
+ * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
+ * every command; `api` listens for HTTP (main.ts), `worker` consumes queues, `projector` runs projections.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        InfrastructureModule.forRoot(config),
+        CqrsModule.forRoot(),
+        BullModule.forRoot({ connection: { url: config.REDIS_URL, maxRetriesPerRequest: null }, prefix: `${config.REDIS_PREFIX}:bull` }),
+        LedgerModule,
+        ProjectionsModule.forRoot({ run: config.roles.includes('projector') }),
+        OptionsCoreModule,
+        AuthCoreModule,
+        // Feature modules (one line each):
+        AccountsModule,
+        UsersModule,
+        AuthModule,
+        RateLimitModule,
+        OptionsModule,
+        StatusModule,
+        GroupsModule,
+        MetricsModule,
+        WorkersModule.forRoot(config.roles.includes('worker')),
+      ],
+    };
+  }
+}

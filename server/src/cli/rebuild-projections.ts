@@ -1,0 +1,85 @@
+import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ProjectionRunner } from '../../../projections/src/runner/projection-runner';
+import type { RebuildReport } from '../../../projections/src/runner/projection-rebuild';
+import { AppModule } from '../app.module';
+import { loadRuntimeConfig } from '../bootstrap-config';
+
+export interface RebuildCommandOptions {
+  /** Only these projections (default all). */
+  projections?: string[];
+  /** Seconds to wait for a running projector to let go of the leadership. */
+  waitSeconds: number;
+}
+
+export function parseRebuildArguments(argv: string[]): RebuildCommandOptions {
+  const value = (flag: string) => {
+    const inline = argv.find((argument) => argument.startsWith(`${flag}=`));
+    if (inline) return inline.slice(flag.length + 1);
+    const index = argv.indexOf(flag);
+    return index >= 0 ? argv[index + 1] : undefined;
+  };
+  const only = value('--only');
+  const wait = Number(value('--wait') ?? 15);
+  if (!Number.isFinite(wait) || wait < 0) throw new Error('--wait takes a number of seconds');
+  return { projections: only ? only.split(',').map((name) => name.trim()).filter(Boolean) : undefined, waitSeconds: wait };
+}
+
+export function formatRebuildReport(report: RebuildReport): string[] {
+  const lines = [
+    `rebuilt ${report.projections.length} projection(s): replayed ${report.eventsReplayed} event(s) up to position ${report.position} in ${(report.durationMs / 1000).toFixed(2)} s`,
+  ];
+  for (const projection of report.projections) {
+    const rows = Object.entries(projection.rows).map(([table, count]) => `${table}=${count}`).join(', ');
+    lines.push(`  ${projection.name}: ${projection.eventsApplied} event(s) applied; rows: ${rows}`);
+  }
+  return lines;
+}
+
+/** The rebuild itself, against any application context that has ProjectionsModule (tests pass their own). */
+export async function rebuildProjectionsIn(
+  app: INestApplicationContext,
+  options: RebuildCommandOptions,
+  print: (line: string) => void,
+): Promise<RebuildReport> {
+  let runner: ProjectionRunner;
+  try {
+    runner = app.get(ProjectionRunner, { strict: false });
+  } catch {
+    throw new Error('the application does not import ProjectionsModule.forRoot(…): nothing to rebuild');
+  }
+  print(`rebuilding ${options.projections?.join(', ') ?? 'all projections'} (waiting up to ${options.waitSeconds} s for the projector leadership)`);
+  const report = await runner.rebuild({ projections: options.projections, waitMs: options.waitSeconds * 1000 });
+  for (const line of formatRebuildReport(report)) print(line);
+  return report;
+}
+
+/**
+ * `npm run projections:rebuild [-- --only balances,usage_logs] [--wait 30]`: empties projection tables and
+ * replays the ledger. Stop running projectors first (or pass --wait long enough for them to stop): the rebuild
+ * takes the projector leadership so nothing else writes the tables meanwhile.
+ */
+async function main(): Promise<void> {
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const options = parseRebuildArguments(process.argv.slice(2));
+  // No role: this process neither serves HTTP, nor consumes queues, nor starts the live projector.
+  const { config, stop } = await loadRuntimeConfig([], print);
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error', 'warn'] });
+  try {
+    await rebuildProjectionsIn(app, options, print);
+  } finally {
+    await app.close();
+    await stop();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`projections:rebuild failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

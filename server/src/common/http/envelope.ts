@@ -1,0 +1,14 @@
+/** The console envelope `{success, message, data?}` (console-api-behaviour.md §0.1). */
+export interface Envelope<T = unknown> {
+  success: boolean;
+  message: string;
+  data?: T;
+}
+
+export function ok<T>(data?: T, message = ''): Envelope<T> {
+  return data === undefined ? { success: true, message } : { success: true, message, data };
+}
+
+export function fail(message: string): Envelope<never> {
+  return { success: false, message };
+}

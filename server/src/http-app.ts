@@ -1,0 +1,46 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppModule } from './app.module';
+import { ConsoleExceptionFilter } from './common/http/console-exception.filter';
+import type { AppConfig } from './config/app-config';
+
+/** Builds the Fastify-based Nest application with everything HTTP needs; shared by main.ts and tests. */
+export async function createHttpApp(config: AppConfig, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: 32 * 1024 * 1024,
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    genReqId: (request: { headers: Record<string, unknown> }) => (request.headers['x-oneapi-request-id'] as string) || randomUUID(),
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: options.logger === false ? false : ['error', 'warn', 'log'],
+    bufferLogs: false,
+  });
+  await configureHttpApp(app, config);
+  return app;
+}
+
+export async function configureHttpApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  const secret = config.SESSION_SECRET ?? randomBytes(32).toString('hex');
+  await app.register(fastifyCookie as never, { secret } as never);
+  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('X-Oneapi-Request-Id', request.id);
+  });
+
+  const consoleDir = resolve(config.CONSOLE_DIST);
+  if (existsSync(resolve(consoleDir, 'index.html'))) {
+    await app.register(fastifyStatic as never, { root: consoleDir, prefix: '/', wildcard: false, index: false } as never);
+  }
+  app.useGlobalFilters(new ConsoleExceptionFilter(existsSync(resolve(consoleDir, 'index.html'))));
+  app.enableShutdownHooks();
+}
+
+export type { INestApplication };

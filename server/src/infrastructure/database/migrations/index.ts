@@ -1,0 +1,18 @@
+import type { MigrationInterface } from 'typeorm';
+import { CreateUsersAndOptions1732300000000 } from './1732300000000-create-users-and-options';
+import { CreateLedgerEvents1732300000100 } from './1732300000100-create-ledger-events';
+import { CreateProjectionCheckpoints1732300000200 } from './1732300000200-create-projection-checkpoints';
+import { CreateAccountBalances1732300001000 } from '../../../../../projections/src/read-models/account-balances/1732300001000-create-account-balances';
+import { CreateLogs1732300001100 } from '../../../../../projections/src/read-models/logs/1732300001100-create-logs';
+
+/**
+ * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
+ * the CLI. Each feature adds its own file and one line here.
+ */
+export const migrations: Array<new () => MigrationInterface> = [
+  CreateUsersAndOptions1732300000000,
+  CreateLedgerEvents1732300000100,
+  CreateProjectionCheckpoints1732300000200,
+  CreateAccountBalances1732300001000,
+  CreateLogs1732300001100,
+];

@@ -1,0 +1,45 @@
+import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import Redis from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { dataSourceOptions } from './database/data-source';
+import { CacheInvalidationService } from './redis/cache-invalidation.service';
+import { REDIS, REDIS_SUBSCRIBER } from './redis/redis.constants';
+import { RedisKeys } from './redis/redis-keys';
+
+function redisClient(url: string): Redis {
+  // maxRetriesPerRequest: null is what BullMQ requires of connections it shares.
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+}
+
+/** Configuration, Postgres (TypeORM) and Redis for every role. */
+@Global()
+@Module({})
+export class InfrastructureModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_SUBSCRIBER) private readonly subscriber: Redis,
+  ) {}
+
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: InfrastructureModule,
+      imports: [
+        TypeOrmModule.forRoot({ ...dataSourceOptions(config.DATABASE_URL), autoLoadEntities: true }),
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: REDIS, useFactory: () => redisClient(config.REDIS_URL) },
+        { provide: REDIS_SUBSCRIBER, useFactory: () => redisClient(config.REDIS_URL) },
+        RedisKeys,
+        CacheInvalidationService,
+      ],
+      exports: [APP_CONFIG, REDIS, REDIS_SUBSCRIBER, RedisKeys, CacheInvalidationService],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.subscriber.disconnect();
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

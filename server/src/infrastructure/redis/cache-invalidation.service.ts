@@ -1,0 +1,54 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { REDIS, REDIS_SUBSCRIBER } from './redis.constants';
+import { RedisKeys } from './redis-keys';
+
+type Listener = (message: string) => void;
+
+/**
+ * In-process caches (options, users, later tokens and channels) are invalidated through Redis pub/sub so
+ * every api/worker process sees a change at once. `publish(topic, message)` reaches every process,
+ * including this one.
+ */
+@Injectable()
+export class CacheInvalidationService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(CacheInvalidationService.name);
+  private readonly listeners = new Map<string, Set<Listener>>();
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_SUBSCRIBER) private readonly subscriber: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.subscriber.on('message', (channel: string, message: string) => {
+      const topic = channel.slice(this.keys.key('invalidate', '').length);
+      for (const listener of this.listeners.get(topic) ?? []) {
+        try {
+          listener(message);
+        } catch (error) {
+          this.logger.error(`cache listener for ${topic} failed: ${String(error)}`);
+        }
+      }
+    });
+  }
+
+  async on(topic: string, listener: Listener): Promise<void> {
+    let set = this.listeners.get(topic);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(topic, set);
+      await this.subscriber.subscribe(this.keys.key('invalidate', topic));
+    }
+    set.add(listener);
+  }
+
+  async publish(topic: string, message = ''): Promise<void> {
+    await this.redis.publish(this.keys.key('invalidate', topic), message);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.listeners.clear();
+  }
+}

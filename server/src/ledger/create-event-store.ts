@@ -1,0 +1,24 @@
+import type { AppConfig } from '../config/app-config';
+import type { EventStore } from './event-store.port';
+import { EsdbEventStore } from './eventstoredb/esdb-event-store';
+import { isEsdbUrl, redactUrl } from './eventstoredb/esdb-mapping';
+import { PostgresEventStore } from './postgres/postgres-event-store';
+
+export type EventStoreKind = 'postgres' | 'eventstoredb';
+
+/** EVENTSTORE_URL unset → the Postgres events table; esdb:// or kurrentdb:// → EventStoreDB. Anything else is a typo. */
+export function eventStoreKind(url: string | undefined): EventStoreKind {
+  if (!url || !url.trim()) return 'postgres';
+  if (isEsdbUrl(url)) return 'eventstoredb';
+  throw new Error(`EVENTSTORE_URL "${redactUrl(url)}" is not an esdb:// or kurrentdb:// URL; unset it to use the Postgres event store`);
+}
+
+export async function createEventStore(config: Pick<AppConfig, 'EVENTSTORE_URL' | 'DATABASE_URL'>): Promise<EventStore> {
+  if (eventStoreKind(config.EVENTSTORE_URL) === 'eventstoredb') {
+    return EsdbEventStore.connect({ url: config.EVENTSTORE_URL as string });
+  }
+  return PostgresEventStore.connect({
+    connectionString: config.DATABASE_URL,
+    poolSize: Number(process.env.EVENTSTORE_POOL_SIZE ?? 10),
+  });
+}

@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Root namespace of every Tollgate event id (a random v4 UUID, fixed forever: changing it changes every id). */
+export const TOLLGATE_EVENT_NAMESPACE = '5b8f1c1e-3f0a-4c52-9a57-2e6f7d3c9b41';
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** RFC 4122 §4.3 name-based UUID, version 5 (SHA-1). */
+export function uuidV5(namespace: string, name: string): string {
+  if (!isUuid(namespace)) throw new TypeError(`uuidV5: namespace must be a UUID, got "${namespace}"`);
+  const hash = createHash('sha1')
+    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+    .update(Buffer.from(name, 'utf8'))
+    .digest();
+  const bytes = hash.subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x50; // version 5
+  bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * The id of an event derived from what caused it, so a retried command produces the same id and its append is a
+ * no-op instead of a second charge. `namespace` names the kind of cause (`relay-request`, `topup-paid`,
+ * `redemption`, or a UUID), `key` identifies one occurrence (request id, trade number…).
+ * e.g. `deterministicEventId('relay-request', requestId)`.
+ */
+export function deterministicEventId(namespace: string, key: string): string {
+  if (!namespace) throw new TypeError('deterministicEventId: namespace is required');
+  const namespaceId = isUuid(namespace) ? namespace.toLowerCase() : uuidV5(TOLLGATE_EVENT_NAMESPACE, namespace);
+  return uuidV5(namespaceId, key);
+}

@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+// Explicit, so the suite also compiles where jest's globals are not declared (the server build).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { newEvent, systemActor } from './event-envelope';
+import {
+  EventIdConflictError,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from './event-store.port';
+
+export interface EventStoreFixture {
+  store: EventStore;
+  dispose(): Promise<void>;
+}
+
+/** A unique stream per test, so the suite also runs against a shared server that holds other data. */
+const streamName = (label: string) => `contract_${label}-${randomUUID().slice(0, 8)}`;
+
+function sampleEvent(index: number, id: string = randomUUID()): NewEvent {
+  return newEvent('SampleRecorded', { index }, {
+    id,
+    metadata: { correlationId: `contract-${index}`, reasonCode: 'contract_test', actor: systemActor() },
+  });
+}
+
+const sample = (count: number, from = 0) => Array.from({ length: count }, (_, i) => sampleEvent(from + i));
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function expectConflict(promise: Promise<unknown>, actual: number | 'no_stream'): Promise<void> {
+  const error = await promise.then(() => null, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+  expect((error as WrongExpectedRevisionError).actual).toBe(actual);
+}
+
+function expectStrictlyIncreasing(positions: number[]): void {
+  for (let i = 1; i < positions.length; i++) expect(positions[i]).toBeGreaterThan(positions[i - 1]);
+}
+
+/**
+ * The behaviour every EventStore adapter promises. Run it from each adapter's spec with a factory that returns a
+ * ready store; the suite never assumes an empty store (it reads relative to the head and to its own streams).
+ */
+export function describeEventStoreContract(name: string, factory: () => Promise<EventStoreFixture>): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let fixture: EventStoreFixture;
+    let store: EventStore;
+    beforeAll(async () => {
+      fixture = await factory();
+      store = fixture.store;
+    });
+    afterAll(async () => {
+      await fixture?.dispose();
+    });
+
+    const readMine = async (after: number, streams: string[]) =>
+      (await store.readAll({ after })).filter((event) => streams.includes(event.streamId));
+
+    describe('ordering', () => {
+      it('given a new stream, when appending batches, then revisions count from 0 and positions strictly increase', async () => {
+        const stream = streamName('order');
+        const first = await store.appendToStream(stream, sample(3));
+        const second = await store.appendToStream(stream, sample(2, 3));
+        expect(first.nextExpectedRevision).toBe(2);
+        expect(second.nextExpectedRevision).toBe(4);
+        expect(second.position).toBeGreaterThan(first.position);
+        const events = await store.readStream(stream);
+        expect(events.map((event) => event.revision)).toEqual([0, 1, 2, 3, 4]);
+        expect(events.map((event) => event.data.index)).toEqual([0, 1, 2, 3, 4]);
+        expectStrictlyIncreasing(events.map((event) => event.position));
+        expect(events[2].position).toBe(first.position);
+        expect(events[4].position).toBe(second.position);
+        expect(events[0]).toMatchObject({ streamId: stream, type: 'SampleRecorded' });
+        expect(events[0].metadata).toMatchObject({ correlationId: 'contract-0', reasonCode: 'contract_test', actor: { type: 'system' } });
+        expect(events[0].createdAt).toBeInstanceOf(Date);
+        expect(await store.headPosition()).toBeGreaterThanOrEqual(second.position);
+      });
+
+      it('given appends to several streams, when reading all, then positions strictly increase in append order', async () => {
+        const head = await store.headPosition();
+        const streams = [streamName('a'), streamName('b'), streamName('c')];
+        const appended: string[] = [];
+        for (let round = 0; round < 3; round++) {
+          for (const stream of streams) {
+            const event = sampleEvent(round);
+            appended.push(event.id);
+            await store.appendToStream(stream, [event]);
+          }
+        }
+        const all = await readMine(head, streams);
+        expect(all.map((event) => event.id)).toEqual(appended);
+        expectStrictlyIncreasing(all.map((event) => event.position));
+      });
+    });
+
+    describe('expected revision', () => {
+      const cases: Array<{ expected: ExpectedRevision; existing: number; ok: boolean; actual: number | 'no_stream' }> = [
+        { expected: 'any', existing: 0, ok: true, actual: 'no_stream' },
+        { expected: 'any', existing: 2, ok: true, actual: 1 },
+        { expected: 'no_stream', existing: 0, ok: true, actual: 'no_stream' },
+        { expected: 'no_stream', existing: 1, ok: false, actual: 0 },
+        { expected: 'stream_exists', existing: 0, ok: false, actual: 'no_stream' },
+        { expected: 'stream_exists', existing: 1, ok: true, actual: 0 },
+        { expected: 1, existing: 2, ok: true, actual: 1 },
+        { expected: 0, existing: 2, ok: false, actual: 1 },
+        { expected: 5, existing: 2, ok: false, actual: 1 },
+        { expected: 0, existing: 0, ok: false, actual: 'no_stream' },
+      ];
+      it.each(cases)('given $existing events, when appending expecting $expected, then ok=$ok', async ({ expected, existing, ok, actual }) => {
+        const stream = streamName('expected');
+        if (existing) await store.appendToStream(stream, sample(existing));
+        const attempt = store.appendToStream(stream, sample(1, existing), { expectedRevision: expected });
+        if (ok) {
+          await expect(attempt).resolves.toMatchObject({ nextExpectedRevision: existing });
+        } else {
+          await expectConflict(attempt, actual);
+          expect(await store.readStream(stream)).toHaveLength(existing);
+        }
+      });
+    });
+
+    describe('idempotency by event id', () => {
+      it('given a stored batch, when the same batch is appended again, then it is a no-op returning the original position', async () => {
+        const stream = streamName('dup');
+        const batch = sample(2);
+        const first = await store.appendToStream(stream, batch, { expectedRevision: 'no_stream' });
+        const again = await store.appendToStream(stream, batch, { expectedRevision: 'no_stream' });
+        const withAny = await store.appendToStream(stream, batch);
+        expect(again).toEqual(first);
+        expect(withAny).toEqual(first);
+        expect(await store.readStream(stream)).toHaveLength(2);
+      });
+
+      it('given the stream moved on, when a retried batch arrives with its stale expected revision, then it is still a no-op', async () => {
+        const stream = streamName('retry');
+        const batch = sample(1);
+        const first = await store.appendToStream(stream, batch, { expectedRevision: 'no_stream' });
+        await store.appendToStream(stream, sample(2, 1), { expectedRevision: 0 });
+        await expect(store.appendToStream(stream, batch, { expectedRevision: 'no_stream' })).resolves.toEqual(first);
+        expect(await store.readStream(stream)).toHaveLength(3);
+      });
+
+      it('given a stored event, when a batch repeats it followed by a new event, then the batch is rejected and nothing is written', async () => {
+        const stream = streamName('mixed');
+        const [existing] = sample(1);
+        await store.appendToStream(stream, [existing]);
+        const error = await store.appendToStream(stream, [existing, sampleEvent(1)]).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(EventIdConflictError);
+        expect(await store.readStream(stream)).toHaveLength(1);
+      });
+
+      it('given a batch naming one id twice, when appended, then it is rejected', async () => {
+        const stream = streamName('twice');
+        const id = randomUUID();
+        await expect(store.appendToStream(stream, [sampleEvent(0, id), sampleEvent(1, id)])).rejects.toBeInstanceOf(EventIdConflictError);
+        expect(await store.readStream(stream)).toEqual([]);
+      });
+    });
+
+    describe('reads', () => {
+      it('given a stream, when reading from a revision with a max count, then exactly that window comes back', async () => {
+        const stream = streamName('window');
+        await store.appendToStream(stream, sample(6));
+        const window = await store.readStream(stream, { fromRevision: 2, maxCount: 3 });
+        expect(window.map((event) => event.revision)).toEqual([2, 3, 4]);
+        expect(await store.readStream(stream, { fromRevision: 6 })).toEqual([]);
+        expect(await store.readStream(streamName('missing'))).toEqual([]);
+      });
+
+      it('given a position, when reading all after it, then only later events come back, limited by maxCount', async () => {
+        const stream = streamName('after');
+        await store.appendToStream(stream, sample(2));
+        const middle = await store.appendToStream(stream, sample(3, 2));
+        const all = await store.readStream(stream);
+        const afterSecond = await readMine(all[1].position, [stream]);
+        expect(afterSecond.map((event) => event.revision)).toEqual([2, 3, 4]);
+        const limited = await store.readAll({ after: all[1].position, maxCount: 2 });
+        expect(limited).toHaveLength(2);
+        expect(limited[0].position).toBeGreaterThan(all[1].position);
+        expect(await readMine(middle.position, [stream])).toEqual([]);
+      });
+    });
+
+    describe('subscriptions', () => {
+      it('given stored events, when subscribing, then it catches up and then receives live events in order', async () => {
+        const stream = streamName('live');
+        const head = await store.headPosition();
+        await store.appendToStream(stream, sample(3));
+        const received: RecordedEvent[] = [];
+        const subscription = store.subscribeToAll({ after: head }, async (event) => {
+          if (event.streamId === stream) received.push(event);
+        });
+        try {
+          await waitUntil(() => received.length === 3);
+          await store.appendToStream(stream, sample(2, 3));
+          await waitUntil(() => received.length === 5);
+          expect(received.map((event) => event.data.index)).toEqual([0, 1, 2, 3, 4]);
+          expectStrictlyIncreasing(received.map((event) => event.position));
+        } finally {
+          await subscription.close();
+        }
+      });
+
+      it('given a closed subscription, when reopened from the last handled position, then it gets exactly the rest', async () => {
+        const stream = streamName('resume');
+        const head = await store.headPosition();
+        await store.appendToStream(stream, sample(5));
+        const firstRun: RecordedEvent[] = [];
+        let checkpoint = head;
+        const first = store.subscribeToAll({ after: head }, async (event) => {
+          if (event.streamId !== stream || firstRun.length === 2) return;
+          firstRun.push(event);
+          checkpoint = event.position;
+        });
+        await waitUntil(() => firstRun.length === 2);
+        await first.close();
+        await store.appendToStream(stream, sample(2, 5));
+
+        const secondRun: RecordedEvent[] = [];
+        const second = store.subscribeToAll({ after: checkpoint }, async (event) => {
+          if (event.streamId === stream) secondRun.push(event);
+        });
+        try {
+          await waitUntil(() => secondRun.length === 5);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          expect([...firstRun, ...secondRun].map((event) => event.data.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+        } finally {
+          await second.close();
+        }
+      });
+
+      it('given a handler that fails, when an event arrives, then the subscription stops and reports the error', async () => {
+        const stream = streamName('fail');
+        const head = await store.headPosition();
+        await store.appendToStream(stream, sample(2));
+        const errors: unknown[] = [];
+        let calls = 0;
+        const subscription = store.subscribeToAll(
+          { after: head },
+          async (event) => {
+            if (event.streamId !== stream) return;
+            calls++;
+            throw new Error('projection bug');
+          },
+          (error) => errors.push(error),
+        );
+        await waitUntil(() => errors.length === 1);
+        await store.appendToStream(stream, sample(1, 2));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(calls).toBe(1);
+        expect((errors[0] as Error).message).toBe('projection bug');
+        await subscription.close();
+      });
+    });
+
+    describe('concurrency', () => {
+      it('given concurrent appenders and a live reader, when they all finish, then nothing is lost or duplicated', async () => {
+        const head = await store.headPosition();
+        const streams = Array.from({ length: 4 }, (_, i) => streamName(`conc${i}`));
+        const shared = streamName('shared');
+        const seen: RecordedEvent[] = [];
+        const subscription = store.subscribeToAll({ after: head }, async (event) => {
+          if (event.streamId === shared || streams.includes(event.streamId)) seen.push(event);
+        });
+        const writers = streams.map(async (stream) => {
+          for (let i = 0; i < 15; i++) {
+            await store.appendToStream(stream, sample(2, i * 2));
+            await store.appendToStream(shared, [sampleEvent(i)]);
+          }
+        });
+        await Promise.all(writers);
+        const total = streams.length * 15 * 3;
+        try {
+          await waitUntil(() => seen.length >= total, 15000);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          expect(seen).toHaveLength(total);
+          expect(new Set(seen.map((event) => event.id)).size).toBe(total);
+          expectStrictlyIncreasing(seen.map((event) => event.position));
+          const all = await readMine(head, [shared, ...streams]);
+          expect(all.map((event) => event.id)).toEqual(seen.map((event) => event.id));
+          for (const stream of [shared, ...streams]) {
+            const revisions = all.filter((event) => event.streamId === stream).map((event) => event.revision);
+            expect(revisions).toEqual(revisions.map((_, i) => i));
+          }
+        } finally {
+          await subscription.close();
+        }
+      });
+
+      it('given racing writers expecting the same revision, when they append, then exactly one wins', async () => {
+        const stream = streamName('race');
+        await store.appendToStream(stream, sample(1));
+        const results = await Promise.allSettled(
+          Array.from({ length: 5 }, (_, i) => store.appendToStream(stream, [sampleEvent(i + 1)], { expectedRevision: 0 })),
+        );
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+        for (const result of results) {
+          if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(WrongExpectedRevisionError);
+        }
+        expect(await store.readStream(stream)).toHaveLength(2);
+      });
+    });
+  });
+}

@@ -1,0 +1,173 @@
+import { Pool, type PoolConfig } from 'pg';
+import { validateAppend } from '../append-validation';
+import {
+  type AppendResult,
+  EventIdConflictError,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  type Subscription,
+  WrongExpectedRevisionError,
+} from '../event-store.port';
+import { PullSubscription } from '../pull-subscription';
+import { LedgerListener } from './ledger-listener';
+
+export interface PostgresEventStoreOptions {
+  connectionString: string;
+  /** Connections of the store's own pool (appends, reads, subscriptions' pages). */
+  poolSize?: number;
+  /** Events per page when subscriptions catch up. */
+  readBatchSize?: number;
+  /** Fallback poll of idle subscriptions; NOTIFY wakes them sooner. */
+  pollIntervalMs?: number;
+  /** LISTEN for new events (default true); without it subscriptions only poll. */
+  listen?: boolean;
+}
+
+interface EventRow {
+  position: string;
+  stream_id: string;
+  revision: string;
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: RecordedEvent['metadata'];
+  created_at: Date;
+}
+
+const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at';
+
+/**
+ * The embedded event store: the `events` table (migration 1732300000100) in the application's database. All
+ * writes go through the `ledger_append` SQL function, which orders positions by commit (see that migration and
+ * docs/ledger.md), deduplicates by event id and checks the expected revision in one round trip.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly pool: Pool;
+  private readonly listener: LedgerListener | null;
+  private readonly subscriptions = new Set<PullSubscription>();
+  private readonly readBatchSize: number;
+  private readonly pollIntervalMs: number;
+
+  constructor(options: PostgresEventStoreOptions) {
+    const poolConfig: PoolConfig = { connectionString: options.connectionString, max: options.poolSize ?? 10 };
+    this.pool = new Pool(poolConfig);
+    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    this.pool.on('error', () => undefined);
+    this.listener = options.listen === false ? null : new LedgerListener(options.connectionString);
+    this.readBatchSize = options.readBatchSize ?? 500;
+    this.pollIntervalMs = options.pollIntervalMs ?? 2000;
+  }
+
+  /** Opens the store and checks the schema is there, so a missing migration fails at boot with a clear message. */
+  static async connect(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+    const store = new PostgresEventStore(options);
+    try {
+      const { rows } = await store.pool.query<{ ok: boolean }>(
+        `SELECT to_regprocedure('ledger_append(text,text,jsonb)') IS NOT NULL AS ok`,
+      );
+      if (!rows[0]?.ok) throw new Error('the ledger schema is missing: run migrations (npm run migrate)');
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  async appendToStream(
+    streamId: string,
+    events: NewEvent[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    const expected = options.expectedRevision ?? 'any';
+    validateAppend(streamId, events, expected);
+    const payload = events.map((event) => ({ id: event.id, type: event.type, data: event.data, metadata: event.metadata }));
+    // Group commit hooks in here: a batcher would collect concurrent calls for a few milliseconds and send them
+    // as one statement (an array of (stream, expected, events) to a ledger_append_many), resolving each caller
+    // with its own outcome. The lock and the single-statement transaction stay exactly as they are.
+    const { rows } = await this.pool.query<{
+      outcome: string;
+      stream_revision: string | null;
+      last_position: string | null;
+      conflicting_ids: string[] | null;
+    }>('SELECT * FROM ledger_append($1, $2, $3::jsonb)', [streamId, String(expected), JSON.stringify(payload)]);
+    const row = rows[0];
+    switch (row.outcome) {
+      case 'ok':
+      case 'duplicate':
+        return { nextExpectedRevision: Number(row.stream_revision), position: Number(row.last_position ?? 0) };
+      case 'wrong_expected_revision':
+        throw new WrongExpectedRevisionError(streamId, expected, row.stream_revision === null ? 'no_stream' : Number(row.stream_revision));
+      case 'partial_duplicate':
+      case 'id_in_other_stream':
+        throw new EventIdConflictError(streamId, row.conflicting_ids ?? [], row.outcome);
+      default:
+        throw new Error(`ledger_append returned an unknown outcome "${row.outcome}"`);
+    }
+  }
+
+  async readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      [streamId, options.fromRevision ?? 0, options.maxCount ?? null],
+    );
+    return rows.map(toRecordedEvent);
+  }
+
+  async readAll(options: { after?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+    // Safe because positions become visible in order (ledger_append's lock): nothing can appear below `after` later.
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`,
+      [options.after ?? 0, options.maxCount ?? null],
+    );
+    return rows.map(toRecordedEvent);
+  }
+
+  subscribeToAll(
+    options: { after?: number },
+    handler: (event: RecordedEvent) => Promise<void>,
+    onError: (error: unknown) => void = () => undefined,
+  ): Subscription {
+    const listener = this.listener;
+    const subscription = new PullSubscription(
+      (after, maxCount) => this.readAll({ after, maxCount }),
+      listener ? (wake) => listener.subscribe(wake) : () => () => undefined,
+      handler,
+      onError,
+      { after: options.after ?? 0, batchSize: this.readBatchSize, pollIntervalMs: this.pollIntervalMs },
+    );
+    this.subscriptions.add(subscription);
+    return {
+      close: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.close();
+      },
+    };
+  }
+
+  async headPosition(): Promise<number> {
+    const { rows } = await this.pool.query<{ head: string }>('SELECT coalesce(max(position), 0) AS head FROM events');
+    return Number(rows[0].head);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    this.subscriptions.clear();
+    await this.listener?.close();
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: Number(row.revision),
+    position: Number(row.position),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module';
+import { loadRuntimeConfig } from './bootstrap-config';
+import { parseRoles } from './config/app-config';
+import { createHttpApp } from './http-app';
+
+/**
+ * `node dist/server/src/main.js [--role api|worker|projector|all]` (default all): one code base, three roles.
+ */
+async function main(): Promise<void> {
+  const logger = new Logger('Tollgate');
+  const roles = parseRoles(process.argv);
+  const { config, stop } = await loadRuntimeConfig(roles, (line) => logger.log(line));
+  logger.log(`roles: ${roles.join(', ')}`);
+
+  let app: { close(): Promise<void> };
+  if (roles.includes('api')) {
+    const http = await createHttpApp(config);
+    await http.listen(config.PORT, config.HOST);
+    logger.log(`listening on http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT} (console at /, API at /api)`);
+    app = http;
+  } else {
+    const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error', 'warn', 'log'] });
+    context.enableShutdownHooks();
+    await context.init();
+    app = context;
+  }
+  const shutdown = async () => {
+    await app.close();
+    await stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+}
+
+main().catch((error: unknown) => {
+  // eslint-disable-next-line no-console
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,61 @@
+import type { QuotaDisplay } from './quota-display';
+
+/**
+ * Events of the `account-{userId}` stream (accountStream). Type strings are explicit and stable forever: they
+ * are stored in the ledger. Amounts are quota units (500000 = $1 by default), always safe integers.
+ *
+ * The relay's QuotaConsumed (and later top-ups and refunds) join this union; evolve's exhaustive switch then
+ * points at every place that must learn about them.
+ */
+export const AccountEventType = {
+  QuotaGranted: 'QuotaGranted',
+  InviterRewarded: 'InviterRewarded',
+  AffiliateQuotaTransferred: 'AffiliateQuotaTransferred',
+  QuotaAdjustedByAdmin: 'QuotaAdjustedByAdmin',
+} as const;
+
+export type QuotaGrantKind = 'new_user' | 'invitee_gift' | 'root_initial';
+
+export interface QuotaGranted {
+  type: 'QuotaGranted';
+  data: { amount: number; kind: QuotaGrantKind };
+}
+
+/** The inviter's reward goes to pending invite earnings (aff_quota), not to quota (reference §3.4). */
+export interface InviterRewarded {
+  type: 'InviterRewarded';
+  data: { amount: number; inviteeId: number };
+}
+
+/** Pending invite earnings moved into quota (POST /api/user/aff_transfer). */
+export interface AffiliateQuotaTransferred {
+  type: 'AffiliateQuotaTransferred';
+  data: { amount: number };
+}
+
+/** An admin set the quota (PUT /api/user/); `before` is the balance the decision was taken against. */
+export interface QuotaAdjustedByAdmin {
+  type: 'QuotaAdjustedByAdmin';
+  data: { before: number; after: number; adminId: number };
+}
+
+export type AccountEvent = QuotaGranted | InviterRewarded | AffiliateQuotaTransferred | QuotaAdjustedByAdmin;
+export type AccountEventTypeName = AccountEvent['type'];
+
+/**
+ * What every stored account event carries beside its domain data: the owner's username and the quota wording in
+ * force when it happened. The logs projection words its rows from these, never from today's users table or
+ * options, so replaying the ledger writes the same rows the live projection wrote.
+ */
+export interface LogAnnotation {
+  username: string;
+  quotaDisplay: QuotaDisplay;
+}
+
+export type StoredAccountEventData<E extends AccountEvent = AccountEvent> = E['data'] & LogAnnotation;
+
+const KNOWN_TYPES = new Set<string>(Object.values(AccountEventType));
+
+export function isAccountEventType(type: string): type is AccountEventTypeName {
+  return KNOWN_TYPES.has(type);
+}

@@ -1,0 +1,13 @@
+import { Command } from '@nestjs/cqrs';
+import type { UserEntity } from '../../../users/user.entity';
+import type { RequestContext } from '../../request-input';
+
+/** WeChat login through the WeChat server, signing up on first use when registration is open (§3.9). */
+export class LoginWithWeChatCommand extends Command<UserEntity> {
+  constructor(
+    readonly code: string,
+    readonly context: RequestContext,
+  ) {
+    super();
+  }
+}

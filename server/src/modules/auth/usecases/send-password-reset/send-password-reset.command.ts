@@ -1,0 +1,8 @@
+import { Command } from '@nestjs/cqrs';
+
+/** Mails a single-use password-reset link valid 10 minutes (§3.6). */
+export class SendPasswordResetCommand extends Command<void> {
+  constructor(readonly email: string) {
+    super();
+  }
+}

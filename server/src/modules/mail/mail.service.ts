@@ -1,0 +1,44 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { DomainError } from '../../common/http/errors';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { OptionsService } from '../options/options.service';
+import { MAIL_QUEUE, type MailJobData } from './mail.constants';
+import { isSmtpConfigured, readSmtpSettings } from './smtp-settings';
+
+export class SmtpNotConfiguredError extends DomainError {
+  constructor() {
+    super('SMTP 服务器未配置', 'smtp_not_configured');
+  }
+}
+
+/**
+ * Queues mail for the worker. Delivery is retried with exponential backoff; a message that fails every
+ * attempt stays in the queue's failed set, where an operator can see and retry it.
+ */
+@Injectable()
+export class MailService {
+  constructor(
+    @InjectQueue(MAIL_QUEUE) private readonly queue: Queue<MailJobData>,
+    private readonly options: OptionsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Answered at request time, before anything is queued or any code is issued. */
+  assertConfigured(): void {
+    if (!isSmtpConfigured(readSmtpSettings(this.options))) throw new SmtpNotConfiguredError();
+  }
+
+  async enqueue(message: MailJobData): Promise<string> {
+    this.assertConfigured();
+    const job = await this.queue.add('send', message, {
+      attempts: this.config.MAIL_ATTEMPTS,
+      backoff: { type: 'exponential', delay: this.config.MAIL_BACKOFF_MS },
+      // Sent mail holds live codes: keep it briefly for diagnosis only. Failed mail is kept until handled.
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: false,
+    });
+    return job.id ?? '';
+  }
+}

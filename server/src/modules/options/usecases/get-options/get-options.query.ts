@@ -1,0 +1,2 @@
+/** GET /api/option/: every option but the secrets. */
+export class GetOptionsQuery {}

@@ -1,0 +1,20 @@
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { normalizeOptionValue } from '../../option-rules';
+import { OptionsService } from '../../options.service';
+import { UpdateOptionCommand } from './update-option.command';
+
+/**
+ * Validates first, then saves and reloads every process: an invalid value leaves the previous one live and
+ * stored (the reference saved first and wiped the live map on a JSON typo). Unknown keys are accepted and
+ * stored as text, as the reference does; nothing reads them.
+ */
+@CommandHandler(UpdateOptionCommand)
+export class UpdateOptionHandler implements ICommandHandler<UpdateOptionCommand, string> {
+  constructor(private readonly options: OptionsService) {}
+
+  async execute(command: UpdateOptionCommand): Promise<string> {
+    const value = normalizeOptionValue(command.key, command.value, (key) => this.options.get(key));
+    await this.options.save({ [command.key]: value });
+    return value;
+  }
+}

@@ -1,0 +1,2 @@
+/** GET /api/status/test: is the database answering? */
+export class CheckDatabaseQuery {}

@@ -1,0 +1,32 @@
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { InvalidParamsError } from '../../../../common/http/errors';
+import { userActor } from '../../../../ledger/event-envelope';
+import { UserActionRefusedError } from '../../user.errors';
+import { validateProfile } from '../../user-input';
+import { CreateUserCommand } from '../create-user/create-user.command';
+import { CreateUserByAdminCommand } from './create-user-by-admin.command';
+
+@CommandHandler(CreateUserByAdminCommand)
+export class CreateUserByAdminHandler implements ICommandHandler<CreateUserByAdminCommand> {
+  constructor(private readonly commandBus: CommandBus) {}
+
+  async execute({ input }: CreateUserByAdminCommand): Promise<{ id: number }> {
+    // The reference's order: trimmed username and password present, then the rules, then the role.
+    const username = input.username.trim();
+    if (!username || !input.password) throw new InvalidParamsError();
+    validateProfile({ username, password: input.password, display_name: input.displayName });
+    if (input.role >= input.callerRole) throw new UserActionRefusedError('cannot_create_peer');
+    return this.commandBus.execute(
+      new CreateUserCommand({
+        username,
+        password: input.password,
+        displayName: input.displayName || username,
+        inviterId: 0,
+        source: 'admin',
+        actor: userActor(input.callerId, input.callerRole),
+        correlationId: input.correlationId,
+        clientIp: input.clientIp,
+      }),
+    );
+  }
+}

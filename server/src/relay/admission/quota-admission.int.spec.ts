@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/app-config';
+import { dataSourceOptions } from '../../infrastructure/database/data-source';
+import { RedisKeys } from '../../infrastructure/redis/redis-keys';
+import { createEventStore } from '../../ledger/create-event-store';
+import type { EventStore } from '../../ledger/event-store.port';
+import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
+import { QuotaAdmissionService } from './quota-admission.service';
+
+describe('QuotaAdmissionService (real Redis and Postgres)', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let redis: Redis;
+  let store: EventStore;
+  let admission: QuotaAdmissionService;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
+    redis = new Redis(testRedisUrl());
+    store = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: undefined });
+    const keys = new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig);
+    admission = new QuotaAdmissionService(redis, keys, dataSource, store);
+  });
+  afterAll(async () => {
+    await store.close();
+    await dataSource.destroy();
+    redis.disconnect();
+    await database.drop();
+  });
+
+  async function setProjected(userId: number, quota: number, position: number) {
+    await dataSource.query(
+      `INSERT INTO account_balances (user_id, quota, used_quota, request_count, aff_count, aff_quota, aff_history_quota, revision)
+       VALUES ($1, $2, 0, 0, 0, 0, 0, 0) ON CONFLICT (user_id) DO UPDATE SET quota = $2`,
+      [userId, quota],
+    );
+    await dataSource.query(
+      `INSERT INTO projection_checkpoints (name, position) VALUES ('account-balances', $1)
+       ON CONFLICT (name) DO UPDATE SET position = $1`,
+      [position],
+    );
+  }
+
+  const reserve = (userId: number, requestId: string, amount: number, leaseMs = 60_000) =>
+    admission.reserve({ requestId, userId, tokenId: null, amount, leaseMs });
+
+  it('loads the balance from the projection on first use and refuses what is not there', async () => {
+    await setProjected(1, 100, 5);
+    expect(await reserve(1, 'a', 60)).toEqual({ ok: true, userAvailable: 40, tokenAvailable: null });
+    expect(await reserve(1, 'b', 41)).toEqual({ ok: false, reason: 'user', userAvailable: 40, tokenAvailable: null });
+    expect(await reserve(1, 'a', 60)).toMatchObject({ ok: true }); // same request again: idempotent
+    expect((await admission.available(1)).user).toBe(40);
+  });
+
+  it('never admits more than is there under 200 concurrent requests', async () => {
+    await setProjected(2, 100, 5);
+    const results = await Promise.all(Array.from({ length: 200 }, (_, index) => reserve(2, `r${index}`, 1)));
+    expect(results.filter((result) => result.ok)).toHaveLength(100);
+    expect((await admission.available(2)).user).toBe(0);
+  });
+
+  it('turns a reservation into a settled charge that counts until the projection includes it', async () => {
+    await setProjected(3, 1000, 10);
+    await reserve(3, 'req', 300);
+    await admission.settle({ requestId: 'req', userId: 3, tokenId: null, amount: 120, position: 11 });
+    expect((await admission.available(3)).user).toBe(880);
+    // The projector commits position 11 (balance 880) and pushes the new base: no double counting.
+    await admission.pushBase('account', 3, 3, 880, 11);
+    expect((await admission.available(3)).user).toBe(880);
+    // A stale push (older position) never moves the base back.
+    await admission.pushBase('account', 3, 3, 1000, 10);
+    expect((await admission.available(3)).user).toBe(880);
+  });
+
+  it('releases a failed request entirely', async () => {
+    await setProjected(4, 50, 10);
+    await reserve(4, 'x', 50);
+    expect((await admission.available(4)).user).toBe(0);
+    await admission.release({ requestId: 'x', userId: 4, tokenId: null });
+    expect((await admission.available(4)).user).toBe(50);
+  });
+
+  it('keeps an expired lease held until the projection passes the head position, then frees it', async () => {
+    await setProjected(5, 100, 0);
+    // Something is in the ledger past the base's position: the dead request might have been charged there.
+    await store.appendToStream('probe-1', [
+      { id: randomUUID(), type: 'ProbeAppended', data: {}, metadata: { correlationId: 'c', causationId: null, actor: { type: 'system' }, clientIp: null, reasonCode: 'test', schemaVersion: 1 } },
+    ]);
+    await reserve(5, 'dead', 70, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const head = await store.headPosition();
+    expect(await admission.sweepExpired()).toBeGreaterThanOrEqual(1);
+    expect((await admission.available(5)).user).toBe(30);
+    await admission.pushBase('account', 5, 5, 100, head + 1);
+    expect((await admission.available(5)).user).toBe(100);
+  });
+
+  it('a pushed base for a user never loaded is ignored (it is read from the database when needed)', async () => {
+    await setProjected(6, 10, 3);
+    await admission.pushBase('account', 6, 6, 999, 4);
+    expect((await admission.available(6)).user).toBe(10);
+  });
+});

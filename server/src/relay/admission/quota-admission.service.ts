@@ -1,0 +1,188 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
+import { REDIS } from '../../infrastructure/redis/redis.constants';
+import { RedisKeys } from '../../infrastructure/redis/redis-keys';
+import { EXPIRE, RELEASE, RENEW, RESERVE, SET_BASE, SETTLE } from './quota-scripts';
+
+export interface ReservationRequest {
+  requestId: string;
+  userId: number;
+  /** null: no token limit applies (unlimited token, playground). */
+  tokenId: number | null;
+  amount: number;
+  /** How long the reservation survives if this process dies without settling or releasing it. */
+  leaseMs: number;
+}
+
+export type ReservationResult =
+  | { ok: true; userAvailable: number; tokenAvailable: number | null }
+  | { ok: false; reason: 'user' | 'token'; userAvailable: number; tokenAvailable: number | null };
+
+export interface SettlementRequest {
+  requestId: string;
+  userId: number;
+  tokenId: number | null;
+  /** The charge, as appended in QuotaConsumed. */
+  amount: number;
+  /** Ledger position of that QuotaConsumed event. */
+  position: number;
+}
+
+/** Where the bases come from: the projection table and the checkpoint its rows are valid at. */
+export const BALANCE_SOURCES = {
+  account: { projection: 'account-balances', sql: 'SELECT quota AS balance FROM account_balances WHERE user_id = $1' },
+  token: { projection: 'token-balances', sql: 'SELECT remain_quota AS balance FROM token_balances WHERE token_id = $1' },
+} as const;
+
+type Commands = Redis & {
+  tgReserve(...args: Array<string | number>): Promise<[number, number, number]>;
+  tgSettle(...args: Array<string | number>): Promise<number>;
+  tgRelease(...args: Array<string | number>): Promise<number>;
+  tgRenew(...args: Array<string | number>): Promise<number>;
+  tgExpire(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
+  tgSetBase(...args: Array<string | number>): Promise<number>;
+};
+
+/**
+ * Quota admission for the relay hot path: an atomic Redis reservation against the user's and the token's
+ * available quota, so concurrent requests can never reserve more than is there. No database round trip in the
+ * common case: a balance is read from Postgres once, then kept current by the projector (pushBase) and by
+ * settlements. See quota-scripts.ts for the data layout and docs/relay.md for the crash analysis.
+ */
+@Injectable()
+export class QuotaAdmissionService {
+  private readonly redis: Commands;
+
+  constructor(
+    @Inject(REDIS) redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly dataSource: DataSource,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {
+    this.redis = redis as Commands;
+    this.redis.defineCommand('tgReserve', { numberOfKeys: 8, lua: RESERVE });
+    this.redis.defineCommand('tgSettle', { numberOfKeys: 7, lua: SETTLE });
+    this.redis.defineCommand('tgRelease', { numberOfKeys: 7, lua: RELEASE });
+    this.redis.defineCommand('tgRenew', { numberOfKeys: 1, lua: RENEW });
+    this.redis.defineCommand('tgExpire', { lua: EXPIRE });
+    this.redis.defineCommand('tgSetBase', { numberOfKeys: 2, lua: SET_BASE });
+  }
+
+  private tag(userId: number): string {
+    return this.keys.key(`{u:${userId}}`);
+  }
+
+  private accountKeys(userId: number) {
+    const tag = this.tag(userId);
+    return { bal: `${tag}:acct`, settled: `${tag}:acct:settled`, resv: `${tag}:acct:resv`, leases: `${tag}:leases`, tokens: `${tag}:tokens` };
+  }
+
+  private tokenKeys(userId: number, tokenId: number) {
+    const tag = this.tag(userId);
+    return { bal: `${tag}:tok:${tokenId}`, settled: `${tag}:tok:${tokenId}:settled`, resv: `${tag}:tok:${tokenId}:resv` };
+  }
+
+  private scriptKeys(userId: number, tokenId: number | null): string[] {
+    const account = this.accountKeys(userId);
+    const token = this.tokenKeys(userId, tokenId ?? 0);
+    return [account.bal, account.settled, account.resv, account.leases, token.bal, token.settled, token.resv];
+  }
+
+  private get leaseUsersKey(): string {
+    return this.keys.key('lease-users');
+  }
+
+  async reserve(request: ReservationRequest): Promise<ReservationResult> {
+    const amount = Math.max(0, Math.ceil(request.amount));
+    const withToken = request.tokenId !== null;
+    const expiresAt = Date.now() + request.leaseMs;
+    const keys = [...this.scriptKeys(request.userId, request.tokenId), this.accountKeys(request.userId).tokens];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [status, user, token] = await this.redis.tgReserve(
+        ...keys, request.requestId, amount, expiresAt, withToken ? 1 : 0, request.tokenId ?? 0,
+      );
+      if (status === 1) {
+        // Index for the sweeper (another slot in a cluster, so outside the script; harmless if it lags).
+        void this.redis.zadd(this.leaseUsersKey, 'GT', expiresAt, String(request.userId)).catch(() => undefined);
+        return { ok: true, userAvailable: user, tokenAvailable: withToken ? token : null };
+      }
+      if (status === 2) return { ok: false, reason: 'user', userAvailable: user, tokenAvailable: withToken ? token : null };
+      if (status === 3) return { ok: false, reason: 'token', userAvailable: user, tokenAvailable: token };
+      if (user === -1) await this.loadBase('account', request.userId, request.userId);
+      else await this.loadBase('token', request.userId, request.tokenId ?? 0);
+    }
+    throw new Error(`quota admission: balance of user ${request.userId} could not be loaded`);
+  }
+
+  async settle(request: SettlementRequest): Promise<void> {
+    await this.redis.tgSettle(
+      ...this.scriptKeys(request.userId, request.tokenId),
+      request.requestId, Math.round(request.amount), request.position, request.tokenId !== null ? 1 : 0,
+    );
+  }
+
+  async release(request: { requestId: string; userId: number; tokenId: number | null }): Promise<void> {
+    await this.redis.tgRelease(...this.scriptKeys(request.userId, request.tokenId), request.requestId);
+  }
+
+  async renew(request: { requestId: string; userId: number; leaseMs: number }): Promise<boolean> {
+    const expiresAt = Date.now() + request.leaseMs;
+    const renewed = await this.redis.tgRenew(this.accountKeys(request.userId).leases, request.requestId, expiresAt);
+    if (renewed) void this.redis.zadd(this.leaseUsersKey, 'GT', expiresAt, String(request.userId)).catch(() => undefined);
+    return renewed === 1;
+  }
+
+  /** Available quota as admission sees it now (console display and tests). */
+  async available(userId: number, tokenId: number | null = null): Promise<{ user: number; token: number | null }> {
+    const probe = await this.reserve({ requestId: '__probe__', userId, tokenId, amount: Number.MAX_SAFE_INTEGER, leaseMs: 0 });
+    return { user: probe.userAvailable, token: probe.tokenAvailable };
+  }
+
+  /**
+   * Reservations whose lease ran out (their process died) stop holding quota once the projection passes the
+   * head position seen now. Run by the worker role every few seconds.
+   */
+  async sweepExpired(now = Date.now()): Promise<number> {
+    const users = await this.redis.zrangebyscore(this.leaseUsersKey, '-inf', now);
+    if (users.length === 0) return 0;
+    const head = await this.store.headPosition();
+    let expired = 0;
+    for (const id of users) {
+      const userId = Number(id);
+      const account = this.accountKeys(userId);
+      const tokenIds = await this.redis.smembers(account.tokens);
+      const tokenKeys = tokenIds.flatMap((tokenId) => {
+        const token = this.tokenKeys(userId, Number(tokenId));
+        return [token.settled, token.resv];
+      });
+      const keys = [account.settled, account.resv, account.leases, ...tokenKeys];
+      expired += await this.redis.tgExpire(keys.length, ...keys, now, head);
+      // Keep the user indexed while later leases remain; the GT update never moves an entry backwards.
+      const next = await this.redis.zrange(account.leases, 0, 0, 'WITHSCORES');
+      if (next.length === 0) await this.redis.zrem(this.leaseUsersKey, id);
+      else await this.redis.zadd(this.leaseUsersKey, Number(next[1]), id);
+    }
+    return expired;
+  }
+
+  /** The projector calls this after committing a balance change: only bases already loaded are moved. */
+  async pushBase(kind: 'account' | 'token', userId: number, id: number, balance: number, position: number): Promise<void> {
+    const keys = kind === 'account' ? this.accountKeys(userId) : this.tokenKeys(userId, id);
+    await this.redis.tgSetBase(keys.bal, keys.settled, balance, position, 1);
+  }
+
+  /** Reads the base from its projection (the balance and the checkpoint it is valid at, in one snapshot). */
+  async loadBase(kind: 'account' | 'token', userId: number, id: number): Promise<void> {
+    const source = BALANCE_SOURCES[kind];
+    const rows: Array<{ balance: string | null; position: string | null }> = await this.dataSource.query(
+      `SELECT (${source.sql}) AS balance, (SELECT position FROM projection_checkpoints WHERE name = $2) AS position`,
+      [id, source.projection],
+    );
+    const balance = Number(rows[0]?.balance ?? 0);
+    const position = Number(rows[0]?.position ?? 0);
+    const keys = kind === 'account' ? this.accountKeys(userId) : this.tokenKeys(userId, id);
+    await this.redis.tgSetBase(keys.bal, keys.settled, balance, position, 0);
+  }
+}

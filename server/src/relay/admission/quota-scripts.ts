@@ -1,0 +1,138 @@
+/**
+ * Redis Lua for quota admission. All keys of one call share the hash tag `{u:<userId>}` so they live in one
+ * slot (Redis Cluster) and one script sees them atomically.
+ *
+ * Per balance (the account, and a limited token):
+ *   <bal>      hash  base = balance from the projection, pos = projection checkpoint that base is valid at
+ *   <settled>  zset  member "<requestId>:<amount>", score = ledger position of the request's QuotaConsumed event
+ *                    (or, for an expired lease, the head position when it expired: see expire())
+ *   <resv>     hash  requestId -> reserved amount, for requests in flight
+ * available = base − Σ settled with score > pos − Σ reservations.
+ * Settled entries at or below pos are already inside base and are pruned.
+ */
+
+const AVAILABLE = `
+local function available(bal, settled, resv)
+  local h = redis.call('HMGET', bal, 'base', 'pos')
+  if not h[1] then return nil end
+  local total = tonumber(h[1])
+  local pos = tonumber(h[2])
+  redis.call('ZREMRANGEBYSCORE', settled, '-inf', pos)
+  for _, member in ipairs(redis.call('ZRANGE', settled, 0, -1)) do
+    total = total - tonumber(string.match(member, ':(%-?%d+)$'))
+  end
+  for _, amount in ipairs(redis.call('HVALS', resv)) do
+    total = total - tonumber(amount)
+  end
+  return total
+end
+`;
+
+/**
+ * KEYS: acctBal, acctSettled, acctResv, leases, tokBal, tokSettled, tokResv, userTokens
+ * ARGV: requestId, amount, leaseExpiresAtMs, withToken (1|0), tokenId
+ * Returns {status, userAvailable, tokenAvailable}: status 1 reserved (or already reserved: idempotent),
+ * 0 a balance is not loaded (ARGV says which: -1 user, -2 token), 2 user insufficient, 3 token insufficient.
+ */
+export const RESERVE = `${AVAILABLE}
+local requestId, amount, expires, withToken = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] == '1'
+if redis.call('HEXISTS', KEYS[3], requestId) == 1 then return {1, 0, 0} end
+local user = available(KEYS[1], KEYS[2], KEYS[3])
+if user == nil then return {0, -1, 0} end
+local token = 0
+if withToken then
+  token = available(KEYS[5], KEYS[6], KEYS[7])
+  if token == nil then return {0, -2, 0} end
+end
+if user < amount or user <= 0 then return {2, user, token} end
+if withToken and (token < amount or token <= 0) then return {3, user, token} end
+redis.call('HSET', KEYS[3], requestId, amount)
+if withToken then
+  redis.call('HSET', KEYS[7], requestId, amount)
+  redis.call('SADD', KEYS[8], ARGV[5])
+end
+redis.call('ZADD', KEYS[4], expires, requestId)
+return {1, user - amount, token - amount}
+`;
+
+/**
+ * The request's QuotaConsumed event is durable at ARGV[3]: its amount moves from the reservation to the settled
+ * set (unless the base already includes that position).
+ * KEYS: acctBal, acctSettled, acctResv, leases, tokBal, tokSettled, tokResv   ARGV: requestId, amount, position, withToken
+ */
+export const SETTLE = `
+local requestId, amount, position, withToken = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
+local function settle(bal, settled, resv)
+  redis.call('HDEL', resv, requestId)
+  local pos = tonumber(redis.call('HGET', bal, 'pos') or '-1')
+  if position > pos and amount ~= '0' then
+    redis.call('ZADD', settled, position, requestId .. ':' .. amount)
+  end
+end
+settle(KEYS[1], KEYS[2], KEYS[3])
+if withToken then settle(KEYS[5], KEYS[6], KEYS[7]) end
+redis.call('ZREM', KEYS[4], requestId)
+return 1
+`;
+
+/** The request failed before anything was charged. KEYS as SETTLE; ARGV: requestId. */
+export const RELEASE = `
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[7], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+return 1
+`;
+
+/** Extends the lease of a long request (a stream). KEYS: leases  ARGV: requestId, expiresAtMs. */
+export const RENEW = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], 'XX', ARGV[2], ARGV[1]) return 1 end
+return 0
+`;
+
+/**
+ * Leases that ran out belong to requests whose process died (or hung). Such a request may or may not have
+ * appended its QuotaConsumed before dying, and only at a position ≤ the head position now (ARGV[2]). So each
+ * expired reservation becomes a settled-like entry at that head position: it keeps counting until the projection
+ * passes that position, when the base includes the charge if there was one, and the entry is pruned either way.
+ * Nothing is charged twice and nothing stays held.
+ * KEYS: acctSettled, acctResv, leases, then a (tokSettled, tokResv) pair for every token the user reserved on.
+ * ARGV: nowMs, headPosition
+ */
+export const EXPIRE = `
+local now, head = ARGV[1], ARGV[2]
+local count = (#KEYS - 3) / 2
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+for _, requestId in ipairs(expired) do
+  local amount = redis.call('HGET', KEYS[2], requestId)
+  if amount then
+    redis.call('HDEL', KEYS[2], requestId)
+    redis.call('ZADD', KEYS[1], head, requestId .. ':' .. amount)
+  end
+  for i = 1, count do
+    local tokSettled, tokResv = KEYS[3 + 2 * i - 1], KEYS[3 + 2 * i]
+    local tokenAmount = redis.call('HGET', tokResv, requestId)
+    if tokenAmount then
+      redis.call('HDEL', tokResv, requestId)
+      redis.call('ZADD', tokSettled, head, requestId .. ':' .. tokenAmount)
+    end
+  end
+  redis.call('ZREM', KEYS[3], requestId)
+end
+return #expired
+`;
+
+/**
+ * Loads or refreshes a base (read from the database, or pushed by the projector after a commit). It only ever
+ * moves forward and the hash never expires: settled entries at or below `pos` have been pruned, so a base older
+ * than `pos` would silently forget them. KEYS: bal, settled  ARGV: base, pos, onlyIfLoaded (1|0)
+ */
+export const SET_BASE = `
+local pos = tonumber(redis.call('HGET', KEYS[1], 'pos') or '-1')
+if ARGV[3] == '1' and pos < 0 then return 0 end
+if tonumber(ARGV[2]) > pos then
+  redis.call('HSET', KEYS[1], 'base', ARGV[1], 'pos', ARGV[2])
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+  return 1
+end
+return 0
+`;

@@ -1,0 +1,17 @@
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { MailProcessor } from './mail.processor';
+
+/**
+ * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
+ * every role; consumers only run in the worker role.
+ */
+const PROCESSORS: Provider[] = [
+  MailProcessor,
+];
+
+@Module({})
+export class WorkersModule {
+  static forRoot(enabled: boolean): DynamicModule {
+    return { module: WorkersModule, providers: enabled ? PROCESSORS : [] };
+  }
+}

@@ -1,0 +1,109 @@
+import type request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ProjectionWaiter } from '../../projections/src/runner/projection-waiter';
+import { EVENT_STORE, type EventStore } from '../../server/src/ledger/event-store.port';
+import { OptionsService } from '../../server/src/modules/options/options.service';
+import { UserEntity } from '../../server/src/modules/users/user.entity';
+import type { TestApp } from '../support/app';
+import { seedUser, type SeededUser } from '../support/users';
+
+/** Shared steps of the users and accounts e2e specs (test/e2e/users-*.spec.ts, accounts-*.spec.ts). */
+
+export type Method = 'get' | 'post' | 'put' | 'delete';
+
+/** A caller authenticated by its system access token (no session, no New-Api-User header needed). */
+export interface Caller {
+  id: number;
+  username: string;
+  token: string;
+}
+
+export function dataSource(target: TestApp): DataSource {
+  return target.app.get(DataSource);
+}
+
+export async function setOptions(target: TestApp, changes: Record<string, string>): Promise<void> {
+  await target.app.get(OptionsService).save(changes);
+}
+
+/** Sends a request as `caller` (access token); `body` is JSON unless it is a raw string. */
+export function call(target: TestApp, caller: Caller | null, method: Method, path: string, body?: unknown): request.Test {
+  let pending = target.http()[method](path);
+  if (caller) pending = pending.set('Authorization', caller.token);
+  if (typeof body === 'string') return pending.set('Content-Type', 'application/json').send(body);
+  return body === undefined ? pending : pending.send(body as object);
+}
+
+/** A user row made directly (no ledger events), with an access token. */
+export async function seedCaller(target: TestApp, options: { role?: number; username?: string; password?: string; status?: number } = {}): Promise<Caller & SeededUser> {
+  const seeded = await seedUser(dataSource(target), options);
+  return { ...seeded, token: seeded.accessToken };
+}
+
+/** Root as the seed made it, given an access token so tests can call as root. */
+export async function rootCaller(target: TestApp): Promise<Caller> {
+  const users = dataSource(target).getRepository(UserEntity);
+  const root = await users.findOneOrFail({ where: { username: 'root' } });
+  const token = `root-token-${root.id}`.padEnd(28, 'x');
+  await users.update({ id: root.id }, { accessToken: token });
+  return { id: root.id, username: 'root', token };
+}
+
+/** Registers through POST /api/user/register (so the ledger grants apply) and returns the new user. */
+export async function register(target: TestApp, username: string, options: { password?: string; affCode?: string } = {}): Promise<Caller & { password: string }> {
+  const password = options.password ?? 'password123';
+  const response = await target.http().post('/api/user/register').send({ username, password, password2: password, aff_code: options.affCode ?? '' });
+  if (!response.body.success) throw new Error(`register ${username} refused: ${JSON.stringify(response.body)}`);
+  const users = dataSource(target).getRepository(UserEntity);
+  const user = await users.findOneOrFail({ where: { username } });
+  const token = `t-${user.id}-${username}`.padEnd(28, 'x').slice(0, 32);
+  await users.update({ id: user.id }, { accessToken: token });
+  return { id: user.id, username, token, password };
+}
+
+/** A supertest agent logged in with a session cookie, sending the New-Api-User header the console sends. */
+export async function sessionFor(target: TestApp, username: string, password: string) {
+  const agent = target.http();
+  const response = await agent.post('/api/user/login').send({ username, password });
+  if (!response.body.success) throw new Error(`login ${username} refused: ${JSON.stringify(response.body)}`);
+  const id = String(response.body.data.id);
+  return {
+    id: Number(id),
+    get: (path: string) => agent.get(path).set('New-Api-User', id),
+    post: (path: string, body?: object) => agent.post(path).set('New-Api-User', id).send(body),
+    put: (path: string, body?: object) => agent.put(path).set('New-Api-User', id).send(body),
+    delete: (path: string) => agent.delete(path).set('New-Api-User', id),
+  };
+}
+
+export function eventStore(target: TestApp): EventStore {
+  return target.app.get<EventStore>(EVENT_STORE);
+}
+
+/** Waits until every projection has applied everything in the ledger so far. */
+export async function projected(target: TestApp): Promise<void> {
+  await target.app.get(ProjectionWaiter).waitFor(await eventStore(target).headPosition());
+}
+
+export async function balanceRow(target: TestApp, userId: number): Promise<Record<string, number> | null> {
+  const rows: Array<Record<string, string>> = await dataSource(target).query('SELECT * FROM account_balances WHERE user_id = $1', [userId]);
+  if (!rows[0]) return null;
+  return Object.fromEntries(Object.entries(rows[0]).map(([key, value]) => [key, Number(value)]));
+}
+
+export async function logRows(target: TestApp, userId: number): Promise<Array<{ type: number; content: string; username: string }>> {
+  return dataSource(target).query('SELECT type, content, username FROM logs WHERE user_id = $1 ORDER BY id', [userId]);
+}
+
+/**
+ * Everything a refused request must leave alone: the users table, the balances, the logs and the ledger.
+ * Compared before and after a batch of bad requests.
+ */
+export async function stateSnapshot(target: TestApp): Promise<string> {
+  const db = dataSource(target);
+  const users = await db.query('SELECT * FROM users ORDER BY id');
+  const balances = await db.query('SELECT * FROM account_balances ORDER BY user_id');
+  const logs = await db.query('SELECT * FROM logs ORDER BY id');
+  const events = await db.query('SELECT count(*)::int AS count, coalesce(max(position), 0)::int AS head FROM events');
+  return JSON.stringify({ users, balances, logs, events });
+}
