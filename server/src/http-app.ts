@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,15 +16,23 @@ export async function createHttpApp(config: AppConfig, options: { logger?: boole
   const adapter = new FastifyAdapter({
     bodyLimit: 32 * 1024 * 1024,
     trustProxy: process.env.TRUST_PROXY === 'true',
-    genReqId: (request: { headers: Record<string, unknown> }) => (request.headers['x-oneapi-request-id'] as string) || randomUUID(),
+    // Always our own id: relay charges derive their event id from it, so a client-chosen id could replay one.
+    genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: options.logger === false ? false : ['error', 'warn', 'log'],
+    logger: options.logger === false ? false : nestLogLevels(config.LOG_LEVEL),
     bufferLogs: false,
   });
   await configureHttpApp(app, config);
   return app;
+}
+
+/** LOG_LEVEL (pino-style names) as the Nest logger's levels. */
+export function nestLogLevels(level: AppConfig['LOG_LEVEL']): LogLevel[] | false {
+  const order: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+  const cut = { fatal: 1, error: 2, warn: 3, info: 4, debug: 5, trace: 6, silent: 0 }[level];
+  return cut === 0 ? false : order.slice(0, cut);
 }
 
 export async function configureHttpApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {

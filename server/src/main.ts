@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { loadRuntimeConfig } from './bootstrap-config';
 import { parseRoles } from './config/app-config';
-import { createHttpApp } from './http-app';
+import { createHttpApp, nestLogLevels } from './http-app';
 
 /**
  * `node dist/server/src/main.js [--role api|worker|projector|all]` (default all): one code base, three roles.
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     logger.log(`listening on http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT} (console at /, API at /api)`);
     app = http;
   } else {
-    const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error', 'warn', 'log'] });
+    const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: nestLogLevels(config.LOG_LEVEL) });
     context.enableShutdownHooks();
     await context.init();
     app = context;
