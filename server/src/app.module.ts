@@ -16,6 +16,7 @@ import { LedgerModule } from './ledger/ledger.module';
 import { ProjectionsModule } from '../../projections/src/runner/projections.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { UsersModule } from './modules/users/users.module';
+import { LogsModule } from './modules/logs/logs.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -37,6 +38,7 @@ export class AppModule {
         // Feature modules (one line each):
         AccountsModule,
         UsersModule,
+        LogsModule,
         AuthModule,
         RateLimitModule,
         OptionsModule,

@@ -4,8 +4,10 @@ import { streamCategory, streamKey } from '../../../../server/src/ledger/streams
 import { type AccountState, evolve, initialAccountState } from '../../../../server/src/modules/accounts/account.decider';
 import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
 import { toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
+import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
 import type { Projection } from '../../runner/projection';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
+import { applyQuotaConsumed, chargedQuota } from './quota-consumed-fold';
 
 interface BalanceRow {
   quota: string;
@@ -19,13 +21,14 @@ interface BalanceRow {
 
 /**
  * `account_balances`: each account stream folded with the same `evolve` the command side decides with, so the
- * console shows exactly the balances the ledger enforces.
+ * console shows exactly the balances the ledger enforces, plus the relay's QuotaConsumed (quota −, used_quota +,
+ * request_count +1).
  */
 @ReadModelProjection()
 export class AccountBalancesProjection implements Projection {
   readonly name = 'account-balances';
   readonly tables = ['account_balances'];
-  readonly handles = Object.values(AccountEventType);
+  readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     if (streamCategory(event.streamId) !== 'account') return;
@@ -47,7 +50,11 @@ export class AccountBalancesProjection implements Projection {
           affHistoryQuota: Number(row.aff_history_quota),
         }
       : initialAccountState;
-    const next = evolve(state, toAccountEvent(event));
+    // The relay's charge is folded here (not by account.decider's evolve, which decides console commands).
+    const next =
+      event.type === QUOTA_CONSUMED
+        ? applyQuotaConsumed(state, chargedQuota(event.data))
+        : evolve(state, toAccountEvent(event));
     await manager.query(
       `INSERT INTO account_balances (user_id, quota, used_quota, request_count, aff_count, aff_quota, aff_history_quota, revision)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

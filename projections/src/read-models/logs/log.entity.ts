@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from '../account-balances/account-balance.entity';
 
 /** Log types (console-api-behaviour.md §9.1); 0 is "all" in filters only. */
@@ -6,11 +6,13 @@ export const LogType = { TopUp: 1, Consume: 2, Manage: 3, System: 4 } as const;
 
 /**
  * The log screen's rows (reference §9.1 columns), a projection of ledger events: written only by the logs
- * projection, one row per event at most (`event_id` unique, so a replay never duplicates a row).
+ * projection, one row per event at most (`id` is the event's ledger position and `event_id` is unique, so a replay
+ * never duplicates a row).
  */
 @Entity({ name: 'logs' })
 export class LogEntity {
-  @PrimaryGeneratedColumn()
+  /** The ledger position of the event the row was projected from (same live and after a rebuild). */
+  @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
   id!: number;
 
   @Index()

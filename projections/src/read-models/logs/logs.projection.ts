@@ -3,31 +3,83 @@ import type { RecordedEvent } from '../../../../server/src/ledger/event-store.po
 import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
 import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
 import { logAnnotationOf, toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
+import { LOGS_STREAM, LogsEventType, toLogsPurged } from '../../../../server/src/modules/logs/logs.events';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
 import type { Projection } from '../../runner/projection';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { accountLogLine } from './account-log-lines';
+import { consumeLogRow } from './consume-log-row';
+
+const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /**
- * `logs`: the rows of the log screen. Account events become type 3 (admin) and type 4 (system) rows now; top-ups
- * (type 1) and relay consumption (type 2) join as their events do. Times come from the event, wording from the
- * event's annotation, so a rebuild writes identical rows.
+ * For an insert whose $1 is the event's position and $3 its created_at: skip a row that a purge later in the ledger
+ * already deleted. The runner applies each event once, so this only matters to a hand-run replay, which then
+ * cannot bring purged rows back.
+ */
+const NOT_PURGED_LATER = 'WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > $1::bigint AND p.target_timestamp > $3::bigint)';
+
+/**
+ * `logs` (and `log_purges`): the rows of the log screen. Account events become type 3 (admin) and type 4 (system)
+ * rows, the relay's QuotaConsumed a type 2 (consume) row; top-ups (type 1) join as their events do. A LogsPurged
+ * deletes the rows older than its timestamp and records how many it deleted. Every row's `id` is its event's ledger
+ * position; times, names and wording come from the event, so a rebuild writes identical rows.
  */
 @ReadModelProjection()
 export class LogsProjection implements Projection {
   readonly name = 'logs';
-  readonly tables = ['logs'];
-  readonly handles = Object.values(AccountEventType);
+  readonly tables = ['logs', 'log_purges'];
+  readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED, LogsEventType.LogsPurged];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
-    if (streamCategory(event.streamId) !== 'account') return;
+    const category = streamCategory(event.streamId);
+    if (event.type === LogsEventType.LogsPurged) {
+      if (event.streamId === LOGS_STREAM) await this.purge(event, manager);
+      return;
+    }
+    if (category !== 'account') return;
+    const userId = streamKey(event.streamId);
+    if (event.type === QUOTA_CONSUMED) {
+      await this.consume(event, userId, manager);
+      return;
+    }
     const annotation = logAnnotationOf(event);
     const line = accountLogLine(toAccountEvent(event), annotation.quotaDisplay);
     if (!line) return;
     await manager.query(
-      `INSERT INTO logs (user_id, created_at, type, content, username, other, event_id)
-       VALUES ($1, $2, $3, $4, $5, '', $6)
+      `INSERT INTO logs (id, user_id, created_at, type, content, username, other, event_id)
+       SELECT $1, $2, $3, $4, $5, $6, '', $7 ${NOT_PURGED_LATER}
        ON CONFLICT (event_id) DO NOTHING`,
-      [streamKey(event.streamId), Math.floor(event.createdAt.getTime() / 1000), line.type, line.content, annotation.username, event.id],
+      [event.position, userId, unixSeconds(event.createdAt), line.type, line.content, annotation.username, event.id],
+    );
+  }
+
+  private async consume(event: RecordedEvent, userId: number, manager: EntityManager): Promise<void> {
+    const row = consumeLogRow(userId, event.data as Partial<QuotaConsumedData>, event.createdAt);
+    await manager.query(
+      `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 ${NOT_PURGED_LATER}
+       ON CONFLICT (event_id) DO NOTHING`,
+      [
+        event.position, row.userId, row.createdAt, row.type, row.content, row.username, row.tokenName, row.modelName, row.quota,
+        row.promptTokens, row.completionTokens, row.useTime, row.isStream, row.channelId, row.tokenId, row.group, row.other, event.id,
+      ],
+    );
+  }
+
+  private async purge(event: RecordedEvent, manager: EntityManager): Promise<void> {
+    const purge = toLogsPurged(event.data);
+    const done: unknown[] = await manager.query('SELECT 1 FROM log_purges WHERE event_id = $1', [event.id]);
+    // The runner applies each event once; this guard only keeps a hand-run replay from recording twice.
+    if (done.length) return;
+    const deleted: Array<{ count: string }> = await manager.query(
+      'WITH gone AS (DELETE FROM logs WHERE created_at < $1 RETURNING 1) SELECT count(*) AS count FROM gone',
+      [purge.before],
+    );
+    await manager.query(
+      'INSERT INTO log_purges (event_id, position, target_timestamp, deleted, admin_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [event.id, event.position, purge.before, Number(deleted[0]?.count ?? 0), purge.adminId, unixSeconds(event.createdAt)],
     );
   }
 }

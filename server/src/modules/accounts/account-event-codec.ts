@@ -1,7 +1,8 @@
 import type { EventShape } from '../../ledger/aggregate-repository';
 import { type MetadataInput, newEvent } from '../../ledger/event-envelope';
 import type { NewEvent } from '../../ledger/event-store.port';
-import { type AccountState, evolve } from './account.decider';
+import { QUOTA_CONSUMED } from '../../relay/settlement/quota-consumed.event';
+import { type AccountState, applyQuotaConsumed, evolve } from './account.decider';
 import { type AccountEvent, isAccountEventType, type LogAnnotation, type QuotaGrantKind } from './account.events';
 
 const GRANT_KINDS: readonly string[] = ['new_user', 'invitee_gift', 'root_initial'] satisfies QuotaGrantKind[];
@@ -51,8 +52,9 @@ export function logAnnotationOf(event: EventShape): LogAnnotation {
   };
 }
 
-/** evolve over stored events, for loadAndAppend. */
+/** evolve over stored events, for loadAndAppend: the account's own events and the relay's charges. */
 export function evolveStored(state: AccountState, event: EventShape): AccountState {
+  if (event.type === QUOTA_CONSUMED) return applyQuotaConsumed(state, amount(event.data as Record<string, unknown>, 'quota'));
   return evolve(state, toAccountEvent(event));
 }
 

@@ -4,6 +4,7 @@ import { CreateLedgerEvents1732300000100 } from './1732300000100-create-ledger-e
 import { CreateProjectionCheckpoints1732300000200 } from './1732300000200-create-projection-checkpoints';
 import { CreateAccountBalances1732300001000 } from '../../../../../projections/src/read-models/account-balances/1732300001000-create-account-balances';
 import { CreateLogs1732300001100 } from '../../../../../projections/src/read-models/logs/1732300001100-create-logs';
+import { LogsLedgerIdsAndPurges1732300003600 } from '../../../../../projections/src/read-models/logs/1732300003600-logs-ledger-ids-and-purges';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -15,4 +16,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateProjectionCheckpoints1732300000200,
   CreateAccountBalances1732300001000,
   CreateLogs1732300001100,
+  LogsLedgerIdsAndPurges1732300003600,
 ];

@@ -1,0 +1,116 @@
+import type { QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import { chargedQuota } from '../account-balances/quota-consumed-fold';
+import { LogType } from './log.entity';
+
+/** The columns of a type 2 (consume) log row, as the logs projection inserts them. */
+export interface ConsumeLogRow {
+  userId: number;
+  createdAt: number;
+  type: number;
+  content: string;
+  username: string;
+  tokenName: string;
+  modelName: string;
+  quota: number;
+  promptTokens: number;
+  completionTokens: number;
+  useTime: number;
+  isStream: boolean;
+  channelId: number;
+  tokenId: number;
+  group: string;
+  other: string;
+}
+
+/** Column widths of `logs` (1732300001100-create-logs): a longer value is cut rather than failing the projection. */
+const WIDTH = { username: 64, tokenName: 128, modelName: 256, group: 64 } as const;
+const INT4_MAX = 2_147_483_647;
+
+/** Text as Postgres can hold it: no NUL, at most `width` characters (code points). */
+function text(value: unknown, width?: number): string {
+  if (typeof value !== 'string') return '';
+  const clean = value.includes('\u0000') ? value.replace(/\u0000/g, '') : value;
+  if (width === undefined) return clean;
+  const chars = [...clean];
+  return chars.length > width ? chars.slice(0, width).join('') : clean;
+}
+
+/** A count for an `integer` column: a non-negative whole number within int4; anything else reads as 0. */
+function count(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return 0;
+  return Math.min(Math.floor(value), INT4_MAX);
+}
+
+function ratio(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/** Go's json.Marshal of a map: keys sorted at every level. */
+function sortedJson(value: unknown): string {
+  const sort = (item: unknown): unknown => {
+    if (Array.isArray(item)) return item.map(sort);
+    if (item && typeof item === 'object') {
+      return Object.fromEntries(Object.keys(item as object).sort().map((key) => [key, sort((item as Record<string, unknown>)[key])]));
+    }
+    return item;
+  };
+  return JSON.stringify(sort(value));
+}
+
+/**
+ * The row's `other` JSON (relay-behaviour.md §4.5): model_ratio, group_ratio, completion_ratio, model_price (-1
+ * when the model has no fixed price), frt (ms to the first streamed byte; -1000 for a non-stream request, as the
+ * reference writes it and the console expects), cache_tokens, admin_info.use_channel (every channel tried, as
+ * strings). The relay's extra keys (`other`) are kept; the computed keys win over them. When the request was
+ * model-mapped, `is_model_mapped` and `upstream_model_name` say so (the later reference's keys).
+ */
+export function consumeLogOther(data: Partial<QuotaConsumedData>): string {
+  const extra = data.other && typeof data.other === 'object' && !Array.isArray(data.other) ? data.other : {};
+  const extraAdmin = extra.admin_info && typeof extra.admin_info === 'object' && !Array.isArray(extra.admin_info) ? extra.admin_info : {};
+  const path = Array.isArray(data.channelPath) ? data.channelPath : typeof data.channelId === 'number' ? [data.channelId] : [];
+  const other: Record<string, unknown> = {
+    ...extra,
+    model_ratio: ratio(data.modelRatio, 0),
+    group_ratio: ratio(data.groupRatio, 1),
+    completion_ratio: ratio(data.completionRatio, 1),
+    model_price: ratio(data.modelPrice, -1),
+    frt: data.isStream === true ? ratio(data.firstTokenMs, 0) : -1000,
+    cache_tokens: count(data.cachedTokens),
+    admin_info: { ...(extraAdmin as Record<string, unknown>), use_channel: path.map((id) => String(id)) },
+  };
+  const upstream = text(data.upstreamModel);
+  if (upstream && upstream !== data.modelName) {
+    other.is_model_mapped = true;
+    other.upstream_model_name = upstream;
+  }
+  return sortedJson(other);
+}
+
+/**
+ * The type 2 row of one QuotaConsumed (reference §9.1 / relay §4.5). Everything comes from the event (the
+ * username recorded when it happened, the admission time as `created_at`, falling back to the ledger time), so a
+ * replay writes the same row. The logged model is the one the client asked for (the later reference's choice;
+ * v0.3 logged the mapped name), with the upstream name in `other` when they differ.
+ */
+export function consumeLogRow(userId: number, data: Partial<QuotaConsumedData>, ledgerTime: Date): ConsumeLogRow {
+  const admitted = data.createdAt;
+  const createdAt = typeof admitted === 'number' && Number.isSafeInteger(admitted) && admitted > 0 ? admitted : Math.floor(ledgerTime.getTime() / 1000);
+  return {
+    userId,
+    createdAt,
+    type: LogType.Consume,
+    content: text(data.content),
+    username: text(data.username, WIDTH.username),
+    tokenName: text(data.tokenName, WIDTH.tokenName),
+    modelName: text(data.modelName, WIDTH.modelName),
+    quota: chargedQuota(data as Record<string, unknown>),
+    promptTokens: count(data.promptTokens),
+    completionTokens: count(data.completionTokens),
+    useTime: count(data.useTimeSeconds),
+    isStream: data.isStream === true,
+    channelId: count(data.channelId),
+    tokenId: count(data.tokenId),
+    group: text(data.group, WIDTH.group),
+    other: consumeLogOther(data),
+  };
+}

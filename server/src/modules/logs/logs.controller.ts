@@ -1,0 +1,83 @@
+import { Controller, Delete, Get, Query, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { FastifyRequest } from 'fastify';
+import { AdminAuth, type AuthenticatedUser, CurrentUser, UserAuth } from '../../common/auth/auth.decorators';
+import { ok } from '../../common/http/envelope';
+import { userActor } from '../../ledger/event-envelope';
+import { goInt, type LogScope, parseFilters, parsePaging, queryText } from './log-query';
+import { GetLogStatQuery } from './usecases/get-log-stat/get-log-stat.query';
+import { ListLogsQuery } from './usecases/list-logs/list-logs.query';
+import { PurgeLogsCommand } from './usecases/purge-logs/purge-logs.command';
+import { SearchLogsQuery } from './usecases/search-logs/search-logs.query';
+
+const ALL: LogScope = { kind: 'all' };
+const self = (user: AuthenticatedUser): LogScope => ({ kind: 'self', userId: user.id });
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * The log routes (console-api-behaviour.md §9.2, §9.3): admin routes see every row, the `self` routes the caller's
+ * own (by user id; the reference's own stat went by username, which a rename or a reused name would skew).
+ */
+@Controller('api/log')
+export class LogsController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
+
+  @Get()
+  @AdminAuth()
+  async list(@Query() query: unknown) {
+    const filters = parseFilters(query, { username: true, channel: true });
+    return ok(await this.queryBus.execute(new ListLogsQuery(ALL, filters, parsePaging(query, ALL))));
+  }
+
+  @Delete()
+  @AdminAuth()
+  async purge(@CurrentUser() caller: AuthenticatedUser, @Query() query: unknown, @Req() request: FastifyRequest) {
+    const deleted = await this.commandBus.execute(
+      new PurgeLogsCommand({
+        targetTimestamp: goInt(queryText(query, 'target_timestamp')),
+        adminId: caller.id,
+        actor: userActor(caller.id, caller.role),
+        correlationId: String(request.id),
+        clientIp: request.ip ?? null,
+      }),
+    );
+    return ok(deleted);
+  }
+
+  @Get('stat')
+  @AdminAuth()
+  async stat(@Query() query: unknown) {
+    const filters = parseFilters(query, { username: true, channel: true });
+    return ok(await this.queryBus.execute(new GetLogStatQuery(ALL, filters, nowSeconds())));
+  }
+
+  @Get('search')
+  @AdminAuth()
+  async search(@Query() query: unknown) {
+    return ok(await this.queryBus.execute(new SearchLogsQuery(ALL, queryText(query, 'keyword'))));
+  }
+
+  @Get('self')
+  @UserAuth()
+  async listSelf(@CurrentUser() user: AuthenticatedUser, @Query() query: unknown) {
+    const scope = self(user);
+    const filters = parseFilters(query, { username: false, channel: false });
+    return ok(await this.queryBus.execute(new ListLogsQuery(scope, filters, parsePaging(query, scope))));
+  }
+
+  @Get('self/stat')
+  @UserAuth()
+  async statSelf(@CurrentUser() user: AuthenticatedUser, @Query() query: unknown) {
+    const filters = parseFilters(query, { username: false, channel: true });
+    return ok(await this.queryBus.execute(new GetLogStatQuery(self(user), filters, nowSeconds())));
+  }
+
+  @Get('self/search')
+  @UserAuth()
+  async searchSelf(@CurrentUser() user: AuthenticatedUser, @Query() query: unknown) {
+    return ok(await this.queryBus.execute(new SearchLogsQuery(self(user), queryText(query, 'keyword'))));
+  }
+}

@@ -1,0 +1,19 @@
+import { Command } from '@nestjs/cqrs';
+import type { Actor } from '../../../../ledger/event-store.port';
+
+export interface PurgeLogsInput {
+  /** Unix seconds: rows with `created_at` before it are deleted. */
+  targetTimestamp: number;
+  adminId: number;
+  actor: Actor;
+  /** The HTTP request id: the event id derives from it, so a retried request purges once. */
+  correlationId: string;
+  clientIp: string | null;
+}
+
+/** DELETE /api/log/?target_timestamp (admin): answers how many rows were deleted (§9.2). */
+export class PurgeLogsCommand extends Command<number> {
+  constructor(readonly input: PurgeLogsInput) {
+    super();
+  }
+}

@@ -1,0 +1,43 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { DataSource } from 'typeorm';
+import { newEvent } from '../../../../ledger/event-envelope';
+import { deterministicEventId } from '../../../../ledger/event-ids';
+import { EVENT_STORE, type EventStore } from '../../../../ledger/event-store.port';
+import { ReadYourWrites } from '../../../accounts/read-your-writes';
+import { decide } from '../../logs.decider';
+import { LOGS_STREAM } from '../../logs.events';
+import { PurgeLogsCommand } from './purge-logs.command';
+
+/**
+ * Log rows are a read model, so deleting them is an event (LogsPurged on `logs`) that the logs projection applies
+ * as a delete, live and on every rebuild. The answer is the count the projection recorded for that event; if the
+ * projector has not caught up in time, the count of matching rows just before the append.
+ */
+@CommandHandler(PurgeLogsCommand)
+export class PurgeLogsHandler implements ICommandHandler<PurgeLogsCommand> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly dataSource: DataSource,
+    private readonly readYourWrites: ReadYourWrites,
+  ) {}
+
+  async execute({ input }: PurgeLogsCommand): Promise<number> {
+    const decided = decide({ type: 'PurgeLogs', targetTimestamp: input.targetTimestamp, adminId: input.adminId });
+    if (decided.length === 0) return 0;
+    const id = deterministicEventId('logs-purge', input.correlationId);
+    const before: Array<{ count: string }> = await this.dataSource.query('SELECT count(*) AS count FROM logs WHERE created_at < $1::bigint', [
+      input.targetTimestamp,
+    ]);
+    const events = decided.map((event) =>
+      newEvent(event.type, event.data, {
+        id,
+        metadata: { correlationId: input.correlationId, actor: input.actor, clientIp: input.clientIp, reasonCode: 'admin_logs_purge' },
+      }),
+    );
+    const result = await this.store.appendToStream(LOGS_STREAM, events, { expectedRevision: 'any' });
+    await this.readYourWrites.wait(result.position);
+    const recorded: Array<{ deleted: string }> = await this.dataSource.query('SELECT deleted FROM log_purges WHERE event_id = $1', [id]);
+    return recorded[0] ? Number(recorded[0].deleted) : Number(before[0]?.count ?? 0);
+  }
+}

@@ -1,0 +1,56 @@
+import type { LogAnnotation } from '../../modules/accounts/account.events';
+
+/**
+ * The one charge of a relayed request, appended to `account-{userId}` (accountStream) with
+ * `expectedRevision: 'any'` and the id `deterministicEventId('relay-request', requestId)`, so a retried settlement
+ * appends nothing new. Folded by the account-balances projection (quota −, used_quota +, request_count +1), the
+ * token-balances projection (remain_quota − unless unlimited, used_quota +, accessed_time), the channel usage
+ * (used_quota +) and the logs projection (a type 2 "consume" row whose `other` JSON is built from these fields).
+ *
+ * Amounts are quota units, safe integers. A request that failed before the upstream answered appends nothing.
+ */
+export const QUOTA_CONSUMED = 'QuotaConsumed' as const;
+
+export interface QuotaConsumedData extends LogAnnotation {
+  /** The relay request id (also the `X-Oneapi-Request-Id` answer header and the log's request_id). */
+  requestId: string;
+  userId: number;
+  tokenId: number;
+  tokenName: string;
+  /** The group the price was taken in (the token's group, else the user's). */
+  group: string;
+  /** The model the client asked for. */
+  modelName: string;
+  /** The model sent upstream after model_mapping. */
+  upstreamModel: string;
+  /** The channel that answered. */
+  channelId: number;
+  channelName: string;
+  /** Every channel tried, in order, the answering one last (reference `other.admin_info.use_channel`). */
+  channelPath: number[];
+  /** 'chat' | 'completions' | 'embeddings' | 'images' | 'audio_speech' | 'audio_transcription' | 'moderations' | 'rerank' … */
+  relayMode: string;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  modelRatio: number;
+  completionRatio: number;
+  groupRatio: number;
+  /** Fixed price per call in dollars when the model has one (ModelPrice), else -1. */
+  modelPrice: number;
+  /** What was charged. */
+  quota: number;
+  /** Unlimited tokens charge the user but not the token. */
+  tokenUnlimited: boolean;
+  isStream: boolean;
+  /** Seconds from admission to the end of the answer. */
+  useTimeSeconds: number;
+  /** Milliseconds to the first streamed byte; 0 when not streamed. */
+  firstTokenMs: number;
+  /** The human line of the log row ("模型倍率 …"). */
+  content: string;
+  /** Extra keys of the log row's `other` JSON (reference shapes). */
+  other: Record<string, unknown>;
+  /** Unix seconds when the request was admitted. */
+  createdAt: number;
+}
