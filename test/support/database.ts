@@ -18,7 +18,7 @@ function adminUrl(): string {
 
 /** A fresh, migrated database for one test file. */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  const name = `tg_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = `tg_t_${process.env.TEST_RUN_ID ?? process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new Client({ connectionString: adminUrl() });
   await admin.connect();
   try {

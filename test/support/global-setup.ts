@@ -21,6 +21,9 @@ export default async function globalSetup(): Promise<void> {
     log,
   });
   process.env.TEST_DATABASE_URL = postgres.url;
+  // Workers inherit it: every database this run makes is named after the run, so the teardown drops only its
+  // own and several runs (CI beside a developer's run) can share one Postgres.
+  process.env.TEST_RUN_ID = String(process.pid);
   process.env.TEST_REDIS_URL = redis.url;
   (globalThis as Record<string, unknown>).__TOLLGATE_STOP_PG__ = postgres.stop;
 }

@@ -10,7 +10,8 @@ export default async function globalTeardown(): Promise<void> {
     await client.connect();
     try {
       const { rows } = await client.query<{ datname: string }>(
-        `SELECT datname FROM pg_database WHERE datname LIKE 'tg\\_t\\_${process.pid}\\_%' OR datname LIKE 'tg\\_t\\_%'`,
+        `SELECT datname FROM pg_database WHERE datname LIKE 'tg\\_t\\_' || $1 || '\\_%'`,
+        [process.env.TEST_RUN_ID ?? String(process.pid)],
       );
       for (const { datname } of rows) {
         await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
