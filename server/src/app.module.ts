@@ -16,7 +16,9 @@ import { LedgerModule } from './ledger/ledger.module';
 import { ProjectionsModule } from '../../projections/src/runner/projections.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { UsersModule } from './modules/users/users.module';
+import { ChannelsModule } from './modules/channels/channels.module';
 import { LogsModule } from './modules/logs/logs.module';
+import { ChannelHealthModule } from './modules/channel-health/channel-health.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -39,12 +41,14 @@ export class AppModule {
         AccountsModule,
         UsersModule,
         LogsModule,
+        ChannelHealthModule,
         AuthModule,
         RateLimitModule,
         OptionsModule,
         StatusModule,
         GroupsModule,
         MetricsModule,
+        ChannelsModule,
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],
     };

@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 
 /** Polls until `check` passes: the other process reloads on a Redis message, a few milliseconds later. */
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

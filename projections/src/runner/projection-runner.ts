@@ -214,7 +214,13 @@ export class ProjectionRunner {
   }
 
   private async commit(projections: readonly Projection[], checkpoints: Checkpoints, events: RecordedEvent[]): Promise<void> {
-    await this.checkpoints.applyBatch(projections, checkpoints, events);
+    const result = await this.checkpoints.applyBatch(projections, checkpoints, events);
+    for (const projection of projections) {
+      if (!projection.afterCommit || !result.applied.get(projection.name)) continue;
+      await projection.afterCommit(events, result.position).catch((error: unknown) =>
+        this.logger.error(`${projection.name}: after-commit hook failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }
     this.lastError = null;
     this.consecutiveFailures = 0;
     this.deps.onCheckpoint?.(Math.min(...checkpoints.values()));

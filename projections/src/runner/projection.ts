@@ -18,6 +18,12 @@ export interface Projection {
    * outside Postgres, and no clock — take times from `event.createdAt` so a rebuild writes the same rows.
    */
   apply(event: RecordedEvent, manager: EntityManager): Promise<void>;
+  /**
+   * Optional, after the batch's transaction committed (live runs only): tell caches outside Postgres what moved,
+   * e.g. the relay's admission bases. `position` is the checkpoint the committed tables are now exact at. Best
+   * effort: a failure is logged, never retried into the tables.
+   */
+  afterCommit?(events: readonly RecordedEvent[], position: number): Promise<void>;
 }
 
 export interface ProjectionRunnerOptions {

@@ -12,6 +12,14 @@ function redisClient(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
 }
 
+/**
+ * The pub/sub connection: no ready check (its INFO would be refused once the connection is in subscriber mode
+ * and a reconnect would loop on that error); ioredis re-subscribes by itself after a reconnect.
+ */
+function redisSubscriber(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, autoResubscribe: true });
+}
+
 /** Configuration, Postgres (TypeORM) and Redis for every role. */
 @Global()
 @Module({})
@@ -30,7 +38,7 @@ export class InfrastructureModule implements OnApplicationShutdown {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: REDIS, useFactory: () => redisClient(config.REDIS_URL) },
-        { provide: REDIS_SUBSCRIBER, useFactory: () => redisClient(config.REDIS_URL) },
+        { provide: REDIS_SUBSCRIBER, useFactory: () => redisSubscriber(config.REDIS_URL) },
         RedisKeys,
         CacheInvalidationService,
       ],

@@ -1,5 +1,8 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { MailProcessor } from './mail.processor';
+import { ChannelTestsProcessor } from './channel-tests.processor';
+import { ChannelBalancesProcessor } from './channel-balances.processor';
+import { ChannelOutcomesProcessor } from './channel-outcomes.processor';
 
 /**
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
@@ -7,6 +10,9 @@ import { MailProcessor } from './mail.processor';
  */
 const PROCESSORS: Provider[] = [
   MailProcessor,
+  ChannelTestsProcessor,
+  ChannelBalancesProcessor,
+  ChannelOutcomesProcessor,
 ];
 
 @Module({})

@@ -1,4 +1,5 @@
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { QuotaAdmissionService } from '../../../../server/src/relay/admission/quota-admission.service';
 import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
 import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
 import { type AccountState, evolve, initialAccountState } from '../../../../server/src/modules/accounts/account.decider';
@@ -29,6 +30,29 @@ export class AccountBalancesProjection implements Projection {
   readonly name = 'account-balances';
   readonly tables = ['account_balances'];
   readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED];
+
+  constructor(
+    private readonly admission: QuotaAdmissionService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * After a commit, the relay's admission (Redis) learns the new balances of the accounts the batch touched, exact
+   * at `position`: top-ups and admin edits become spendable at once, and settled charges up to `position` are
+   * dropped from the admission ledger. Only bases admission already loaded are moved.
+   */
+  async afterCommit(events: readonly RecordedEvent[], position: number): Promise<void> {
+    const handled = new Set<string>(this.handles);
+    const userIds = [
+      ...new Set(events.filter((event) => handled.has(event.type) && streamCategory(event.streamId) === 'account').map((event) => streamKey(event.streamId))),
+    ];
+    if (userIds.length === 0) return;
+    const rows: Array<{ user_id: number; quota: string }> = await this.dataSource.query(
+      'SELECT user_id, quota FROM account_balances WHERE user_id = ANY($1)',
+      [userIds],
+    );
+    await Promise.all(rows.map((row) => this.admission.pushBase('account', row.user_id, row.user_id, Number(row.quota), position)));
+  }
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     if (streamCategory(event.streamId) !== 'account') return;

@@ -59,7 +59,8 @@ describe('logs and account-balances projections over relay charges', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
   const logs = new LogsProjection();
-  const balances = new AccountBalancesProjection();
+  // apply() uses neither the admission service nor the data source (afterCommit does: test/e2e/admission-bases.spec.ts).
+  const balances = new AccountBalancesProjection(null as never, null as never);
   const TABLES = ['logs', 'log_purges', 'account_balances'];
 
   const applyAll = async (events: RecordedEvent[]) => {

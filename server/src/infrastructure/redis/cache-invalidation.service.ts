@@ -14,6 +14,8 @@ type Listener = (message: string) => void;
 export class CacheInvalidationService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(CacheInvalidationService.name);
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly resyncListeners = new Set<() => void>();
+  private connectedOnce = false;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -22,6 +24,22 @@ export class CacheInvalidationService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
+    // Messages published while the subscriber was away are lost: after a reconnect every cache reloads.
+    this.subscriber.on('ready', () => {
+      if (!this.connectedOnce) {
+        this.connectedOnce = true;
+        return;
+      }
+      this.logger.warn('invalidation channel reconnected: reloading every cache');
+      for (const listener of this.resyncListeners) {
+        try {
+          listener();
+        } catch (error) {
+          this.logger.error(`cache resync failed: ${String(error)}`);
+        }
+      }
+    });
+    if (this.subscriber.status === 'ready') this.connectedOnce = true;
     this.subscriber.on('message', (channel: string, message: string) => {
       const topic = channel.slice(this.keys.key('invalidate', '').length);
       for (const listener of this.listeners.get(topic) ?? []) {
@@ -44,11 +62,17 @@ export class CacheInvalidationService implements OnModuleInit, OnModuleDestroy {
     set.add(listener);
   }
 
+  /** Called after the invalidation channel reconnected (messages may have been missed): reload everything. */
+  onResync(listener: () => void): void {
+    this.resyncListeners.add(listener);
+  }
+
   async publish(topic: string, message = ''): Promise<void> {
     await this.redis.publish(this.keys.key('invalidate', topic), message);
   }
 
   async onModuleDestroy(): Promise<void> {
     this.listeners.clear();
+    this.resyncListeners.clear();
   }
 }

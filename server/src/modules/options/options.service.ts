@@ -25,9 +25,11 @@ export class OptionsService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await this.reload();
-    await this.invalidation.on(TOPIC, () => {
+    const reloadLogged = () => {
       this.reload().catch((error: unknown) => this.logger.error(`option reload failed: ${String(error)}`));
-    });
+    };
+    await this.invalidation.on(TOPIC, reloadLogged);
+    this.invalidation.onResync(reloadLogged);
   }
 
   async reload(): Promise<void> {

@@ -1,0 +1,57 @@
+import type { ChannelEvent } from '../../../../server/src/modules/channels/channel.events';
+
+/** The projected figures of one channel. */
+export interface ChannelStatusFigures {
+  status: number;
+  responseTime: number;
+  testTime: number;
+  balance: number;
+  balanceUpdatedTime: number;
+  usedQuota: number;
+  statusReason: string | null;
+  statusTime: number | null;
+}
+
+export const emptyChannelStatus: ChannelStatusFigures = Object.freeze({
+  status: 1,
+  responseTime: 0,
+  testTime: 0,
+  balance: 0,
+  balanceUpdatedTime: 0,
+  usedQuota: 0,
+  statusReason: null,
+  statusTime: null,
+});
+
+/**
+ * Pure: a channel event folded into the figures, `at` being the event's time (unix seconds). Automatic decisions
+ * record their reason and time (the reference's other_info.status_reason / status_time); an admin's switch does
+ * not, as in the reference, so the tooltip of an auto-disabled channel keeps explaining the last automatic decision.
+ */
+export function applyChannelEvent(figures: ChannelStatusFigures, event: ChannelEvent, at: number): ChannelStatusFigures {
+  switch (event.type) {
+    case 'ChannelEnabled':
+      return { ...figures, status: 1 };
+    case 'ChannelDisabled':
+      return { ...figures, status: 2 };
+    case 'ChannelAutoDisabled':
+      return { ...figures, status: 3, statusReason: event.data.message, statusTime: at };
+    case 'ChannelAutoEnabled':
+      return { ...figures, status: 1, statusReason: event.data.message, statusTime: at };
+    case 'ChannelTested':
+      return { ...figures, responseTime: event.data.responseTimeMs, testTime: at };
+    case 'ChannelBalanceUpdated':
+      return { ...figures, balance: event.data.balance, balanceUpdatedTime: at };
+  }
+}
+
+/** A relay charge answered by this channel (QuotaConsumed.channelId). */
+export function applyChannelUsage(figures: ChannelStatusFigures, quota: number): ChannelStatusFigures {
+  return { ...figures, usedQuota: figures.usedQuota + quota };
+}
+
+/** The reference's `other_info` text: JSON with status_reason and status_time, '' while no decision was recorded. */
+export function otherInfoOf(figures: Pick<ChannelStatusFigures, 'statusReason' | 'statusTime'>): string {
+  if (figures.statusReason === null && figures.statusTime === null) return '';
+  return JSON.stringify({ status_reason: figures.statusReason ?? '', status_time: figures.statusTime ?? 0 });
+}

@@ -1,0 +1,113 @@
+import type { EntityManager } from 'typeorm';
+import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
+import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
+import { ChannelEventType } from '../../../../server/src/modules/channels/channel.events';
+import { toChannelEvent } from '../../../../server/src/modules/channels/channel-event-codec';
+import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import type { Projection } from '../../runner/projection';
+import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
+import { applyChannelEvent, applyChannelUsage, type ChannelStatusFigures, emptyChannelStatus } from './channel-status-fold';
+
+/** Postgres NOTIFY channel: ChannelRouter reloads its snapshot when a status change has been projected. */
+export const CHANNEL_STATUS_NOTIFY_CHANNEL = 'tollgate_channel_status';
+
+const STATUS_EVENTS = new Set<string>([
+  ChannelEventType.ChannelEnabled,
+  ChannelEventType.ChannelDisabled,
+  ChannelEventType.ChannelAutoDisabled,
+  ChannelEventType.ChannelAutoEnabled,
+]);
+
+interface StatusRow {
+  status: number;
+  response_time: number;
+  test_time: string;
+  balance: number;
+  balance_updated_time: string;
+  used_quota: string;
+  status_reason: string | null;
+  status_time: string | null;
+  position: string;
+}
+
+/**
+ * `channel_status`: the `channel-{id}` streams (status, tests, balances) and the relay's QuotaConsumed (the used
+ * quota of the channel that answered), in global ledger order. A status change also sends a NOTIFY inside the
+ * batch's transaction (delivered at commit, never for a rolled-back batch) so every process's router reloads.
+ */
+@ReadModelProjection()
+export class ChannelStatusProjection implements Projection {
+  readonly name = 'channel-status';
+  readonly tables = ['channel_status'];
+  readonly handles = [...Object.values(ChannelEventType), QUOTA_CONSUMED];
+
+  async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
+    const category = streamCategory(event.streamId);
+    const at = Math.floor(event.createdAt.getTime() / 1000);
+    if (category === 'channel' && event.type !== QUOTA_CONSUMED) {
+      const channelId = streamKey(event.streamId);
+      const channelEvent = toChannelEvent(event);
+      await this.update(manager, channelId, event, (figures) => applyChannelEvent(figures, channelEvent, at));
+      if (STATUS_EVENTS.has(event.type)) {
+        await manager.query('SELECT pg_notify($1, $2)', [CHANNEL_STATUS_NOTIFY_CHANNEL, String(channelId)]);
+      }
+    } else if (event.type === QUOTA_CONSUMED && category === 'account') {
+      const data = event.data as Record<string, unknown>;
+      const channelId = data.channelId;
+      const quota = data.quota;
+      if (typeof channelId !== 'number' || !Number.isSafeInteger(channelId) || channelId <= 0) return;
+      if (typeof quota !== 'number' || !Number.isSafeInteger(quota)) {
+        throw new Error(`QuotaConsumed.quota is not a safe integer: ${JSON.stringify(quota)}`);
+      }
+      await this.update(manager, channelId, event, (figures) => applyChannelUsage(figures, quota));
+    }
+  }
+
+  private async update(
+    manager: EntityManager,
+    channelId: number,
+    event: RecordedEvent,
+    change: (figures: ChannelStatusFigures) => ChannelStatusFigures,
+  ): Promise<void> {
+    const rows: StatusRow[] = await manager.query(
+      `SELECT status, response_time, test_time, balance, balance_updated_time, used_quota, status_reason, status_time, position
+         FROM channel_status WHERE channel_id = $1`,
+      [channelId],
+    );
+    const row = rows[0];
+    // The runner applies each event once; this guard only keeps a hand-run replay from counting twice.
+    if (row && Number(row.position) >= event.position) return;
+    const figures: ChannelStatusFigures = row
+      ? {
+          status: row.status,
+          responseTime: row.response_time,
+          testTime: Number(row.test_time),
+          balance: Number(row.balance),
+          balanceUpdatedTime: Number(row.balance_updated_time),
+          usedQuota: Number(row.used_quota),
+          statusReason: row.status_reason,
+          statusTime: row.status_time === null ? null : Number(row.status_time),
+        }
+      : emptyChannelStatus;
+    const next = change(figures);
+    await manager.query(
+      `INSERT INTO channel_status (channel_id, status, response_time, test_time, balance, balance_updated_time, used_quota,
+                                   status_reason, status_time, position)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (channel_id) DO UPDATE SET status = $2, response_time = $3, test_time = $4, balance = $5,
+         balance_updated_time = $6, used_quota = $7, status_reason = $8, status_time = $9, position = $10`,
+      [
+        channelId,
+        next.status,
+        next.responseTime,
+        next.testTime,
+        next.balance,
+        next.balanceUpdatedTime,
+        next.usedQuota,
+        next.statusReason,
+        next.statusTime,
+        event.position,
+      ],
+    );
+  }
+}

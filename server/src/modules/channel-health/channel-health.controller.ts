@@ -1,0 +1,76 @@
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { FastifyRequest } from 'fastify';
+import { AdminAuth, type AuthenticatedUser, CurrentUser } from '../../common/auth/auth.decorators';
+import { ok } from '../../common/http/envelope';
+import { InvalidParamsError } from '../../common/http/errors';
+import { userActor } from '../../ledger/event-envelope';
+import { ReadYourWrites } from '../accounts/read-your-writes';
+import { StartChannelRunsCommand } from './usecases/start-channel-runs/start-channel-runs.command';
+import { TestChannelCommand } from './usecases/test-channel/test-channel.command';
+import { UpdateChannelBalanceCommand } from './usecases/update-channel-balance/update-channel-balance.command';
+
+function channelId(raw: string): number {
+  const id = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(id) || id <= 0) throw new InvalidParamsError();
+  return id;
+}
+
+/** The channel test and balance routes of /api/channel (console-api-behaviour.md §12, spec 1 §7). */
+@Controller('api/channel')
+export class ChannelHealthController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly readYourWrites: ReadYourWrites,
+  ) {}
+
+  /** `time` (seconds) sits at the top level beside success and message, as the reference answers it. */
+  @Get('test/:id')
+  @AdminAuth()
+  async testOne(@Param('id') id: string, @Query('model') model: unknown, @CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest) {
+    const result = await this.commandBus.execute(
+      new TestChannelCommand({
+        channelId: channelId(id),
+        model: typeof model === 'string' ? model : undefined,
+        causeKey: String(request.id),
+        correlationId: String(request.id),
+        actor: userActor(user.id, user.role),
+        clientIp: request.ip ?? null,
+      }),
+    );
+    await this.readYourWrites.wait(result.position);
+    return { success: result.ok, message: result.message, time: result.time };
+  }
+
+  /** Answers at once; the channel-tests worker runs one job per channel. */
+  @Get('test')
+  @AdminAuth()
+  async testAll(@Req() request: FastifyRequest) {
+    await this.commandBus.execute(new StartChannelRunsCommand({ kind: 'test', runId: `test-${String(request.id)}` }));
+    return ok();
+  }
+
+  @Get('update_balance/:id')
+  @AdminAuth()
+  async updateBalance(@Param('id') id: string, @CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest) {
+    const result = await this.commandBus.execute(
+      new UpdateChannelBalanceCommand({
+        channelId: channelId(id),
+        disableWhenEmpty: false,
+        causeKey: String(request.id),
+        correlationId: String(request.id),
+        actor: userActor(user.id, user.role),
+        clientIp: request.ip ?? null,
+      }),
+    );
+    await this.readYourWrites.wait(result.position);
+    return { success: true, message: '', balance: result.balance };
+  }
+
+  @Get('update_balance')
+  @AdminAuth()
+  async updateAllBalances(@Req() request: FastifyRequest) {
+    await this.commandBus.execute(new StartChannelRunsCommand({ kind: 'balance', runId: `balance-${String(request.id)}` }));
+    return ok();
+  }
+}

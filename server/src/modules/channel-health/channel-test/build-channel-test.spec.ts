@@ -1,0 +1,35 @@
+import { assertTestable, channelTestInput, chooseTestModel, type TestableChannel } from './build-channel-test';
+
+const channel: TestableChannel = {
+  id: 3,
+  type: 1,
+  key: 'sk-k',
+  baseUrl: null,
+  other: null,
+  openaiOrganization: null,
+  models: ['gpt-4o-mini', 'alias'],
+  testModel: null,
+  modelMapping: { alias: 'gpt-4o-2024-08-06' },
+};
+
+describe('channel test request', () => {
+  it('picks ?model= (mapped), else test_model, else the first model, else gpt-3.5-turbo (unmapped)', () => {
+    expect(chooseTestModel(channel, 'alias')).toEqual({ model: 'alias', upstreamModel: 'gpt-4o-2024-08-06' });
+    expect(chooseTestModel({ ...channel, testModel: 'alias' }, undefined)).toEqual({ model: 'alias', upstreamModel: 'alias' });
+    expect(chooseTestModel(channel, '')).toEqual({ model: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini' });
+    expect(chooseTestModel({ ...channel, models: [] }, undefined)).toEqual({ model: 'gpt-3.5-turbo', upstreamModel: 'gpt-3.5-turbo' });
+  });
+
+  it('sends one "hi" with max_tokens 1 (max_completion_tokens for o1-*), not streamed', () => {
+    expect(channelTestInput(channel, 'gpt-4o-mini').body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 });
+    expect(channelTestInput(channel, 'o1-mini').body).toEqual({ model: 'o1-mini', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 1 });
+    expect(channelTestInput(channel, 'gpt-4o-mini')).toMatchObject({ relayMode: 'chat', path: '/v1/chat/completions', isStream: false });
+  });
+
+  it('refuses Midjourney, Midjourney Plus and Suno channels', () => {
+    expect(() => assertTestable(2)).toThrow('midjourney channel test is not supported');
+    expect(() => assertTestable(5)).toThrow('midjourney channel test is not supported');
+    expect(() => assertTestable(36)).toThrow('suno channel test is not supported');
+    expect(() => assertTestable(1)).not.toThrow();
+  });
+});

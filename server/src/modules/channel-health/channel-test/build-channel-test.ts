@@ -1,0 +1,62 @@
+import { DomainError } from '../../../common/http/errors';
+import type { UpstreamChannel, UpstreamRequestInput } from '../../../upstreams/upstream-adapter';
+
+/**
+ * The reference's channel test (relay-behaviour.md §3.8) as pure functions: which model, which request, and how
+ * to read the result. The I/O (send through the channel's adapter, time it) lives in the test-channel handler.
+ */
+
+export interface TestableChannel extends UpstreamChannel {
+  id: number;
+  models: string[];
+  testModel: string | null;
+  modelMapping: Record<string, string>;
+}
+
+export class ChannelTestNotSupportedError extends DomainError {
+  constructor(kind: 'midjourney' | 'suno') {
+    super(`${kind} channel test is not supported`, 'channel_test_not_supported');
+  }
+}
+
+/** The reference refuses MJ (2) and Suno (36); MJ Plus (5) cannot chat either, so it is refused too (a fix). */
+export function assertTestable(type: number): void {
+  if (type === 2 || type === 5) throw new ChannelTestNotSupportedError('midjourney');
+  if (type === 36) throw new ChannelTestNotSupportedError('suno');
+}
+
+/**
+ * `?model=` if given (the channel's model mapping applies), else the channel's test_model, else its first
+ * model, else gpt-3.5-turbo (no mapping in those cases, as in the reference).
+ */
+export function chooseTestModel(channel: Pick<TestableChannel, 'models' | 'testModel' | 'modelMapping'>, requested: string | undefined): { model: string; upstreamModel: string } {
+  const asked = (requested ?? '').trim();
+  if (asked) {
+    const mapped = channel.modelMapping[asked];
+    return { model: asked, upstreamModel: typeof mapped === 'string' && mapped !== '' ? mapped : asked };
+  }
+  const fallback = (channel.testModel ?? '').trim() || channel.models.find((model) => model.trim() !== '')?.trim() || 'gpt-3.5-turbo';
+  return { model: fallback, upstreamModel: fallback };
+}
+
+/** `{"model":M,"messages":[{"role":"user","content":"hi"}],"max_tokens":1}` (max_completion_tokens for o1-*), non-stream. */
+export function channelTestInput(channel: TestableChannel, upstreamModel: string): UpstreamRequestInput {
+  const body: Record<string, unknown> = { model: upstreamModel, messages: [{ role: 'user', content: 'hi' }] };
+  if (upstreamModel.startsWith('o1-')) body.max_completion_tokens = 1;
+  else body.max_tokens = 1;
+  return {
+    channel: { type: channel.type, key: channel.key, baseUrl: channel.baseUrl, other: channel.other, openaiOrganization: channel.openaiOrganization },
+    relayMode: 'chat',
+    path: '/v1/chat/completions',
+    query: '',
+    body,
+    upstreamModel,
+    isStream: false,
+    clientWantsUsage: false,
+  };
+}
+
+/** Seconds as the API answers them (`time`), from wall-clock milliseconds. */
+export function testSeconds(elapsedMs: number): number {
+  return elapsedMs / 1000;
+}

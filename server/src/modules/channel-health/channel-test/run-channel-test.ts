@@ -1,0 +1,68 @@
+import { request } from 'undici';
+import type { UpstreamRegistry } from '../../../upstreams/upstream-registry';
+import { UpstreamLocalError } from '../../../upstreams/upstream-errors';
+import type { ChannelOutcome } from '../channel-health.decider';
+import { channelTestInput, chooseTestModel, type TestableChannel } from './build-channel-test';
+
+export interface ChannelTestRun {
+  ok: boolean;
+  model: string;
+  /** Wall-clock milliseconds for the whole test. */
+  elapsedMs: number;
+  /** '' on success; the upstream's (or the gateway's) error message otherwise. */
+  message: string;
+  outcome: ChannelOutcome;
+}
+
+/**
+ * Sends the reference's one-message chat to the channel through its adapter and reads the answer back the way
+ * the relay does. Never throws for an upstream or adapter problem: the failure is the result.
+ */
+export async function runChannelTest(
+  channel: TestableChannel,
+  requestedModel: string | undefined,
+  registry: UpstreamRegistry,
+  timeoutMs: number,
+  now: () => number = Date.now,
+): Promise<ChannelTestRun> {
+  const { model, upstreamModel } = chooseTestModel(channel, requestedModel);
+  const started = now();
+  const finish = (ok: boolean, status: number, message: string, errorCode: string | null, errorType: string | null = null): ChannelTestRun => {
+    const elapsedMs = Math.max(0, Math.round(now() - started));
+    return {
+      ok,
+      model,
+      elapsedMs,
+      message,
+      outcome: { channelId: channel.id, ok, status, errorCode, errorType, message, source: 'test', responseTimeMs: elapsedMs },
+    };
+  };
+  try {
+    const adapter = registry.get(channel.type);
+    const input = channelTestInput(channel, upstreamModel);
+    const upstream = adapter.buildRequest(input);
+    const answer = await request(upstream.url, {
+      method: upstream.method,
+      headers: upstream.headers,
+      body: upstream.body,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = new Uint8Array(await answer.body.arrayBuffer());
+    const contentType = answer.headers['content-type'];
+    const result = adapter.parseResponse(input, {
+      status: answer.statusCode,
+      contentType: Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? ''),
+      body,
+    });
+    if (result.ok) return finish(true, result.status, '', null);
+    const code = result.error.code === null || result.error.code === undefined ? null : String(result.error.code);
+    return finish(false, result.status, result.error.message || `status code ${result.status}`, code, result.error.type || null);
+  } catch (error) {
+    if (error instanceof UpstreamLocalError) return finish(false, error.status, error.message, error.code, error.type);
+    // Unreachable, reset or too slow: a transient failure (status 0), never a fatal one.
+    const message = error instanceof Error ? error.message : String(error);
+    return finish(false, 0, `请求上游地址失败: ${message}`, 'do_request_failed');
+  }
+}

@@ -1,0 +1,41 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { MailService } from '../mail/mail.service';
+import { UserEntity } from '../users/user.entity';
+import type { HealthDecision } from './channel-health.decider';
+
+const ROOT_ROLE = 100;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character] ?? character);
+}
+
+/**
+ * Mails the root user about an automatic disable or enable, with the reference's subjects. Best effort and
+ * never blocking: the decision is already in the ledger; no SMTP or no root email only logs a line.
+ */
+@Injectable()
+export class HealthNotifier {
+  private readonly logger = new Logger('ChannelHealth');
+
+  constructor(
+    private readonly mail: MailService,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+  ) {}
+
+  notify(channel: { id: number; name: string }, decision: HealthDecision): void {
+    if (decision.kind === 'none') return;
+    const verb = decision.kind === 'disable' ? '禁用' : '启用';
+    const subject = `通道「${channel.name}」（#${channel.id}）已被${verb}`;
+    const body = decision.kind === 'disable' ? `${subject}，原因：${decision.reason}` : subject;
+    this.logger.log(`${subject} (${decision.reasonCode}: ${decision.reason})`);
+    void this.send(subject, body).catch((error: unknown) => this.logger.warn(`channel notice not mailed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  private async send(subject: string, body: string): Promise<void> {
+    const root = await this.users.findOne({ where: { role: ROOT_ROLE }, order: { id: 'ASC' } });
+    if (!root?.email) return;
+    await this.mail.enqueue({ to: root.email, subject, html: `<p>${escapeHtml(body)}</p>` });
+  }
+}

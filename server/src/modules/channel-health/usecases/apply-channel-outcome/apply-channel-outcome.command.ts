@@ -1,0 +1,29 @@
+import { Command } from '@nestjs/cqrs';
+import type { Actor } from '../../../../ledger/event-store.port';
+import type { ChannelOutcome, HealthDecision } from '../../channel-health.decider';
+
+export interface ApplyChannelOutcomeInput {
+  outcome: ChannelOutcome;
+  /** When the outcome was observed (ms since the epoch): places it in the failure window. */
+  observedAtMs: number;
+  /** Identifies the outcome (queue job id, test request id): a retried job decides and appends nothing new. */
+  causeKey: string;
+  correlationId: string;
+  actor: Actor;
+}
+
+export interface ApplyChannelOutcomeResult {
+  decision: HealthDecision;
+  /** Ledger position to wait for (0: nothing appended). */
+  position: number;
+}
+
+/**
+ * Feeds one outcome (relay attempt or channel test) to the channel's health rules: counts it in the failure
+ * window, decides, and appends ChannelAutoDisabled or ChannelAutoEnabled when the decision says so.
+ */
+export class ApplyChannelOutcomeCommand extends Command<ApplyChannelOutcomeResult> {
+  constructor(readonly input: ApplyChannelOutcomeInput) {
+    super();
+  }
+}

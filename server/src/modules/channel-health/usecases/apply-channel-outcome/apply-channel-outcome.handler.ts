@@ -1,0 +1,71 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { AggregateRepository } from '../../../../ledger/aggregate-repository';
+import { deterministicEventId } from '../../../../ledger/event-ids';
+import { channelStream } from '../../../../ledger/streams';
+import { type ChannelCommand, decide, initialChannelState } from '../../../channels/channel.decider';
+import { evolveStored, toNewChannelEvent } from '../../../channels/channel-event-codec';
+import { ChannelEntity } from '../../../channels/channel.entity';
+import { OptionsService } from '../../../options/options.service';
+import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../../channel-health.config';
+import { classifyOutcome, decideOnOutcome, type HealthDecision } from '../../channel-health.decider';
+import { HealthNotifier } from '../../health-notifier';
+import { healthPolicy } from '../../health-policy';
+import { OutcomeWindowStore } from '../../outcome-window.store';
+import { ApplyChannelOutcomeCommand, type ApplyChannelOutcomeResult } from './apply-channel-outcome.command';
+
+/** The channel command a health decision asks for (the channel decider re-checks the status it applies to). */
+export function toChannelCommand(decision: HealthDecision): ChannelCommand | null {
+  if (decision.kind === 'none') return null;
+  const data = { reasonCode: decision.reasonCode, message: decision.reason, evidence: { ...decision.evidence } };
+  return decision.kind === 'disable' ? { type: 'AutoDisableChannel', ...data } : { type: 'AutoEnableChannel', ...data };
+}
+
+@CommandHandler(ApplyChannelOutcomeCommand)
+export class ApplyChannelOutcomeHandler implements ICommandHandler<ApplyChannelOutcomeCommand> {
+  constructor(
+    @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
+    private readonly aggregates: AggregateRepository,
+    private readonly window: OutcomeWindowStore,
+    private readonly options: OptionsService,
+    private readonly notifier: HealthNotifier,
+    @Inject(CHANNEL_HEALTH_CONFIG) private readonly config: ChannelHealthConfig,
+  ) {}
+
+  async execute({ input }: ApplyChannelOutcomeCommand): Promise<ApplyChannelOutcomeResult> {
+    const { outcome } = input;
+    const channel = await this.channels.findOneBy({ id: outcome.channelId });
+    if (!channel) return { decision: { kind: 'none', why: 'channel not found' }, position: 0 };
+    const policy = healthPolicy(this.options, this.config);
+    const counts = await this.window.record(channel.id, classifyOutcome(outcome, channel.type), input.observedAtMs, policy.windowSeconds);
+
+    let decision: HealthDecision = { kind: 'none', why: 'not decided' };
+    const result = await this.aggregates.loadAndAppend(
+      channelStream(channel.id),
+      evolveStored,
+      initialChannelState,
+      (state) => {
+        decision = decideOnOutcome(outcome, { status: state.status, autoBan: channel.autoBan === 1, type: channel.type }, counts, policy);
+        const command = toChannelCommand(decision);
+        if (!command) return [];
+        return decide(command, state).map((event) =>
+          toNewChannelEvent(event, {
+            id: deterministicEventId('channel-health', `${input.causeKey}:${event.type}`),
+            metadata: { correlationId: input.correlationId, actor: input.actor, reasonCode: command.type === 'AutoDisableChannel' || command.type === 'AutoEnableChannel' ? command.reasonCode : 'channel_health' },
+          }),
+        );
+      },
+      { retries: 5 },
+    );
+    // Assigned inside the decide callback, which TypeScript's flow analysis does not follow.
+    const taken = decision as HealthDecision;
+    if (result.events.length === 0) {
+      return { decision: taken.kind === 'none' ? taken : { kind: 'none', why: 'status already changed' }, position: result.position };
+    }
+    if (taken.kind === 'enable') await this.window.reset(channel.id);
+    this.notifier.notify(channel, taken);
+    return { decision: taken, position: result.position };
+  }
+}

@@ -1,0 +1,35 @@
+import { Command } from '@nestjs/cqrs';
+import type { Actor } from '../../../../ledger/event-store.port';
+
+export interface TestChannelInput {
+  channelId: number;
+  /** `?model=`; absent: test_model, else the first model, else gpt-3.5-turbo. */
+  model?: string;
+  /** The admin's request id, or the test-all run and job. A retried job appends nothing new. */
+  causeKey: string;
+  correlationId: string;
+  actor: Actor;
+  clientIp: string | null;
+}
+
+export interface TestChannelResult {
+  ok: boolean;
+  message: string;
+  /** Seconds, as GET /api/channel/test/:id answers `time`. */
+  time: number;
+  responseTimeMs: number;
+  /** What the health rules did with the result. */
+  decision: 'none' | 'disable' | 'enable';
+  position: number;
+}
+
+/**
+ * Tests one channel (relay-behaviour.md §3.8): the synthetic chat through the channel's adapter, then
+ * ChannelTested with the response time, then the health rules (ChannelDisableThreshold, the fatal errors, and the
+ * auto-enable of a recovered auto-disabled channel). The HTTP route and the channel-tests worker both run it.
+ */
+export class TestChannelCommand extends Command<TestChannelResult> {
+  constructor(readonly input: TestChannelInput) {
+    super();
+  }
+}

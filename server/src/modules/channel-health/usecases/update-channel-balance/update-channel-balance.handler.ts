@@ -1,0 +1,69 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { AggregateRepository } from '../../../../ledger/aggregate-repository';
+import { deterministicEventId } from '../../../../ledger/event-ids';
+import type { NewEvent } from '../../../../ledger/event-store.port';
+import { channelStream } from '../../../../ledger/streams';
+import { decide, initialChannelState } from '../../../channels/channel.decider';
+import { evolveStored, toNewChannelEvent } from '../../../channels/channel-event-codec';
+import { ChannelEntity } from '../../../channels/channel.entity';
+import { ChannelNotFoundError } from '../../../channels/channel.errors';
+import { fetchChannelBalance } from '../../balance/fetch-channel-balance';
+import { getBalanceJson } from '../../balance/get-balance-json';
+import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../../channel-health.config';
+import { decideOnBalance, type HealthDecision } from '../../channel-health.decider';
+import { HealthNotifier } from '../../health-notifier';
+import { toChannelCommand } from '../apply-channel-outcome/apply-channel-outcome.handler';
+import { UpdateChannelBalanceCommand, type UpdateChannelBalanceResult } from './update-channel-balance.command';
+
+@CommandHandler(UpdateChannelBalanceCommand)
+export class UpdateChannelBalanceHandler implements ICommandHandler<UpdateChannelBalanceCommand> {
+  constructor(
+    @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
+    private readonly aggregates: AggregateRepository,
+    private readonly notifier: HealthNotifier,
+    @Inject(CHANNEL_HEALTH_CONFIG) private readonly config: ChannelHealthConfig,
+  ) {}
+
+  async execute({ input }: UpdateChannelBalanceCommand): Promise<UpdateChannelBalanceResult> {
+    const channel = await this.channels.findOneBy({ id: input.channelId });
+    if (!channel) throw new ChannelNotFoundError();
+    const balance = await fetchChannelBalance(
+      { type: channel.type, key: channel.key, baseUrl: channel.baseUrl },
+      getBalanceJson(this.config.CHANNEL_TEST_TIMEOUT_MS),
+      new Date(),
+    );
+    const metadata = { correlationId: input.correlationId, actor: input.actor, clientIp: input.clientIp, reasonCode: 'balance_update' };
+    let decision: HealthDecision = { kind: 'none', why: 'single refresh' };
+    const result = await this.aggregates.loadAndAppend(
+      channelStream(channel.id),
+      evolveStored,
+      initialChannelState,
+      (state) => {
+        const events: NewEvent[] = decide({ type: 'RecordChannelBalance', balance }, state).map((event) =>
+          toNewChannelEvent(event, { id: deterministicEventId('channel-balance', input.causeKey), metadata }),
+        );
+        if (input.disableWhenEmpty) {
+          decision = decideOnBalance(balance, { status: state.status, autoBan: channel.autoBan === 1, type: channel.type });
+          const command = toChannelCommand(decision);
+          if (command) {
+            for (const event of decide(command, state)) {
+              events.push(
+                toNewChannelEvent(event, {
+                  id: deterministicEventId('channel-health', `balance:${input.causeKey}:${event.type}`),
+                  metadata: { ...metadata, reasonCode: decision.kind === 'none' ? 'balance_update' : decision.reasonCode },
+                }),
+              );
+            }
+          }
+        }
+        return events;
+      },
+      { retries: 5 },
+    );
+    if (decision.kind !== 'none') this.notifier.notify(channel, decision);
+    return { balance, position: result.position };
+  }
+}

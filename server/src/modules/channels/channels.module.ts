@@ -1,0 +1,56 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ChannelStatusReadModelModule } from '../../../../projections/src/read-models/channel-status/channel-status-read-model.module';
+import { AccountsModule } from '../accounts/accounts.module';
+import { AbilityEntity } from './ability.entity';
+import { ChannelEntity } from './channel.entity';
+import { ChannelWrites } from './channel-writes';
+import { ChannelsController } from './channels.controller';
+import { CHANNEL_OUTCOMES_QUEUE, ChannelOutcomeReporter } from './health/channel-outcome';
+import { ModelsController } from './models.controller';
+import { ChannelRouter } from './routing/channel-router';
+import { ChangeChannelStatusHandler } from './usecases/change-channel-status/change-channel-status.handler';
+import { CreateChannelsHandler } from './usecases/create-channels/create-channels.handler';
+import { DeleteChannelHandler } from './usecases/delete-channel/delete-channel.handler';
+import { DeleteChannelsHandler } from './usecases/delete-channels/delete-channels.handler';
+import { DeleteDisabledChannelsHandler } from './usecases/delete-disabled-channels/delete-disabled-channels.handler';
+import { FetchUpstreamModelsHandler } from './usecases/fetch-upstream-models/fetch-upstream-models.handler';
+import { FixAbilitiesHandler } from './usecases/fix-abilities/fix-abilities.handler';
+import { GetChannelHandler } from './usecases/get-channel/get-channel.handler';
+import { ListChannelsHandler } from './usecases/list-channels/list-channels.handler';
+import { SearchChannelsHandler } from './usecases/search-channels/search-channels.handler';
+import { UpdateChannelHandler } from './usecases/update-channel/update-channel.handler';
+
+/**
+ * Channels: configuration (`channels`, `abilities`), status as events on `channel-{id}` (projected into
+ * `channel_status`), the admin API, the model lists, and for the relay the ChannelRouter (contract 2) and the
+ * ChannelOutcomeReporter (contract 3). ChangeChannelStatusCommand is the entry point for the channel workers.
+ */
+@Module({
+  imports: [
+    AccountsModule,
+    ChannelStatusReadModelModule,
+    TypeOrmModule.forFeature([ChannelEntity, AbilityEntity]),
+    BullModule.registerQueue({ name: CHANNEL_OUTCOMES_QUEUE }),
+  ],
+  controllers: [ChannelsController, ModelsController],
+  providers: [
+    ChannelRouter,
+    ChannelOutcomeReporter,
+    ChannelWrites,
+    CreateChannelsHandler,
+    UpdateChannelHandler,
+    ChangeChannelStatusHandler,
+    DeleteChannelHandler,
+    DeleteChannelsHandler,
+    DeleteDisabledChannelsHandler,
+    FixAbilitiesHandler,
+    FetchUpstreamModelsHandler,
+    GetChannelHandler,
+    ListChannelsHandler,
+    SearchChannelsHandler,
+  ],
+  exports: [ChannelRouter, ChannelOutcomeReporter, TypeOrmModule, ChannelStatusReadModelModule],
+})
+export class ChannelsModule {}

@@ -1,0 +1,8 @@
+import { Command } from '@nestjs/cqrs';
+
+/** DELETE /api/channel/:id: the channel and its routing rows (its stream stays in the ledger). Deleting a missing id succeeds, as in the reference. */
+export class DeleteChannelCommand extends Command<void> {
+  constructor(readonly id: number) {
+    super();
+  }
+}

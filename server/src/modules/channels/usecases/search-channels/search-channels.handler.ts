@@ -1,0 +1,28 @@
+import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { DataSource } from 'typeorm';
+import { isRowId, parseGoInt } from '../../../users/user-input';
+import { CHANNEL_VIEW_SELECT, type ChannelJson, type ChannelViewRow, toChannelJson } from '../../channel.serializer';
+import { channelOrder } from '../list-channels/list-channels.handler';
+import { SearchChannelsQuery } from './search-channels.query';
+
+/** LIKE patterns match the typed text literally (the reference passes `%` and `_` through as wildcards). */
+const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+
+@QueryHandler(SearchChannelsQuery)
+export class SearchChannelsHandler implements IQueryHandler<SearchChannelsQuery> {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async execute({ keyword, group, model, idSort }: SearchChannelsQuery): Promise<ChannelJson[]> {
+    // No stored text holds NUL (Postgres text cannot), so such a search matches nothing.
+    if ([keyword, group, model].some((text) => text.includes('\u0000'))) return [];
+    const id = parseGoInt(keyword);
+    const parameters: unknown[] = [isRowId(id) ? id : 0, `%${literal(keyword)}%`, keyword, `%${literal(model)}%`];
+    let where = `(c.id = $1 OR c.name LIKE $2 OR c.key = $3) AND c.models LIKE $4`;
+    if (group) {
+      parameters.push(`%,${literal(group)},%`);
+      where += ` AND (',' || c."group" || ',') LIKE $5`;
+    }
+    const rows: ChannelViewRow[] = await this.dataSource.query(`${CHANNEL_VIEW_SELECT} WHERE ${where} ${channelOrder(idSort)}`, parameters);
+    return rows.map((row) => toChannelJson(row, { withKey: false }));
+  }
+}

@@ -1,0 +1,76 @@
+import { fixture } from '../testing/upstream-test-kit';
+import type { RelayMode, UpstreamResponse } from '../upstream-adapter';
+import { parseOpenAICompatibleResponse } from './parse-openai-compatible-response';
+
+const json = (body: string | Buffer, status = 200): UpstreamResponse => ({ status, contentType: 'application/json', body: Buffer.from(body) });
+const parse = (mode: RelayMode, response: UpstreamResponse) => parseOpenAICompatibleResponse(mode, response);
+
+describe('parseOpenAICompatibleResponse', () => {
+  it('passes a chat answer through untouched and reads its usage, cached tokens included', () => {
+    const body = fixture('openai-compatible', 'chat-completion.json');
+    const response = json(body);
+    const result = parse('chat', response);
+    expect(result).toEqual({
+      ok: true,
+      status: 200,
+      body: body,
+      contentType: 'application/json',
+      passthrough: true,
+      usage: { prompt_tokens: 1117, completion_tokens: 46, total_tokens: 1163, prompt_tokens_details: { cached_tokens: 1024 } },
+      completionText: null,
+    });
+    // The very buffer the upstream sent: no re-serialisation on the way back.
+    expect(result.ok && result.body).toBe(response.body);
+  });
+
+  it('gives the text to count when usage is missing or zero, tool calls included', () => {
+    const withoutUsage = JSON.parse(fixture('openai-compatible', 'chat-completion-tool-calls.json').toString());
+    withoutUsage.usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    expect(parse('chat', json(JSON.stringify(withoutUsage)))).toMatchObject({
+      ok: true,
+      usage: null,
+      completionText: 'get_weather{"location":"Paris, France"}',
+    });
+    const completion = JSON.parse(fixture('openai-compatible', 'completion.json').toString());
+    delete completion.usage;
+    expect(parse('completions', json(JSON.stringify(completion)))).toMatchObject({ usage: null, completionText: '\n\nThis is indeed a test' });
+  });
+
+  it('reads embeddings usage without parsing the vectors, and rerank usage from Jina and SiliconCloud shapes', () => {
+    expect(parse('embeddings', json(fixture('openai-compatible', 'embeddings.json')))).toMatchObject({
+      usage: { prompt_tokens: 8, completion_tokens: 0, total_tokens: 8 },
+      completionText: null,
+    });
+    expect(parse('rerank', json(fixture('openai-compatible', 'rerank-jina.json')))).toMatchObject({ usage: { prompt_tokens: 38, total_tokens: 38 } });
+    expect(parse('rerank', json(fixture('openai-compatible', 'rerank-siliconcloud.json')))).toMatchObject({ usage: { prompt_tokens: 12, completion_tokens: 0 } });
+  });
+
+  it('gives the transcript as the text to count, for JSON and plain-text response formats', () => {
+    expect(parse('audio-transcriptions', json(fixture('openai-compatible', 'transcription.json')))).toMatchObject({
+      completionText: expect.stringMatching(/^Imagine the wildest idea/),
+    });
+    const srt = { status: 200, contentType: 'text/plain; charset=utf-8', body: Buffer.from('1\n00:00:00,000 --> 00:00:02,000\nHallo Welt\n') };
+    expect(parse('audio-translations', srt)).toMatchObject({ completionText: '1\n00:00:00,000 --> 00:00:02,000\nHallo Welt\n' });
+  });
+
+  it('passes binary speech and image answers through without usage', () => {
+    const mp3 = { status: 200, contentType: 'audio/mpeg', body: Buffer.from([0xff, 0xf3, 0x44, 0xc4]) };
+    expect(parse('audio-speech', mp3)).toEqual({ ok: true, status: 200, body: mp3.body, contentType: 'audio/mpeg', passthrough: true, usage: null, completionText: null });
+    expect(parse('images-generations', json(fixture('openai-compatible', 'image-generation.json')))).toMatchObject({ ok: true, usage: null });
+    expect(parse('moderations', json(fixture('openai-compatible', 'moderation.json')))).toMatchObject({ ok: true, usage: null });
+  });
+
+  it('maps error statuses, and an error object inside a 200 body keeps status 200 (not retried)', () => {
+    expect(parse('chat', json(fixture('openai-compatible', 'error-rate-limit.json'), 429))).toEqual({
+      ok: false,
+      status: 429,
+      error: expect.objectContaining({ type: 'requests', code: 'rate_limit_exceeded' }),
+    });
+    expect(parse('chat', json('{"error":{"message":"quota exhausted","type":"insufficient_quota","param":null,"code":null}}'))).toEqual({
+      ok: false,
+      status: 200,
+      error: { message: 'quota exhausted', type: 'insufficient_quota', param: null, code: null },
+    });
+    expect(parse('chat', json('{"id":"x","error":null,"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}')).ok).toBe(true);
+  });
+});

@@ -1,0 +1,111 @@
+import { findKeyValue, lastObjectValue } from '../shared/json-scan';
+import { mapUpstreamError, openAIErrorFromObject, parseJsonObject } from '../shared/map-upstream-error';
+import { makeUsage, normalizeOpenAIUsage } from '../shared/normalize-usage';
+import { asBuffer } from '../shared/stream-line-splitter';
+import type { RelayMode, TokenUsage, UpstreamResponse, UpstreamResult } from '../upstream-adapter';
+
+const USAGE_KEY = Buffer.from('"usage"');
+const ERROR_KEY = Buffer.from('"error"');
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Text the relay counts when a chat or completion answer carries no usage (reference §6.0). */
+export function completionTextOf(body: Json): string {
+  let text = '';
+  const choices = Array.isArray(body.choices) ? body.choices : [];
+  for (const choice of choices) {
+    if (!isObject(choice)) continue;
+    if (typeof choice.text === 'string') text += choice.text;
+    const message = isObject(choice.message) ? choice.message : null;
+    if (!message) continue;
+    if (typeof message.reasoning_content === 'string') text += message.reasoning_content;
+    if (typeof message.content === 'string') text += message.content;
+    else if (Array.isArray(message.content)) {
+      for (const part of message.content) if (isObject(part) && typeof part.text === 'string') text += part.text;
+    }
+    if (Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls) {
+        const fn = isObject(call) && isObject(call.function) ? call.function : null;
+        if (fn) text += `${typeof fn.name === 'string' ? fn.name : ''}${typeof fn.arguments === 'string' ? fn.arguments : ''}`;
+      }
+    }
+  }
+  return text;
+}
+
+/** Rerank usage: Jina's `usage`, SiliconCloud's `meta.tokens`, Cohere's `meta.billed_units`. */
+function rerankUsage(body: Json): TokenUsage | null {
+  const fromUsage = normalizeOpenAIUsage(body.usage);
+  if (fromUsage) return fromUsage;
+  if (isObject(body.usage) && typeof body.usage.total_tokens === 'number') return makeUsage(body.usage.total_tokens, 0);
+  const meta = isObject(body.meta) ? body.meta : null;
+  const tokens = meta && (isObject(meta.tokens) ? meta.tokens : isObject(meta.billed_units) ? meta.billed_units : null);
+  return tokens ? normalizeOpenAIUsage(tokens) : null;
+}
+
+/** An error object in a 2xx JSON body becomes an error with that status (reference §6.0; 200 is not retried). */
+function errorInSuccessBody(buffer: Buffer, status: number): UpstreamResult | null {
+  const at = findKeyValue(buffer, ERROR_KEY, 0, buffer.length);
+  if (at === -1 || (buffer[at] !== 123 && buffer[at] !== 34)) return null;
+  const parsed = parseJsonObject(buffer);
+  if (!parsed) return null;
+  if (isObject(parsed.error) && (parsed.error.message || parsed.error.type)) {
+    return { ok: false, status, error: openAIErrorFromObject(parsed.error) };
+  }
+  if (typeof parsed.error === 'string' && parsed.error !== '') {
+    return { ok: false, status, error: { message: parsed.error, type: 'upstream_error', param: '', code: null } };
+  }
+  return null;
+}
+
+/**
+ * A non-stream answer from an OpenAI-compatible upstream. The body goes to the client untouched; usage is
+ * read from the last `"usage"` key without parsing the rest (embeddings bodies run to hundreds of KB). Only
+ * when usage is missing is the body parsed, to give the relay the text to count.
+ */
+export function parseOpenAICompatibleResponse(relayMode: RelayMode, response: UpstreamResponse): UpstreamResult {
+  if (response.status < 200 || response.status >= 300) return mapUpstreamError(response.status, response.body);
+  const buffer = asBuffer(response.body);
+  const contentType = response.contentType || 'application/json';
+  const success = (usage: TokenUsage | null, completionText: string | null): UpstreamResult => ({
+    ok: true,
+    status: response.status,
+    body: response.body,
+    contentType,
+    passthrough: true,
+    usage,
+    completionText,
+  });
+  const isJson = contentType.includes('json');
+  if (isJson && relayMode !== 'audio-speech') {
+    const failure = errorInSuccessBody(buffer, response.status);
+    if (failure) return failure;
+  }
+  switch (relayMode) {
+    case 'chat':
+    case 'completions': {
+      const usage = normalizeOpenAIUsage(lastObjectValue(buffer, USAGE_KEY));
+      if (usage) return success(usage, null);
+      const parsed = parseJsonObject(buffer);
+      return success(null, parsed ? completionTextOf(parsed) : '');
+    }
+    case 'embeddings':
+      return success(normalizeOpenAIUsage(lastObjectValue(buffer, USAGE_KEY)), null);
+    case 'rerank': {
+      const parsed = parseJsonObject(buffer);
+      return success(parsed ? rerankUsage(parsed) : null, null);
+    }
+    case 'audio-transcriptions':
+    case 'audio-translations': {
+      if (!isJson) return success(null, buffer.toString('utf8'));
+      const parsed = parseJsonObject(buffer);
+      return success(null, parsed && typeof parsed.text === 'string' ? parsed.text : '');
+    }
+    default:
+      return success(null, null);
+  }
+}

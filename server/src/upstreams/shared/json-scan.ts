@@ -1,0 +1,99 @@
+/**
+ * Byte-level reads of a few keys in JSON the gateway forwards without parsing (OpenAI-compatible bodies
+ * and stream lines). They rely on one JSON property: inside a string value a quote is always escaped, so an
+ * unescaped `"usage"` followed by a colon can only be a key. Callers fall back to JSON.parse for anything
+ * they need beyond a key's raw value.
+ */
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+function isSpace(byte: number): boolean {
+  return byte === 32 || byte === 10 || byte === 13 || byte === 9;
+}
+
+/** `key` includes its quotes (`"usage"`). Returns the index of the value's first byte, or -1. */
+export function findKeyValue(buffer: Buffer, key: Buffer, start: number, end: number, fromEnd = false): number {
+  let at = fromEnd ? buffer.lastIndexOf(key, end - key.length) : buffer.indexOf(key, start);
+  while (at !== -1 && at >= start && at + key.length <= end) {
+    let i = at + key.length;
+    while (i < end && isSpace(buffer[i])) i++;
+    if (i < end && buffer[i] === 58 /* : */) {
+      i++;
+      while (i < end && isSpace(buffer[i])) i++;
+      if (i < end) return i;
+    }
+    at = fromEnd ? (at === 0 ? -1 : buffer.lastIndexOf(key, at - 1)) : buffer.indexOf(key, at + 1);
+  }
+  return -1;
+}
+
+/** Index just past the object or array that opens at `start`, or -1 if it does not close before `end`. */
+export function compositeEnd(buffer: Buffer, start: number, end: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < end; i++) {
+    const byte = buffer[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === 123 || byte === 91) depth++;
+    else if (byte === 125 || byte === 93) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** Index of the closing quote of the string whose opening quote is at `start - 1`, or -1. */
+function stringEnd(buffer: Buffer, start: number, end: number): { close: number; escaped: boolean } | null {
+  let escaped = false;
+  for (let i = start; i < end; i++) {
+    const byte = buffer[i];
+    if (byte === BACKSLASH) {
+      escaped = true;
+      i++;
+    } else if (byte === QUOTE) return { close: i, escaped };
+  }
+  return null;
+}
+
+/** Calls `sink` with every string value of `key` between start and end (null and non-string values skipped). */
+export function forEachStringValue(
+  buffer: Buffer,
+  key: Buffer,
+  start: number,
+  end: number,
+  sink: (value: string) => void,
+): void {
+  let from = start;
+  for (;;) {
+    const value = findKeyValue(buffer, key, from, end);
+    if (value === -1) return;
+    from = value;
+    if (buffer[value] !== QUOTE) continue;
+    const found = stringEnd(buffer, value + 1, end);
+    if (!found) return;
+    sink(
+      found.escaped
+        ? (JSON.parse(buffer.toString('utf8', value, found.close + 1)) as string)
+        : buffer.toString('utf8', value + 1, found.close),
+    );
+    from = found.close + 1;
+  }
+}
+
+/** The parsed object value of the last `key` in the buffer, or undefined (absent, null, not an object). */
+export function lastObjectValue(buffer: Buffer, key: Buffer, start = 0, end = buffer.length): unknown {
+  const value = findKeyValue(buffer, key, start, end, true);
+  if (value === -1 || buffer[value] !== 123) return undefined;
+  const close = compositeEnd(buffer, value, end);
+  if (close === -1) return undefined;
+  try {
+    return JSON.parse(buffer.toString('utf8', value, close));
+  } catch {
+    return undefined;
+  }
+}

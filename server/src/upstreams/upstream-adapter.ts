@@ -1,0 +1,246 @@
+/**
+ * The contract every channel type implements. The relay owns I/O (HTTP client, timeouts, retries, billing);
+ * an adapter owns the upstream's wire protocol: where to send, what to send, and how to read the answer back
+ * into the OpenAI shapes the client expects. Adapters are synchronous and pure apart from the stream
+ * transformer, which alone holds state.
+ *
+ * One request through the relay:
+ *   const adapter = getUpstreamAdapter(channel.type);          // throws InvalidApiTypeError for type 21
+ *   const request = adapter.buildRequest(input);               // throws UpstreamLocalError on bad input/mode
+ *   non-stream: adapter.parseResponse(input, {status, contentType, body})  -> UpstreamResult
+ *   stream, status 2xx: t = adapter.createStreamTransformer(input);
+ *       for each upstream chunk: write(t.push(chunk))           // null: nothing to write yet
+ *       summary = t.finish('eof' | 'idle_timeout' | 'connection_error');
+ *       usage = summary.usage ?? countLocally(summary)          // tiktoken, reference §4.6
+ *       write(t.trailer({usage, requestId})); end the response
+ *   stream, status not 2xx: adapter.mapError(status, body)     -> UpstreamFailure (retryable by the relay's rules)
+ */
+
+/** The relay modes of reference §1. */
+export type RelayMode =
+  | 'chat'
+  | 'completions'
+  | 'embeddings'
+  | 'moderations'
+  | 'images-generations'
+  | 'audio-speech'
+  | 'audio-transcriptions'
+  | 'audio-translations'
+  | 'rerank';
+
+export const RELAY_MODES: readonly RelayMode[] = [
+  'chat',
+  'completions',
+  'embeddings',
+  'moderations',
+  'images-generations',
+  'audio-speech',
+  'audio-transcriptions',
+  'audio-translations',
+  'rerank',
+];
+
+/** The channel fields an adapter reads. `baseUrl` empty or null means the type's default base URL. */
+export interface UpstreamChannel {
+  readonly type: number;
+  readonly key: string;
+  readonly baseUrl: string | null;
+  readonly other: string | null;
+  readonly openaiOrganization: string | null;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+/** A parsed multipart body (audio transcriptions and translations). Every field and file is forwarded. */
+export interface MultipartForm {
+  readonly fields: ReadonlyArray<readonly [name: string, value: string]>;
+  readonly files: readonly MultipartFile[];
+}
+
+export interface MultipartFile {
+  readonly field: string;
+  readonly filename: string;
+  readonly contentType: string;
+  readonly data: Uint8Array;
+}
+
+/** The only client headers that reach an upstream (reference §6.0). */
+export interface ClientHeaders {
+  readonly accept?: string;
+  readonly contentType?: string;
+  readonly anthropicVersion?: string;
+  readonly anthropicBeta?: string;
+}
+
+/** An image the relay fetched for an adapter that cannot pass URLs upstream (see `needsRemoteMedia`). */
+export interface InlineMedia {
+  readonly mimeType: string;
+  /** base64, no data: prefix */
+  readonly data: string;
+}
+
+export interface UpstreamRequestInput {
+  readonly channel: UpstreamChannel;
+  readonly relayMode: RelayMode;
+  /** The client's path without the query, e.g. `/v1/chat/completions` (the playground path already rewritten). */
+  readonly path: string;
+  /** The client's query string without `?`, or ''. */
+  readonly query: string;
+  /** The client's parsed JSON body (every mode but audio transcriptions and translations). Never mutated. */
+  readonly body?: JsonObject;
+  /** The client's raw JSON bytes: OpenAI-compatible types forward them untouched when nothing must change. */
+  readonly rawBody?: Uint8Array;
+  /** Audio transcriptions and translations. */
+  readonly multipart?: MultipartForm;
+  /** The model name after the channel's model mapping. */
+  readonly upstreamModel: string;
+  readonly isStream: boolean;
+  /** `stream_options.include_usage` as the client sent it. */
+  readonly clientWantsUsage: boolean;
+  readonly clientHeaders?: ClientHeaders;
+  /** Fetched images keyed by their URL, for adapters with `needsRemoteMedia`. */
+  readonly media?: ReadonlyMap<string, InlineMedia>;
+}
+
+export interface UpstreamRequest {
+  /** `scheme://host[:port]`, the key for an undici Pool. */
+  readonly origin: string;
+  /** Path and query on that origin, base-URL prefix included. */
+  readonly path: string;
+  /** origin + path */
+  readonly url: string;
+  readonly method: 'POST' | 'GET';
+  /** Lower-case names. */
+  readonly headers: Record<string, string>;
+  readonly body: string | Uint8Array | undefined;
+}
+
+export interface UpstreamResponse {
+  readonly status: number;
+  /** The upstream Content-Type, or ''. */
+  readonly contentType: string;
+  readonly body: Uint8Array;
+}
+
+/** OpenAI's usage object; cached and reasoning tokens only when the upstream reports them. */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_creation_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+}
+
+/** The body of the OpenAI error envelope `{"error": {...}}` (reference §8.3). */
+export interface OpenAIError {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string | number | null;
+}
+
+export interface UpstreamSuccess {
+  readonly ok: true;
+  readonly status: number;
+  /** What to send the client: the upstream's bytes when `passthrough`, else a converted body. */
+  readonly body: Uint8Array | string;
+  readonly contentType: string;
+  /** The body is the upstream's own, so the relay may copy the upstream's response headers (reference §6.0). */
+  readonly passthrough: boolean;
+  /** Usage the upstream reported (non-zero), else null: the relay counts locally. */
+  readonly usage: TokenUsage | null;
+  /** The generated text, filled only when `usage` is null and the mode produces text (for local counting). */
+  readonly completionText: string | null;
+}
+
+export interface UpstreamFailure {
+  readonly ok: false;
+  /** The HTTP status to answer with (before the relay's status_code_mapping). */
+  readonly status: number;
+  readonly error: OpenAIError;
+}
+
+export type UpstreamResult = UpstreamSuccess | UpstreamFailure;
+
+/** Why the upstream body stopped, as the relay saw it. */
+export type StreamCloseCause = 'eof' | 'idle_timeout' | 'connection_error';
+
+/**
+ * How the stream ended:
+ * - `done`: the upstream's terminator arrived ([DONE], message_stop, a Gemini finishReason), or the body
+ *   closed after a finish_reason;
+ * - `upstream_error`: the upstream sent an error event mid-stream;
+ * - `cut`: the body closed or broke before the answer was complete;
+ * - `idle_timeout`: the relay gave up waiting (STREAMING_TIMEOUT);
+ * - `invalid_stream`: the framing could not be read (a line over the size limit).
+ */
+export type StreamEnd = 'done' | 'upstream_error' | 'cut' | 'idle_timeout' | 'invalid_stream';
+
+export interface StreamSummary {
+  readonly end: StreamEnd;
+  /** What `trailer` sends the client for every end but `done`. */
+  readonly error: OpenAIError | null;
+  /** Complete usage reported by the upstream, else null: count `completionText` locally. */
+  readonly usage: TokenUsage | null;
+  /** Prompt tokens the upstream reported when it did not report a complete usage (Claude cut mid-answer). */
+  readonly promptTokens: number | null;
+  /** Text (content, reasoning, tool names and arguments) delivered to the client, for local counting. */
+  readonly completionText: string;
+  /** Largest number of tool calls seen in one chunk (reference §4.6 adds 7 tokens per call). */
+  readonly toolCallCount: number;
+  readonly finishReason: string | null;
+  /** Clock time (settings.now) of the first event written to the client, null if none. */
+  readonly firstTokenAt: number | null;
+  /** Events handed to the client so far; 0 means the relay may still retry on another channel. */
+  readonly eventsForwarded: number;
+}
+
+export interface TrailerOptions {
+  /** The usage to report and bill: the upstream's, or the relay's local count. */
+  readonly usage: TokenUsage | null;
+  /** Appended to an error message as ` (request id: <id>)`, like every gateway error (reference §0). */
+  readonly requestId?: string;
+}
+
+/** Bytes for the client, already framed as OpenAI SSE. */
+export type ClientBytes = Uint8Array | string;
+
+export interface StreamTransformer {
+  /** Feed upstream bytes (split anywhere); returns the SSE events to write now, or null. */
+  push(chunk: Uint8Array): ClientBytes | null;
+  /** The upstream body closed; returns how it ended. Later pushes are ignored. */
+  finish(cause: StreamCloseCause): StreamSummary;
+  /**
+   * The last bytes of the response: the usage chunk when the client asked for usage and the upstream's own
+   * usage chunk was not forwarded, then `data: [DONE]` after a complete stream, or one
+   * `data: {"error":{...}}` event (and no [DONE]) after any other end.
+   */
+  trailer(options: TrailerOptions): ClientBytes;
+}
+
+export interface UpstreamAdapter {
+  /** Folder name, for logs. */
+  readonly name: string;
+  readonly relayModes: ReadonlySet<RelayMode>;
+  /** True if image URLs must be fetched by the relay and passed in `input.media` (Gemini). */
+  readonly needsRemoteMedia: boolean;
+  buildRequest(input: UpstreamRequestInput): UpstreamRequest;
+  /** Any status: non-2xx answers become an UpstreamFailure through `mapError`. */
+  parseResponse(input: UpstreamRequestInput, response: UpstreamResponse): UpstreamResult;
+  createStreamTransformer(input: UpstreamRequestInput): StreamTransformer;
+  mapError(status: number, body: Uint8Array): UpstreamFailure;
+}
+
+/** Process-wide settings (environment options of reference §0) and injected clock and ids. */
+export interface UpstreamSettings {
+  /** FORCE_STREAM_OPTION: ask upstreams that support it for a usage chunk. */
+  readonly forceStreamUsage: boolean;
+  /** GEMINI_SAFETY_SETTING */
+  readonly geminiSafetyThreshold: string;
+  /** Longest SSE line accepted from an upstream (the reference's v0.3 limit of 64 KB cut real answers). */
+  readonly maxStreamLineBytes: number;
+  /** Milliseconds since the epoch. */
+  readonly now: () => number;
+  /** A random id body for `chatcmpl-…` and `call_…` ids. */
+  readonly newId: () => string;
+}

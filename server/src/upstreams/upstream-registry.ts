@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { createAnthropicAdapter } from './anthropic/anthropic-adapter';
+import { createAzureAdapter } from './azure/azure-adapter';
+import { ChannelType } from './channel-types';
+import { createGeminiAdapter } from './gemini/gemini-adapter';
+import { createOllamaAdapter } from './ollama/ollama-adapter';
+import { createOpenAIAdapter } from './openai/openai-adapter';
+import { compatibleProfiles, genericCompatibleProfile } from './openai-compatible/compatible-profiles';
+import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
+import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
+import { InvalidApiTypeError } from './upstream-errors';
+
+export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
+  forceStreamUsage: true,
+  geminiSafetyThreshold: 'BLOCK_NONE',
+  maxStreamLineBytes: 10 * 1024 * 1024,
+  now: Date.now,
+  newId: () => randomUUID().replaceAll('-', ''),
+};
+
+export interface UpstreamRegistry {
+  /** The adapter for a channel type; throws InvalidApiTypeError for type 21. */
+  get(channelType: number): UpstreamAdapter;
+}
+
+type AdapterFactory = (settings: UpstreamSettings) => UpstreamAdapter;
+
+/** Channel types with an adapter of their own. A new channel type is one folder and one line here. */
+const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
+  [ChannelType.OpenAI, createOpenAIAdapter],
+  [ChannelType.Azure, createAzureAdapter],
+  [ChannelType.Ollama, createOllamaAdapter],
+  [ChannelType.Anthropic, createAnthropicAdapter],
+  [ChannelType.Gemini, createGeminiAdapter],
+];
+
+/**
+ * Builds every adapter once for the given settings (the relay makes one registry at start-up from its
+ * configuration); lookups are an array index.
+ */
+export function createUpstreamRegistry(overrides: Partial<UpstreamSettings> = {}): UpstreamRegistry {
+  const settings: UpstreamSettings = { ...DEFAULT_UPSTREAM_SETTINGS, ...overrides };
+  const byType: UpstreamAdapter[] = [];
+  for (const [type, profile] of compatibleProfiles) byType[type] = createOpenAICompatibleAdapter(profile, settings);
+  for (const [type, create] of dedicatedAdapters) byType[type] = create(settings);
+  // Reference §6.0: any type without its own API type uses the OpenAI adaptor.
+  const generic = createOpenAICompatibleAdapter(genericCompatibleProfile, settings);
+  return {
+    get(channelType) {
+      if (channelType === ChannelType.AIProxyLibrary) throw new InvalidApiTypeError();
+      return byType[channelType] ?? generic;
+    },
+  };
+}
+
+let defaultRegistry: UpstreamRegistry | undefined;
+
+/** The adapter for a channel type with the default settings. */
+export function getUpstreamAdapter(channelType: number): UpstreamAdapter {
+  defaultRegistry ??= createUpstreamRegistry();
+  return defaultRegistry.get(channelType);
+}
