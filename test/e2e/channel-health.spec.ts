@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { request as httpRequest } from 'undici';
@@ -79,6 +80,13 @@ describe('channel health', () => {
     for (const fake of [healthy, revoked, flaky, empty]) await fake?.close();
   });
 
+  const abilitiesEnabled = async (id: number): Promise<boolean[]> => {
+    const rows: Array<{ enabled: boolean }> = await target.app
+      .get(DataSource)
+      .query('SELECT DISTINCT enabled FROM abilities WHERE channel_id = $1', [id]);
+    return rows.map((row) => row.enabled);
+  };
+
   it('tests a channel: {success, message, time} with time in seconds, and records the response time', async () => {
     const id = await createChannel('healthy', healthy);
     const before = healthy.chatRequests;
@@ -113,10 +121,13 @@ describe('channel health', () => {
     const auto = (await channelEvents(id)).find((event) => event.type === 'ChannelAutoDisabled');
     expect(auto?.data).toMatchObject({ reasonCode: 'fatal_upstream_error', evidence: { lastStatus: 401, lastErrorCode: 'invalid_api_key', source: 'test' } });
     expect(auto?.metadata.reasonCode).toBe('fatal_upstream_error');
+    // The routing rows follow the automatic decision, as they follow an admin's.
+    expect(await abilitiesEnabled(id)).toEqual([false]);
 
     revoked.mode = 'ok';
     expect((await call(target, root, 'get', `/api/channel/test/${id}`).expect(200)).body.success).toBe(true);
     expect((await channel(id)).status).toBe(1);
+    expect(await abilitiesEnabled(id)).toEqual([true]);
     const enabled = (await channelEvents(id)).find((event) => event.type === 'ChannelAutoEnabled');
     expect(enabled?.data).toMatchObject({ reasonCode: 'test_passed', evidence: { lastStatus: 200 } });
     revoked.mode = 'revoked';

@@ -107,3 +107,37 @@ export async function stateSnapshot(target: TestApp): Promise<string> {
   const events = await db.query('SELECT count(*)::int AS count, coalesce(max(position), 0)::int AS head FROM events');
   return JSON.stringify({ users, balances, logs, events });
 }
+
+/** Tables a state snapshot leaves out: migration bookkeeping, and checkpoints that move with any append. */
+const UNSNAPSHOTTED_TABLES = new Set(['migrations', 'projection_checkpoints']);
+
+/**
+ * Every row of every table of the public schema (users, options, events, account_balances, logs, and whatever
+ * tables other modules add), by table, ordered by the first column. Unlike `stateSnapshot` it keeps whole rows,
+ * so a test can say which rows a request changed (`changedRows`).
+ */
+export async function tablesSnapshot(target: TestApp): Promise<Record<string, unknown[]>> {
+  const db = dataSource(target);
+  const tables: Array<{ table_name: string }> = await db.query(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
+  );
+  const snapshot: Record<string, unknown[]> = {};
+  for (const { table_name: table } of tables) {
+    if (UNSNAPSHOTTED_TABLES.has(table)) continue;
+    snapshot[table] = await db.query(`SELECT * FROM "${table.replace(/"/g, '""')}" t ORDER BY 1`);
+  }
+  return snapshot;
+}
+
+/** Per table, the rows of `after` that are not in `before` (new or changed rows), as canonical JSON. */
+export function changedRows(before: Record<string, unknown[]>, after: Record<string, unknown[]>): Record<string, string[]> {
+  const changes: Record<string, string[]> = {};
+  for (const table of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const old = new Set((before[table] ?? []).map((row) => JSON.stringify(row)));
+    const current = (after[table] ?? []).map((row) => JSON.stringify(row));
+    const added = current.filter((row) => !old.has(row));
+    const removed = (before[table] ?? []).length + added.length - current.length;
+    if (added.length || removed) changes[table] = removed > 0 ? [...added, `(${removed} row(s) replaced or removed)`] : added;
+  }
+  return changes;
+}

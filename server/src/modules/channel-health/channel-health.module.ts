@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { createUpstreamRegistry } from '../../upstreams/upstream-registry';
+import { ChannelsModule } from '../channels/channels.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ChannelEntity } from '../channels/channel.entity';
 import { UserEntity } from '../users/user.entity';
@@ -27,6 +28,7 @@ import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/u
     TypeOrmModule.forFeature([ChannelEntity, UserEntity]),
     BullModule.registerQueue({ name: CHANNEL_TESTS_QUEUE }, { name: CHANNEL_BALANCES_QUEUE }, { name: CHANNEL_OUTCOMES_QUEUE }),
     AccountsModule,
+    ChannelsModule,
   ],
   controllers: [ChannelHealthController],
   providers: [

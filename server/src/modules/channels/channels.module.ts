@@ -51,6 +51,6 @@ import { UpdateChannelHandler } from './usecases/update-channel/update-channel.h
     ListChannelsHandler,
     SearchChannelsHandler,
   ],
-  exports: [ChannelRouter, ChannelOutcomeReporter, TypeOrmModule, ChannelStatusReadModelModule],
+  exports: [ChannelRouter, ChannelOutcomeReporter, ChannelWrites, TypeOrmModule, ChannelStatusReadModelModule],
 })
 export class ChannelsModule {}

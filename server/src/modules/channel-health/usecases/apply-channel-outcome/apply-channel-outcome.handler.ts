@@ -2,7 +2,10 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AggregateRepository } from '../../../../ledger/aggregate-repository';
+import { ChannelWrites } from '../../../channels/channel-writes';
+import { applyDecisionToRouting } from '../../apply-decision-to-routing';
 import { deterministicEventId } from '../../../../ledger/event-ids';
 import { channelStream } from '../../../../ledger/streams';
 import { type ChannelCommand, decide, initialChannelState } from '../../../channels/channel.decider';
@@ -28,6 +31,8 @@ export class ApplyChannelOutcomeHandler implements ICommandHandler<ApplyChannelO
   constructor(
     @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
     private readonly aggregates: AggregateRepository,
+    private readonly dataSource: DataSource,
+    private readonly writes: ChannelWrites,
     private readonly window: OutcomeWindowStore,
     private readonly options: OptionsService,
     private readonly notifier: HealthNotifier,
@@ -64,6 +69,7 @@ export class ApplyChannelOutcomeHandler implements ICommandHandler<ApplyChannelO
     if (result.events.length === 0) {
       return { decision: taken.kind === 'none' ? taken : { kind: 'none', why: 'status already changed' }, position: result.position };
     }
+    await applyDecisionToRouting(this.dataSource, this.writes, channel.id, taken, result);
     if (taken.kind === 'enable') await this.window.reset(channel.id);
     this.notifier.notify(channel, taken);
     return { decision: taken, position: result.position };

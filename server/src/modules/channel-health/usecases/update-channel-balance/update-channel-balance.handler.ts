@@ -2,7 +2,10 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AggregateRepository } from '../../../../ledger/aggregate-repository';
+import { ChannelWrites } from '../../../channels/channel-writes';
+import { applyDecisionToRouting } from '../../apply-decision-to-routing';
 import { deterministicEventId } from '../../../../ledger/event-ids';
 import type { NewEvent } from '../../../../ledger/event-store.port';
 import { channelStream } from '../../../../ledger/streams';
@@ -23,6 +26,8 @@ export class UpdateChannelBalanceHandler implements ICommandHandler<UpdateChanne
   constructor(
     @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
     private readonly aggregates: AggregateRepository,
+    private readonly dataSource: DataSource,
+    private readonly writes: ChannelWrites,
     private readonly notifier: HealthNotifier,
     @Inject(CHANNEL_HEALTH_CONFIG) private readonly config: ChannelHealthConfig,
   ) {}
@@ -63,6 +68,7 @@ export class UpdateChannelBalanceHandler implements ICommandHandler<UpdateChanne
       },
       { retries: 5 },
     );
+    await applyDecisionToRouting(this.dataSource, this.writes, channel.id, decision as HealthDecision, result);
     if (decision.kind !== 'none') this.notifier.notify(channel, decision);
     return { balance, position: result.position };
   }
