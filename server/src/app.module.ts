@@ -18,6 +18,7 @@ import { AccountsModule } from './modules/accounts/accounts.module';
 import { UsersModule } from './modules/users/users.module';
 import { ChannelsModule } from './modules/channels/channels.module';
 import { LogsModule } from './modules/logs/logs.module';
+import { TokensModule } from './modules/tokens/tokens.module';
 import { ChannelHealthModule } from './modules/channel-health/channel-health.module';
 
 /**
@@ -41,6 +42,7 @@ export class AppModule {
         AccountsModule,
         UsersModule,
         LogsModule,
+        TokensModule,
         ChannelHealthModule,
         AuthModule,
         RateLimitModule,

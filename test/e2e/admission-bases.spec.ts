@@ -1,6 +1,10 @@
+import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
+import { deterministicEventId } from '../../server/src/ledger/event-ids';
+import { accountStream } from '../../server/src/ledger/streams';
 import { QuotaAdmissionService } from '../../server/src/relay/admission/quota-admission.service';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/relay/settlement/quota-consumed.event';
 import { createTestApp, type TestApp } from '../support/app';
-import { call, projected, register, rootCaller, setOptions } from './users-support';
+import { call, eventStore, projected, register, rootCaller, setOptions } from './users-support';
 
 /**
  * The relay admits against Redis bases loaded once from the projections; the projector must move them when a
@@ -50,5 +54,32 @@ describe('admission bases follow the account balances', () => {
     await eventually(async () => expect((await admission.available(user.id)).user).toBe(50_000));
     await edit(10);
     await eventually(async () => expect((await admission.available(user.id)).user).toBe(10));
+  });
+
+  it('moves the user and token bases past charges settled by another process', async () => {
+    await setOptions(target, { QuotaForNewUser: '5000' });
+    const user = await register(target, 'tokbase');
+    const created = await call(target, user, 'post', '/api/token/', { name: 'k', remain_quota: 1000, expired_time: -1 });
+    expect(created.body).toMatchObject({ success: true });
+    const list = await call(target, user, 'get', '/api/token/?p=0');
+    const tokenId: number = list.body.data[0].id;
+    await projected(target);
+    expect(await admission.available(user.id, tokenId)).toEqual({ user: 5000, token: 1000 });
+
+    // A charge this process's admission never saw (settled by another api process, or replayed after a crash).
+    const data: QuotaConsumedData = {
+      requestId: 'req-base-1', userId: user.id, tokenId, tokenName: 'k', group: 'default', modelName: 'm', upstreamModel: 'm',
+      channelId: 1, channelName: 'c', channelPath: [1], relayMode: 'chat', promptTokens: 1, completionTokens: 1, cachedTokens: 0,
+      modelRatio: 1, completionRatio: 1, groupRatio: 1, modelPrice: -1, quota: 300, tokenUnlimited: false, isStream: false,
+      useTimeSeconds: 1, firstTokenMs: 0, content: '', other: {}, createdAt: Math.floor(Date.now() / 1000), username: 'tokbase',
+      quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 },
+    };
+    await eventStore(target).appendToStream(accountStream(user.id), [
+      newEvent(QUOTA_CONSUMED, data as unknown as Record<string, unknown>, {
+        id: deterministicEventId('relay-request', data.requestId),
+        metadata: { correlationId: data.requestId, actor: systemActor(), reasonCode: 'relay_request' },
+      }),
+    ], { expectedRevision: 'any' });
+    await eventually(async () => expect(await admission.available(user.id, tokenId)).toEqual({ user: 4700, token: 700 }));
   });
 });

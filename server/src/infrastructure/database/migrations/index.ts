@@ -5,6 +5,8 @@ import { CreateProjectionCheckpoints1732300000200 } from './1732300000200-create
 import { CreateAccountBalances1732300001000 } from '../../../../../projections/src/read-models/account-balances/1732300001000-create-account-balances';
 import { CreateLogs1732300001100 } from '../../../../../projections/src/read-models/logs/1732300001100-create-logs';
 import { LogsLedgerIdsAndPurges1732300003600 } from '../../../../../projections/src/read-models/logs/1732300003600-logs-ledger-ids-and-purges';
+import { CreateTokens1732300003000 } from './1732300003000-create-tokens';
+import { CreateTokenBalances1732300003100 } from '../../../../../projections/src/read-models/token-balances/1732300003100-create-token-balances';
 import { CreateChannels1732300004000 } from '../../../modules/channels/1732300004000-create-channels';
 import { CreateChannelStatus1732300004100 } from '../../../../../projections/src/read-models/channel-status/1732300004100-create-channel-status';
 
@@ -19,6 +21,8 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateAccountBalances1732300001000,
   CreateLogs1732300001100,
   LogsLedgerIdsAndPurges1732300003600,
+  CreateTokens1732300003000,
+  CreateTokenBalances1732300003100,
   CreateChannels1732300004000,
   CreateChannelStatus1732300004100,
 ];

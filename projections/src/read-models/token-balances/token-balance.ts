@@ -1,0 +1,31 @@
+import type { TokenConsumption, TokenQuotaAllotted } from '../../../../server/src/modules/tokens/token.events';
+
+/** One row of `token_balances`: what a token may still spend and what it has spent. */
+export interface TokenBalance {
+  userId: number;
+  remainQuota: number;
+  usedQuota: number;
+  /** Unix seconds of the last charge (0: never used); the console's accessed_time. */
+  accessedTime: number;
+}
+
+export const emptyTokenBalance: TokenBalance = Object.freeze({ userId: 0, remainQuota: 0, usedQuota: 0, accessedTime: 0 });
+
+/** An allotment replaces the remaining quota; what was used stays used. */
+export function applyAllotment(balance: TokenBalance, data: TokenQuotaAllotted['data']): TokenBalance {
+  return { ...balance, userId: data.userId, remainQuota: data.remainQuota };
+}
+
+/**
+ * A settled request charges the token: used up, and remaining down unless the token was unlimited when the request
+ * was admitted (`tokenUnlimited` of QuotaConsumed: its remaining quota is neither enforced nor spent). It may go
+ * below zero: a charge is never refused after the fact; admission is what keeps it bounded.
+ */
+export function applyConsumption(balance: TokenBalance, userId: number, consumption: TokenConsumption, at: number): TokenBalance {
+  return {
+    userId: balance.userId || userId,
+    remainQuota: consumption.unlimited ? balance.remainQuota : balance.remainQuota - consumption.quota,
+    usedQuota: balance.usedQuota + consumption.quota,
+    accessedTime: Math.max(balance.accessedTime, at),
+  };
+}

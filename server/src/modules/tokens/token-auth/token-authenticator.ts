@@ -1,0 +1,126 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { QuotaAdmissionService } from '../../../relay/admission/quota-admission.service';
+import { RelayError } from '../../../relay/relay-error';
+import { Role, UserStatus } from '../../users/user.entity';
+import { TokenGroupPolicy } from '../token-groups';
+import { isWellFormedTokenKey, maskTokenKey, readRelayKey } from '../token-key';
+import { NEVER_EXPIRES, TokenStatus } from '../token-status';
+import { MarkTokenLapsedCommand } from '../usecases/mark-token-lapsed/mark-token-lapsed.command';
+import { isIpAllowed } from './allowed-ips';
+import { type CachedToken, TokenAuthCache } from './token-auth-cache';
+
+export interface RelayCaller {
+  token: { id: number; name: string; key: string; group: string; unlimitedQuota: boolean; modelLimits: ReadonlySet<string> | null };
+  user: { id: number; username: string; group: string; role: number };
+  /** Pricing and channel-selection group: the token's group when set, else the user's. */
+  group: string;
+  /** The admin-only `sk-KEY-CHANNELID` form: the forced channel id, else null. */
+  specificChannelId: number | null;
+}
+
+/** The reference's messages (relay-behaviour.md §2.2, §3.1; console-api-behaviour.md §5.3). */
+export const TokenAuthMessages = {
+  missing: '未提供令牌',
+  invalid: '无效的令牌',
+  exhaustedStatus: (key: string) => `该令牌额度已用尽 TokenStatusExhausted[${maskTokenKey(key)}]`,
+  expired: '该令牌已过期',
+  unavailable: '该令牌状态不可用',
+  exhausted: (key: string, remain: number) => `[${maskTokenKey(key)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${remain}`,
+  userBanned: '用户已被封禁',
+  channelNotAllowed: '普通用户不支持指定渠道',
+  invalidChannelId: '无效的渠道 Id',
+  ipNotAllowed: '您的 IP 不在令牌允许访问的列表中',
+  modelNotAllowed: (model: string) => `该令牌无权访问模型 ${model}`,
+} as const;
+
+/**
+ * Token authentication of relay requests: the reference's TokenAuth middleware and the token part of Distribute
+ * (IP allow list, token group, forced channel id syntax, model limits), in the reference's order, with its
+ * messages and statuses, all in the `abort` error shape.
+ *
+ * The common case makes no database round trip: token and user come from TokenAuthCache, and the one live
+ * figure (the token's available quota, for limited tokens) from the admission service's Redis state.
+ */
+@Injectable()
+export class TokenAuthenticator {
+  private readonly logger = new Logger(TokenAuthenticator.name);
+
+  constructor(
+    private readonly cache: TokenAuthCache,
+    private readonly admission: QuotaAdmissionService,
+    private readonly groups: TokenGroupPolicy,
+    private readonly commandBus: CommandBus,
+  ) {}
+
+  /**
+   * Raw Authorization header value ("Bearer sk-…", also accepts the key without "Bearer "/"sk-"). Throws
+   * RelayError with the reference's messages and statuses. `model` (the name the client asked for, before
+   * mapping) is checked against the token's model limits when given.
+   */
+  async authenticate(authorization: string | undefined, clientIp: string, model?: string): Promise<RelayCaller> {
+    const { key, channelPart } = readRelayKey({ authorization });
+    if (key === '') throw new RelayError(401, TokenAuthMessages.missing);
+    const token = isWellFormedTokenKey(key) ? await this.cache.token(key) : null;
+    if (!token) throw new RelayError(401, TokenAuthMessages.invalid);
+    await this.checkTokenUsable(token);
+
+    const user = await this.cache.user(token.userId);
+    if (!user || user.deleted || user.status !== UserStatus.Enabled) throw new RelayError(403, TokenAuthMessages.userBanned);
+    if (channelPart !== undefined && user.role < Role.Admin) throw new RelayError(403, TokenAuthMessages.channelNotAllowed);
+
+    if (token.allowList && !isIpAllowed(token.allowList, clientIp)) throw new RelayError(403, TokenAuthMessages.ipNotAllowed);
+    if (token.group) {
+      const verdict = this.groups.judge(token.group);
+      if (!verdict.usable) throw new RelayError(403, verdict.message);
+    }
+    let specificChannelId: number | null = null;
+    if (channelPart !== undefined) {
+      // Go's strconv.Atoi: an optional sign and digits. A channel id is positive; anything else names no channel.
+      if (!/^[+-]?\d{1,10}$/.test(channelPart) || Number(channelPart) <= 0) throw new RelayError(400, TokenAuthMessages.invalidChannelId);
+      specificChannelId = Number(channelPart);
+    }
+    // A forced channel skips the token's model limits, as in the reference (the admin chose the channel).
+    if (model !== undefined && specificChannelId === null && token.modelSet && !token.modelSet.has(model)) {
+      throw new RelayError(403, TokenAuthMessages.modelNotAllowed(model));
+    }
+
+    return {
+      token: { id: token.id, name: token.name, key: token.key, group: token.group, unlimitedQuota: token.unlimitedQuota, modelLimits: token.modelSet },
+      user: { id: user.id, username: user.username, group: user.group, role: user.role },
+      group: token.group || user.group,
+      specificChannelId,
+    };
+  }
+
+  /** Status, expiry and quota, in the reference's order. Expired and exhausted tokens are marked on the way. */
+  private async checkTokenUsable(token: CachedToken): Promise<void> {
+    if (token.status === TokenStatus.Exhausted) throw new RelayError(401, TokenAuthMessages.exhaustedStatus(token.key));
+    if (token.status === TokenStatus.Expired) throw new RelayError(401, TokenAuthMessages.expired);
+    if (token.status !== TokenStatus.Enabled) throw new RelayError(401, TokenAuthMessages.unavailable);
+    const now = Math.floor(Date.now() / 1000);
+    if (token.expiredTime !== NEVER_EXPIRES && token.expiredTime < now) {
+      await this.markLapsed(token, TokenStatus.Expired, now);
+      throw new RelayError(401, TokenAuthMessages.expired);
+    }
+    if (!token.unlimitedQuota) {
+      const available = (await this.admission.available(token.userId, token.id)).token ?? 0;
+      if (available <= 0) {
+        await this.markLapsed(token, TokenStatus.Exhausted, now);
+        throw new RelayError(401, TokenAuthMessages.exhausted(token.key, available));
+      }
+    }
+  }
+
+  /**
+   * The reference marks only without Redis; we always do (the console then shows why the key stopped working).
+   * A failure to mark never changes the answer: the request is refused either way.
+   */
+  private async markLapsed(token: CachedToken, status: 3 | 4, now: number): Promise<void> {
+    try {
+      await this.commandBus.execute(new MarkTokenLapsedCommand(token.id, status, now));
+    } catch (error) {
+      this.logger.warn(`token ${token.id}: could not mark status ${status}: ${String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { TokenBalancesReadModelModule } from '../../../../projections/src/read-models/token-balances/token-balances-read-model.module';
+import { QuotaAdmissionService } from '../../relay/admission/quota-admission.service';
+import { AccountsModule } from '../accounts/accounts.module';
+import { TokenAuthCache } from './token-auth/token-auth-cache';
+import { TokenAuthenticator } from './token-auth/token-authenticator';
+import { TokenEntity } from './token.entity';
+import { TokenGroupPolicy } from './token-groups';
+import { TokenReader } from './token.reader';
+import { TokensController } from './tokens.controller';
+import { ChangeTokenStatusHandler } from './usecases/change-token-status/change-token-status.handler';
+import { CreateTokenHandler } from './usecases/create-token/create-token.handler';
+import { DeleteTokenHandler } from './usecases/delete-token/delete-token.handler';
+import { GetTokenHandler } from './usecases/get-token/get-token.handler';
+import { ListTokensHandler } from './usecases/list-tokens/list-tokens.handler';
+import { MarkTokenLapsedHandler } from './usecases/mark-token-lapsed/mark-token-lapsed.handler';
+import { SearchTokensHandler } from './usecases/search-tokens/search-tokens.handler';
+import { UpdateTokenHandler } from './usecases/update-token/update-token.handler';
+
+/**
+ * API tokens: the console routes, their ledger side (TokenQuotaAllotted on `token-{id}`, folded with the relay's
+ * QuotaConsumed by the token-balances projection) and the relay's TokenAuthenticator.
+ *
+ * QuotaAdmissionService is provided here because token authentication needs the live available quota and edits
+ * refresh admission's copy of a token balance; no relay module provides it yet. A relay module may provide its
+ * own instance too: the service keeps no state outside Redis.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([TokenEntity]), TokenBalancesReadModelModule, AccountsModule],
+  controllers: [TokensController],
+  providers: [
+    TokenReader,
+    TokenGroupPolicy,
+    TokenAuthCache,
+    TokenAuthenticator,
+    QuotaAdmissionService,
+    CreateTokenHandler,
+    UpdateTokenHandler,
+    ChangeTokenStatusHandler,
+    DeleteTokenHandler,
+    MarkTokenLapsedHandler,
+    ListTokensHandler,
+    SearchTokensHandler,
+    GetTokenHandler,
+  ],
+  exports: [TokenAuthenticator, TokenGroupPolicy, QuotaAdmissionService],
+})
+export class TokensModule {}

@@ -1,0 +1,139 @@
+'use strict';
+/** Checks of the benchmark's pure helpers: `node --test test/bench/lib/` (jest ignores test/bench/). */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { percentile, median, durationMs, parseWrk, cpuTicksFromStat, rssMbFromStatus } = require('./stats');
+const { summarize, checkTargets, checkStreamTargets } = require('./report');
+const { summarizeProfile, category } = require('./profile');
+const { parseFlags } = require('./flags');
+
+const WRK = `Running 3s test @ http://127.0.0.1:4000/v1/chat/completions
+  1 threads and 50 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     1.21ms  600.00us  20.10ms   90.00%
+    Req/Sec    40.1k     2.0k    45.0k    70.00%
+  Latency Distribution
+     50%  845.00us
+     75%    1.30ms
+     90%    2.10ms
+     99%    1.02s
+  120345 requests in 3.00s, 70.11MB read
+  Non-2xx or 3xx responses: 7
+  Socket errors: connect 0, read 2, write 0, timeout 3
+Requests/sec:  40115.00
+Transfer/sec:     23.37MB
+`;
+
+test('wrk output: requests, RPS, percentiles in ms, errors', () => {
+  const r = parseWrk(WRK);
+  assert.equal(r.requests, 120345);
+  assert.equal(r.seconds, 3);
+  assert.equal(r.rps, 40115);
+  assert.equal(r.p50, 0.845);
+  assert.equal(r.p90, 2.1);
+  assert.equal(r.p99, 1020);
+  assert.equal(r.non2xx, 7);
+  assert.equal(r.socketErrors, 5);
+});
+
+test('wrk output without a summary is an error, not a zero', () => {
+  assert.throws(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused\n'), /no summary/);
+});
+
+test('durations, percentiles and medians', () => {
+  assert.equal(durationMs('250.5us'), 0.2505);
+  assert.equal(durationMs('2m'), 120000);
+  assert.throws(() => durationMs('fast'));
+  assert.equal(percentile([5, 1, 4, 2, 3], 50), 3);
+  assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 99), 10);
+  assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90), 9);
+  assert.ok(Number.isNaN(percentile([], 50)));
+  assert.equal(median([3, 1, NaN, 2]), 2);
+  assert.equal(median([4, 1, 2, 3]), 2.5);
+});
+
+test('/proc readings: utime+stime past a command name with spaces, VmRSS in MB', () => {
+  const stat = '4242 (node (main) x) S 1 4242 4242 0 -1 4194560 9000 0 0 0 1234 567 0 0 20 0 11 0 100 1000000 30000';
+  assert.equal(cpuTicksFromStat(stat), 1234 + 567);
+  assert.equal(rssMbFromStatus('Name:\tnode\nVmRSS:\t  102400 kB\nThreads:\t11\n'), 100);
+});
+
+test('summary: medians over rounds and added latency against direct of the same round', () => {
+  const results = {
+    direct: { sat: [{ rps: 30000 }, { rps: 20000 }, { rps: 25000 }], seq: [{ p50: 0.05, p99: 0.2 }, { p50: 0.1, p99: 0.4 }, { p50: 0.07, p99: 0.3 }], ttfb: [{ ttfbP50: 0.2, ttfbP99: 1 }] },
+    tollgate: {
+      sat: [{ rps: 6000, cpuUs: 140 }, { rps: 5000, cpuUs: 160 }, { rps: 5500, cpuUs: 150 }],
+      seq: [{ p50: 0.25, p99: 0.9 }, { p50: 0.5, p99: 1.5 }, { p50: 0.3, p99: 1.0 }],
+      ttfb: [{ ttfbP50: 0.6, ttfbP99: 2 }],
+    },
+    portkey: { sat: [{ rps: 1000, cpuUs: 1000 }, { rps: 1100, cpuUs: 900 }, { rps: 900, cpuUs: 1100 }], seq: [{ p50: 1, p99: 8 }], ttfb: [{ ttfbP50: 27, ttfbP99: 30 }] },
+  };
+  const s = summarize(results);
+  assert.equal(s.direct.rps, 25000);
+  assert.equal(s.tollgate.rps, 5500);
+  assert.equal(s.tollgate.cpuUs, 150);
+  // per round: 0.20, 0.40, 0.23 -> median 0.23
+  assert.ok(Math.abs(s.tollgate.addedP50 - 0.23) < 1e-9);
+  assert.ok(Math.abs(s.tollgate.addedTtfbP50 - 0.4) < 1e-9);
+  assert.ok(Number.isNaN(s.direct.addedP50));
+  const checks = Object.fromEntries(checkTargets(s).map((c) => [c.name, c.ok]));
+  assert.equal(checks['CPU per non-streaming request'], true); // 150 <= 150
+  assert.equal(checks['RPS vs Portkey (c=50)'], true); // 5500 / 1000 = 5.5
+  assert.equal(checks['added p50 at c=1'], true);
+  assert.equal(checks['added stream TTFB (p50, c=1)'], true);
+});
+
+test('targets without a Tollgate figure are n/a, never PASS', () => {
+  const checks = checkTargets(summarize({ direct: { sat: [{ rps: 1 }], seq: [], ttfb: [] } }));
+  assert.ok(checks.every((c) => c.ok === undefined));
+});
+
+test('slow-stream verdicts: all open at once, growth at the peak, return to baseline, failures', () => {
+  const ok = checkStreamTargets({ before: 120, peak: 230, after: 130, failed: 0, count: 1000, maxOpen: 1000 });
+  assert.deepEqual(ok.map((c) => c.ok), [true, true, true, true]);
+  const bad = checkStreamTargets({ before: 120, peak: 300, after: 200, failed: 3, count: 1000, maxOpen: 1000 });
+  assert.deepEqual(bad.map((c) => c.ok), [true, false, false, false]);
+  // Streams queued behind a 256-connection pool: small growth proves nothing, so it is not judged.
+  const queued = checkStreamTargets({ before: 120, peak: 150, after: 125, failed: 0, count: 1000, maxOpen: 256 });
+  assert.deepEqual(queued.map((c) => c.ok), [false, undefined, true, true]);
+});
+
+test('profile: self time by function and part, limited to the window', () => {
+  const profile = {
+    nodes: [
+      { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1 } },
+      { id: 2, callFrame: { functionName: 'decide', url: 'file:///r/dist/server/src/relay/pipeline/x.js', lineNumber: 9 } },
+      { id: 3, callFrame: { functionName: 'request', url: 'file:///r/node_modules/undici/lib/api.js', lineNumber: 0 } },
+      { id: 4, callFrame: { functionName: '(garbage collector)', url: '', lineNumber: -1 } },
+      { id: 5, callFrame: { functionName: '(idle)', url: '', lineNumber: -1 } },
+    ],
+    startTime: 1000,
+    samples: [2, 2, 3, 4, 5, 2],
+    timeDeltas: [0, 100, 100, 100, 100, 100],
+  };
+  profile.nodes[0].children = [2];
+  profile.nodes[1].children = [3, 4];
+  profile.nodes[0].children.push(5);
+  const all = summarizeProfile(profile);
+  // undici's and GC's time under the relay frame is charged to the relay folder; idle is not busy time.
+  assert.deepEqual(all.owners.map((o) => [o.name, o.us]), [['server/src/relay/pipeline', 400]]);
+  assert.equal(all.busyMs, 0.4);
+  assert.equal(all.idleMs, 0.1);
+  assert.equal(all.functions[0].name, 'decide');
+  assert.equal(all.functions[0].category, 'server/src/relay/pipeline');
+  const windowed = summarizeProfile(profile, { fromUs: 1150, toUs: 1400 });
+  assert.equal(windowed.windowed, true);
+  assert.deepEqual(windowed.categories.map((c) => c.name).sort(), ['GC', 'undici']);
+  assert.equal(summarizeProfile(profile, { fromUs: 9e9, toUs: 9e9 + 1 }).windowed, false);
+  assert.equal(category('node:internal/streams/readable', 'x'), 'node:streams');
+  assert.equal(category('file:///x/node_modules/@nestjs/core/router.js', 'y'), '@nestjs/core');
+});
+
+test('flags: values, = form and switches', () => {
+  assert.deepEqual(parseFlags(['--quick', '--rounds', '2', '--targets=direct,portkey', '--no-build'], { rounds: 3 }), {
+    quick: true,
+    rounds: '2',
+    targets: 'direct,portkey',
+    'no-build': true,
+  });
+});

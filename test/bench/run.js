@@ -1,0 +1,528 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * `npm run bench [-- options]`: Tollgate against direct-to-upstream and Portkey, on this machine, in one run.
+ * Method and how to read the output: docs/benchmark.md. Options:
+ *
+ *   --quick              3 s phases, 2 rounds, 100 TTFB samples (to check the harness, not to quote)
+ *   --rounds N           rounds per phase, order alternating (default 3)
+ *   --duration S         seconds per wrk phase (default 10)
+ *   --ttfb-count N       streamed requests per TTFB round (default 300)
+ *   --targets a,b,c      any of direct,tollgate,portkey (default all three)
+ *   --profile            afterwards, run Tollgate under `node --cpu-prof` for one saturation phase; top self time
+ *   --streams            the slow-stream mode instead: 1,000 paced streams held through Tollgate, RSS before/during/after
+ *     --stream-count N   (default 1000)   --chunk-ms N (default 100)   --stream-seconds S (default 20)
+ *     --settle S         seconds to wait after the streams for GC before reading RSS again (default 30)
+ *     --target NAME      tollgate (default) or portkey
+ *   --no-build           reuse the last build in test/bench/.work/build
+ *   --keep-db            leave the tollgate_bench database in place at the end
+ *
+ * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/tollgate_bench; dropped and
+ * re-created each run), BENCH_REDIS_URL (default redis://127.0.0.1:6379). Everything it installs goes into
+ * test/bench/.work/ (git-ignored): Portkey 1.15.2 with @hono/node-server pinned to 1.14.2, the build, logs, results.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { parseFlags } = require('./lib/flags');
+const { parseWrk, median } = require('./lib/stats');
+const proc = require('./lib/proc');
+const client = require('./lib/client');
+const tollgate = require('./lib/tollgate');
+const report = require('./lib/report');
+const { summarizeProfile, readProfile } = require('./lib/profile');
+
+const ROOT = tollgate.ROOT;
+const WORK = path.join(__dirname, '.work');
+const LOGS = path.join(WORK, 'logs');
+const PORTKEY_VERSION = '1.15.2';
+const HONO_NODE_SERVER = '1.14.2';
+
+const flags = parseFlags(process.argv.slice(2), {});
+const quick = Boolean(flags.quick);
+const opt = {
+  rounds: Number(flags.rounds ?? (quick ? 2 : 3)),
+  duration: Number(flags.duration ?? (quick ? 3 : 10)),
+  warmup: quick ? 1 : 3,
+  ttfbCount: Number(flags['ttfb-count'] ?? (quick ? 100 : 300)),
+  targets: String(flags.targets ?? 'direct,tollgate,portkey').split(',').map((t) => t.trim()).filter(Boolean),
+  streamCount: Number(flags['stream-count'] ?? 1000),
+  chunkMs: Number(flags['chunk-ms'] ?? 100),
+  streamSeconds: Number(flags['stream-seconds'] ?? 20),
+  settle: Number(flags.settle ?? (quick ? 10 : 30)),
+  streamTarget: String(flags.target ?? 'tollgate'),
+  databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tollgate_bench',
+  redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  redisPrefix: `tollgate-bench-${process.pid}`,
+};
+for (const target of opt.targets) {
+  if (!['direct', 'tollgate', 'portkey'].includes(target)) throw new Error(`unknown target ${target}`);
+}
+
+const log = (line = '') => process.stdout.write(`${line}\n`);
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+// ---------------------------------------------------------------------------------------------------- tools
+
+function haveCommand(name) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function ensureWrk() {
+  if (haveCommand('wrk')) return;
+  if (process.getuid && process.getuid() === 0 && haveCommand('apt-get')) {
+    log('- wrk is missing: apt-get install -y wrk');
+    execFileSync('sh', ['-c', 'apt-get install -y wrk || (apt-get update && apt-get install -y wrk)'], { stdio: 'inherit' });
+    if (haveCommand('wrk')) return;
+  }
+  throw new Error('wrk is required (Debian/Ubuntu: apt-get install wrk; macOS: brew install wrk)');
+}
+
+/** Portkey 1.15.2 in test/bench/.work/portkey, with the @hono/node-server override (performance-anchors.md B.6). */
+function ensurePortkey() {
+  const dir = path.join(WORK, 'portkey');
+  const installed = path.join(dir, 'node_modules', '@portkey-ai', 'gateway', 'package.json');
+  const hono = path.join(dir, 'node_modules', '@hono', 'node-server', 'package.json');
+  const version = (file) => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).version : null);
+  if (version(installed) === PORTKEY_VERSION && version(hono) === HONO_NODE_SERVER) return dir;
+  log(`- installing @portkey-ai/gateway@${PORTKEY_VERSION} (override @hono/node-server ${HONO_NODE_SERVER}) into ${path.relative(ROOT, dir)}`);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: 'tollgate-bench-portkey',
+        private: true,
+        description: 'Portkey OSS for the Tollgate benchmark (installed by test/bench/run.js)',
+        dependencies: { '@portkey-ai/gateway': PORTKEY_VERSION },
+        overrides: { '@hono/node-server': HONO_NODE_SERVER },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, stdio: 'inherit' });
+  if (version(installed) !== PORTKEY_VERSION) throw new Error('Portkey did not install');
+  return dir;
+}
+
+// ---------------------------------------------------------------------------------------------------- services
+
+async function startUpstream(extraArgs = [], name = 'fake-upstream') {
+  const service = await proc.startService({
+    name,
+    command: process.execPath,
+    args: [path.join(__dirname, 'lib', 'fake-upstream.js'), '--port', '0', ...extraArgs],
+    logFile: path.join(LOGS, `${name}.log`),
+    ready: /ready (\d+)/,
+  });
+  service.port = Number(service.match[1]);
+  return service;
+}
+
+async function startPortkey(portkeyDir) {
+  const port = await proc.freePort();
+  const service = await proc.startService({
+    name: 'portkey',
+    command: process.execPath,
+    args: [
+      '-r',
+      path.join(__dirname, 'lib', 'force-loopback.cjs'),
+      '-r',
+      path.join(__dirname, 'lib', 'portkey-stream-fix.cjs'),
+      path.join(portkeyDir, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js'),
+      `--port=${port}`,
+      '--headless',
+    ],
+    cwd: portkeyDir,
+    env: { PORT: String(port), NODE_ENV: 'production' },
+    logFile: path.join(LOGS, 'portkey.log'),
+    ready: () => proc.portOpen(port),
+  });
+  service.port = port;
+  return service;
+}
+
+let tollgateMain = null;
+
+async function prepareTollgate() {
+  const outDir = path.join(WORK, 'build');
+  const main = path.join(outDir, 'server', 'src', 'main.js');
+  if (flags['no-build'] && fs.existsSync(main)) {
+    log(`- Tollgate: reusing ${path.relative(ROOT, main)} (--no-build)`);
+  } else {
+    log('- Tollgate: compiling this tree (tsc -p tsconfig.build.json) into test/bench/.work/build');
+    await tollgate.buildTollgate(outDir, log);
+  }
+  tollgateMain = main;
+  log(`- Tollgate: fresh database ${new URL(opt.databaseUrl).pathname.slice(1)}, Redis prefix ${opt.redisPrefix}`);
+  await tollgate.freshDatabase(opt.databaseUrl);
+}
+
+function tollgateEnv() {
+  return {
+    DATABASE_URL: opt.databaseUrl,
+    REDIS_URL: opt.redisUrl,
+    REDIS_PREFIX: opt.redisPrefix,
+    SESSION_SECRET: 'bench-session-secret-not-for-production',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+  };
+}
+
+async function startTollgate(nodeArgs = [], logName = 'tollgate') {
+  const port = await proc.freePort();
+  const service = await tollgate.startTollgate({ main: tollgateMain, port, env: tollgateEnv(), nodeArgs, logFile: path.join(LOGS, `${logName}.log`) });
+  service.port = port;
+  return service;
+}
+
+// ---------------------------------------------------------------------------------------------------- measuring
+
+/** The same request bytes go to every target: Tollgate reads the key, Portkey forwards it upstream, the fake ignores it. */
+function writeLua(headers) {
+  const file = path.join(WORK, 'post.lua');
+  const lines = [
+    'wrk.method = "POST"',
+    `wrk.body = ${JSON.stringify(JSON.stringify(client.BODY))}`,
+    'wrk.headers["Content-Type"] = "application/json"',
+    ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
+  ];
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+async function wrk(url, connections, seconds, lua) {
+  const result = await proc.run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', lua, url]);
+  if (result.code !== 0) throw new Error(`wrk failed (${result.code}): ${result.stderr || result.stdout}`);
+  return parseWrk(result.stdout);
+}
+
+/** CPU µs of a set of PIDs; `pids` may be a function (Postgres backends come and go). */
+async function cpuOf(pids) {
+  const list = typeof pids === 'function' ? await pids() : pids;
+  const snapshot = new Map();
+  for (const pid of list) snapshot.set(pid, proc.cpuMicros(pid));
+  return snapshot;
+}
+
+function cpuDelta(before, after) {
+  let total = 0;
+  for (const [pid, us] of after) {
+    if (!Number.isFinite(us)) continue;
+    total += us - (before.get(pid) ?? 0);
+  }
+  return total;
+}
+
+async function loadPhase(target, connections, lua) {
+  const gatewayPids = target.pid ? [target.pid] : [];
+  const storePids = target.name === 'tollgate' ? () => tollgate.backendPids(opt.databaseUrl).catch(() => []) : () => [];
+  const g0 = await cpuOf(gatewayPids);
+  const s0 = await cpuOf(storePids);
+  const m0 = await cpuOf([upstream.pid]);
+  const w = await wrk(target.url, connections, opt.duration, lua);
+  const g1 = await cpuOf(gatewayPids);
+  const s1 = await cpuOf(storePids);
+  const m1 = await cpuOf([upstream.pid]);
+  const per = (delta) => (w.requests > 0 ? delta / w.requests : NaN);
+  return {
+    ...w,
+    cpuUs: target.pid ? per(cpuDelta(g0, g1)) : NaN,
+    storeUs: target.name === 'tollgate' ? per(cpuDelta(s0, s1)) : NaN,
+    mockUs: per(cpuDelta(m0, m1)),
+  };
+}
+
+let upstream = null;
+const services = [];
+
+function describe(target, phase, result) {
+  const bits = [];
+  if ('rps' in result) bits.push(`${report.fmtInt(result.rps)} rps`, `p50 ${report.fmt(result.p50, 3)} ms`, `p99 ${report.fmt(result.p99, 3)} ms`);
+  if (Number.isFinite(result.cpuUs)) bits.push(`cpu ${report.fmtInt(result.cpuUs)} us/req`);
+  if (Number.isFinite(result.storeUs)) bits.push(`pg ${report.fmtInt(result.storeUs)} us/req`);
+  if ('ttfbP50' in result) bits.push(`ttfb p50 ${report.fmt(result.ttfbP50, 3)} ms`, `p99 ${report.fmt(result.ttfbP99, 3)} ms`, `n=${result.count}`);
+  if (result.non2xx || result.socketErrors || result.errors) {
+    bits.push(`ERRORS non2xx=${result.non2xx ?? 0} socket=${result.socketErrors ?? 0} stream=${result.errors ?? 0}${result.lastError ? ` (${result.lastError.slice(0, 160)})` : ''}`);
+  }
+  log(`    ${phase.padEnd(4)} ${target.padEnd(8)} ${bits.join(', ')}`);
+}
+
+async function benchmarkMode() {
+  ensureWrk();
+  const portkeyDir = opt.targets.includes('portkey') ? ensurePortkey() : null;
+  upstream = await startUpstream();
+  services.push(upstream);
+  log(`- fake upstream on 127.0.0.1:${upstream.port} (pid ${upstream.pid})`);
+
+  const targets = [];
+  const skipped = {};
+  let relayKey = 'sk-bench-no-tollgate-key-000000000000000000000000000';
+  if (opt.targets.includes('direct')) targets.push({ name: 'direct', pid: null, url: `http://127.0.0.1:${upstream.port}/v1/chat/completions` });
+  if (opt.targets.includes('tollgate')) {
+    try {
+      await prepareTollgate();
+      const service = await startTollgate();
+      services.push(service);
+      log(`- Tollgate on 127.0.0.1:${service.port} (pid ${service.pid}); set-up through its API`);
+      const { key } = await tollgate.setUpThroughApi({ port: service.port, upstreamPort: upstream.port, log });
+      relayKey = key;
+      targets.push({ name: 'tollgate', pid: service.pid, service, url: `http://127.0.0.1:${service.port}/v1/chat/completions` });
+    } catch (error) {
+      skipped.tollgate = error.message;
+      log(`! Tollgate is not measured: ${error.message}`);
+    }
+  }
+  if (portkeyDir) {
+    const service = await startPortkey(portkeyDir);
+    services.push(service);
+    log(`- Portkey ${PORTKEY_VERSION} on 127.0.0.1:${service.port} (pid ${service.pid})`);
+    targets.push({ name: 'portkey', pid: service.pid, service, url: `http://127.0.0.1:${service.port}/v1/chat/completions` });
+  }
+
+  const headers = {
+    Authorization: `Bearer ${relayKey}`,
+    'x-portkey-provider': 'openai',
+    'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1`,
+  };
+  const lua = writeLua(headers);
+
+  for (const target of [...targets]) {
+    try {
+      await tollgate.smokeRelay(target.url, headers, { attempts: target.name === 'tollgate' ? 20 : 3 });
+    } catch (error) {
+      skipped[target.name] = error.message;
+      targets.splice(targets.indexOf(target), 1);
+      log(`! ${target.name} is not measured: ${error.message}`);
+    }
+  }
+  if (!targets.length) throw new Error('no target answered');
+  const names = targets.map((t) => t.name);
+  log(`- targets: ${names.join(', ')}; ${opt.rounds} rounds, ${opt.duration} s per wrk phase, ${opt.ttfbCount} streams per TTFB round; order alternates`);
+
+  log('- warm-up');
+  for (const target of targets) await wrk(target.url, 50, opt.warmup, lua);
+  for (const target of targets) await client.measureTtfb(target.url, headers, 20);
+
+  const results = Object.fromEntries(names.map((name) => [name, { sat: [], seq: [], ttfb: [] }]));
+  const phases = [
+    ['sat', 'saturation, wrk -t1 -c50, non-streaming', (t) => loadPhase(t, 50, lua)],
+    ['seq', 'concurrency 1, wrk -t1 -c1, non-streaming', (t) => loadPhase(t, 1, lua)],
+    ['ttfb', `streams at concurrency 1, time to first byte`, (t) => client.measureTtfb(t.url, headers, opt.ttfbCount)],
+  ];
+  for (const [phase, title, measure] of phases) {
+    log(`- ${phase}: ${title}`);
+    for (let round = 0; round < opt.rounds; round++) {
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      for (const target of order) {
+        const result = await measure(target);
+        results[target.name][phase].push(result);
+        describe(target.name, phase, result);
+        await proc.sleep(1000);
+      }
+    }
+  }
+
+  let settlement = null;
+  if (names.includes('tollgate')) {
+    settlement = await tollgate.settlementCounts(opt.databaseUrl).catch((error) => ({ error: error.message }));
+  }
+
+  const rss = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, proc.rssMb(t.pid)]));
+  const summary = report.summarize(results);
+  log('');
+  log(`Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; CPU of the gateway process; PG = its Postgres backends)`);
+  log(report.resultTable(summary));
+  log('');
+  for (const line of report.ratioLines(summary)) log(line);
+  log(`RSS after load: ${Object.entries(rss).map(([name, mb]) => `${name} ${report.fmt(mb, 0)} MB`).join(', ') || '-'}`);
+  if (settlement) {
+    const tollgateCount = results.tollgate
+      ? [...results.tollgate.sat, ...results.tollgate.seq, ...results.tollgate.ttfb].reduce((sum, r) => sum + (r.requests ?? r.count ?? 0) - (r.non2xx ?? 0), 0)
+      : 0;
+    log(
+      settlement.error
+        ? `Ledger check failed: ${settlement.error}`
+        : `Ledger: ${settlement.events.toLocaleString('en-US')} QuotaConsumed events and ${settlement.logs.toLocaleString('en-US')} consume log rows for ${tollgateCount.toLocaleString('en-US')} answers counted by the clients in the measured phases (warm-ups and requests cut off when wrk stops are charged too)${Number.isFinite(settlement.caughtUpMs) ? `; the log projection caught up ${settlement.caughtUpMs} ms after the load` : '; the log projection had NOT caught up 30 s after the load'}`,
+    );
+  }
+  log('');
+  log('Targets (issue 3 §5):');
+  const checks = report.checkTargets(summary);
+  for (const line of report.targetLines(checks)) log(line);
+  for (const [name, why] of Object.entries(skipped)) log(`  (${name} not measured: ${why.split('\n')[0].slice(0, 300)})`);
+
+  let profile = null;
+  const tollgateTarget = targets.find((t) => t.name === 'tollgate');
+  if (flags.profile && tollgateTarget) profile = await profileMode(tollgateTarget, lua);
+
+  const out = path.join(WORK, 'results', `bench-${stamp()}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify({ options: opt, results, summary, checks, rss, settlement, skipped, profile }, null, 2));
+  log('');
+  log(`raw figures: ${path.relative(ROOT, out)}`);
+}
+
+// ---------------------------------------------------------------------------------------------------- --profile
+
+async function profileMode(target, lua) {
+  log('');
+  log('- profile: Tollgate restarted under node --cpu-prof for one saturation phase');
+  await target.service.stop();
+  services.splice(services.indexOf(target.service), 1);
+  const dir = path.join(WORK, 'profiles', stamp());
+  fs.mkdirSync(dir, { recursive: true });
+  const service = await startTollgate(['-r', path.join(__dirname, 'lib', 'exit-on-signal.cjs'), '--cpu-prof', '--cpu-prof-dir', dir], 'tollgate-profile');
+  services.push(service);
+  const url = `http://127.0.0.1:${service.port}/v1/chat/completions`;
+  await wrk(url, 50, opt.warmup, lua);
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
+  const load = await wrk(url, 50, opt.duration, lua);
+  const toUs = Number(process.hrtime.bigint() / 1000n);
+  await service.stop();
+  services.splice(services.indexOf(service), 1);
+  const file = fs.readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) {
+    log(`! no .cpuprofile was written in ${path.relative(ROOT, dir)}`);
+    return null;
+  }
+  const summary = summarizeProfile(readProfile(path.join(dir, file)), { fromUs, toUs });
+  log(`  ${report.fmtInt(load.rps)} rps under the profiler; ${report.fmt(summary.busyMs, 0)} ms busy, ${report.fmt(summary.idleMs, 0)} ms idle${summary.windowed ? ' in the saturation window' : ' (whole process: the window matched no sample)'}`);
+  log('');
+  log('Self time by part (share of busy CPU):');
+  log(report.table(['part', 'ms', 'share'], summary.categories.slice(0, 20).map((c) => [c.name, report.fmt(c.us / 1000, 0), `${report.fmt(c.share * 100, 1)}%`])));
+  log('');
+  log('Busy CPU by the innermost Tollgate folder on the stack (who caused the work, packages and syscalls included):');
+  log(report.table(['Tollgate folder', 'ms', 'share'], summary.owners.slice(0, 20).map((c) => [c.name, report.fmt(c.us / 1000, 0), `${report.fmt(c.share * 100, 1)}%`])));
+  log('');
+  log('Top self-time functions:');
+  log(report.table(['function', 'where', 'part', 'ms', 'share'], summary.functions.slice(0, 25).map((f) => [f.name.slice(0, 40), f.where.slice(-70), f.category.slice(0, 30), report.fmt(f.us / 1000, 0), `${report.fmt(f.share * 100, 1)}%`])));
+  log(`profile: ${path.relative(ROOT, path.join(dir, file))} (open in Chrome DevTools > Performance, or speedscope)`);
+  return { file: path.relative(ROOT, path.join(dir, file)), rps: load.rps, categories: summary.categories.slice(0, 30), owners: summary.owners.slice(0, 30), functions: summary.functions.slice(0, 50) };
+}
+
+// ---------------------------------------------------------------------------------------------------- --streams
+
+async function streamsMode() {
+  const chunks = Math.max(1, Math.round((opt.streamSeconds * 1000) / opt.chunkMs));
+  upstream = await startUpstream(['--chunks', String(chunks), '--chunk-ms', String(opt.chunkMs)], 'fake-upstream-paced');
+  services.push(upstream);
+  log(`- paced fake upstream on 127.0.0.1:${upstream.port}: ${chunks + 4} events, one per ${opt.chunkMs} ms (~${opt.streamSeconds} s per stream)`);
+
+  let target;
+  let key = 'sk-bench-no-tollgate-key-000000000000000000000000000';
+  if (opt.streamTarget === 'portkey') {
+    const service = await startPortkey(ensurePortkey());
+    services.push(service);
+    target = { name: 'portkey', service };
+  } else if (opt.streamTarget === 'tollgate') {
+    await prepareTollgate();
+    const service = await startTollgate();
+    services.push(service);
+    ({ key } = await tollgate.setUpThroughApi({ port: service.port, upstreamPort: upstream.port, log }));
+    target = { name: 'tollgate', service };
+  } else {
+    throw new Error(`--target must be tollgate or portkey, not ${opt.streamTarget}`);
+  }
+  const pid = target.service.pid;
+  const url = `http://127.0.0.1:${target.service.port}/v1/chat/completions`;
+  const headers = { Authorization: `Bearer ${key}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1` };
+  log(`- ${target.name} on 127.0.0.1:${target.service.port} (pid ${pid})`);
+
+  // Warm the path (lazy modules, pools, caches) with non-streamed requests and a few short streams.
+  await tollgate.smokeRelay(url, headers, { attempts: 20 }).catch((error) => {
+    // A paced stream outlasts no timeout here, so a failure is the relay's answer.
+    throw new Error(`${target.name}: ${error.message}`);
+  });
+  const warm = client.holdStreams(url, headers, 20);
+  await warm.done;
+  await proc.sleep(5000);
+  const samples = [];
+  const sampleRss = () => proc.rssMb(pid);
+  const before = median([sampleRss(), (await proc.sleep(1000), sampleRss()), (await proc.sleep(1000), sampleRss())]);
+  log(`- RSS before: ${report.fmt(before, 1)} MB; opening ${opt.streamCount} concurrent streams`);
+
+  const hold = client.holdStreams(url, headers, opt.streamCount, { timeoutMs: (opt.streamSeconds + 120) * 1000 });
+  let peak = before;
+  const started = Date.now();
+  let finished = false;
+  hold.done.then(() => (finished = true));
+  while (!finished) {
+    await proc.sleep(1000);
+    const mb = sampleRss();
+    samples.push({ s: (Date.now() - started) / 1000, mb, open: hold.state.open });
+    if (mb > peak) peak = mb;
+    const second = Math.round((Date.now() - started) / 1000);
+    if (second % 5 === 0) log(`    t=${String(second).padStart(3)} s  open ${String(hold.state.open).padStart(5)}  done ${hold.state.done}  failed ${hold.state.failed}  RSS ${report.fmt(mb, 1)} MB`);
+  }
+  const state = await hold.done;
+  log(`- all streams ended after ${report.fmt(state.seconds, 1)} s: ${state.done} completed, ${state.failed} failed${state.lastError ? ` (last: ${state.lastError.slice(0, 200)})` : ''}; at most ${state.maxOpen} open at once`);
+  log(`  first byte: p50 ${report.fmt(median(state.firstByteMs), 1)} ms, max ${report.fmt(Math.max(...state.firstByteMs), 1)} ms`);
+  log(`- settling ${opt.settle} s for GC`);
+  for (let waited = 0; waited < opt.settle; waited += 1) {
+    await proc.sleep(1000);
+    samples.push({ s: (Date.now() - started) / 1000, mb: sampleRss(), open: 0 });
+  }
+  const after = sampleRss();
+  log('');
+  log(report.table(['RSS', 'MB'], [['before', report.fmt(before, 1)], ['peak during', report.fmt(peak, 1)], ['after settle', report.fmt(after, 1)]]));
+  log('');
+  log(`Targets (issue 3 §5), ${target.name}:`);
+  const checks = report.checkStreamTargets({ before, peak, after, failed: state.failed, count: opt.streamCount, maxOpen: state.maxOpen });
+  for (const line of report.targetLines(checks)) log(line);
+  const out = path.join(WORK, 'results', `streams-${stamp()}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const { firstByteMs, ...counts } = state;
+  fs.writeFileSync(out, JSON.stringify({ options: opt, target: target.name, before, peak, after, counts, checks, samples }, null, 2));
+  log('');
+  log(`raw figures: ${path.relative(ROOT, out)}`);
+}
+
+// ---------------------------------------------------------------------------------------------------- main
+
+async function cleanUp() {
+  await proc.stopAll();
+  if (tollgateMain) {
+    await tollgate.dropRedisPrefix(opt.redisUrl, opt.redisPrefix).catch((error) => log(`! could not clear Redis prefix ${opt.redisPrefix}: ${error.message}`));
+    if (!flags['keep-db']) {
+      const { Client } = require(path.join(ROOT, 'node_modules', 'pg'));
+      const url = new URL(opt.databaseUrl);
+      const name = decodeURIComponent(url.pathname.slice(1));
+      url.pathname = '/postgres';
+      const pg = new Client({ connectionString: url.toString() });
+      await pg
+        .connect()
+        .then(() => pg.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`))
+        .catch((error) => log(`! could not drop ${name}: ${error.message}`))
+        .finally(() => pg.end().catch(() => undefined));
+    }
+  }
+}
+
+let interrupted = false;
+process.on('SIGINT', () => {
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  log('\n! interrupted: stopping the services this run started');
+  cleanUp().finally(() => process.exit(130));
+});
+
+(async () => {
+  fs.mkdirSync(LOGS, { recursive: true });
+  log(`Tollgate benchmark (${flags.streams ? 'slow streams' : 'throughput and latency'}${quick ? ', quick' : ''}); logs in ${path.relative(ROOT, LOGS)}`);
+  try {
+    if (flags.streams) await streamsMode();
+    else await benchmarkMode();
+  } finally {
+    await cleanUp();
+  }
+})().catch((error) => {
+  log(`\nbenchmark failed: ${error.stack || error.message}`);
+  process.exit(1);
+});
