@@ -9,6 +9,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module';
 import { ConsoleExceptionFilter } from './common/http/console-exception.filter';
+import { answerFrameworkError, MAX_PATH_PARAM_LENGTH } from './common/http/framework-errors';
 import type { AppConfig } from './config/app-config';
 
 /** Builds the Fastify-based Nest application with everything HTTP needs; shared by main.ts and tests. */
@@ -18,7 +19,9 @@ export async function createHttpApp(config: AppConfig, options: { logger?: boole
     trustProxy: process.env.TRUST_PROXY === 'true',
     // Always our own id: relay charges derive their event id from it, so a client-chosen id could replay one.
     genReqId: () => randomUUID(),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // Bad URLs the router refuses before any route runs answer in the documented shapes (framework-errors.ts).
+    frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logger === false ? false : nestLogLevels(config.LOG_LEVEL),

@@ -141,3 +141,21 @@ export function changedRows(before: Record<string, unknown[]>, after: Record<str
   }
   return changes;
 }
+
+/**
+ * A cheap digest of every table `tablesSnapshot` reads (one round trip): equal fingerprints mean no row changed,
+ * so a test can take the full snapshot only when something did.
+ */
+export async function tablesFingerprint(target: TestApp): Promise<string> {
+  const db = dataSource(target);
+  const tables: Array<{ table_name: string }> = await db.query(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
+  );
+  const parts = tables
+    .map(({ table_name: table }) => table)
+    .filter((table) => !UNSNAPSHOTTED_TABLES.has(table))
+    .map((table) => `SELECT '${table.replace(/'/g, "''")}' AS t, count(*) AS n, md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS h FROM "${table.replace(/"/g, '""')}" x`);
+  if (!parts.length) return '';
+  const rows: Array<{ t: string; n: string; h: string }> = await db.query(parts.join(' UNION ALL '));
+  return rows.map((row) => `${row.t}:${row.n}:${row.h}`).sort().join(',');
+}
