@@ -58,6 +58,8 @@ export async function resolvePostgres(options: {
   dataDir: string;
   databaseName?: string;
   log?: (line: string) => void;
+  /** Where to look for a local server (default 127.0.0.1:5432); tests point it at a closed port. */
+  localCandidates?: readonly string[];
 }): Promise<ResolvedPostgres> {
   const log = options.log ?? (() => undefined);
   const databaseName = options.databaseName ?? 'tollgate';
@@ -66,7 +68,7 @@ export async function resolvePostgres(options: {
     log(`postgres: using DATABASE_URL (${redact(options.databaseUrl)})`);
     return { url: options.databaseUrl, source: 'env' };
   }
-  for (const candidate of LOCAL_CANDIDATES) {
+  for (const candidate of options.localCandidates ?? LOCAL_CANDIDATES) {
     if (await reachable(candidate)) {
       const url = candidate.replace(/\/tollgate$/, `/${databaseName}`);
       await ensureDatabase(url);

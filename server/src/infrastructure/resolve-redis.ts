@@ -38,13 +38,16 @@ export async function resolveRedis(options: {
   dataDir: string;
   allowInstall: boolean;
   log?: (line: string) => void;
+  /** The local port to probe and, when nothing answers, to start redis-server on (default 6379). */
+  localPort?: number;
 }): Promise<ResolvedRedis> {
   const log = options.log ?? (() => undefined);
   if (options.redisUrl) {
     log(`redis: using REDIS_URL`);
     return { url: options.redisUrl, source: 'env' };
   }
-  const local = 'redis://127.0.0.1:6379';
+  const port = options.localPort ?? 6379;
+  const local = `redis://127.0.0.1:${port}`;
   if (await ping(local)) {
     log(`redis: REDIS_URL unset, using the local server at ${local}`);
     return { url: local, source: 'local' };
@@ -68,7 +71,7 @@ export async function resolveRedis(options: {
   mkdirSync(dir, { recursive: true });
   const child = spawn(
     binary,
-    ['--bind', '127.0.0.1', '--port', '6379', '--dir', dir, '--appendonly', 'yes', '--daemonize', 'yes',
+    ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--daemonize', 'yes',
       '--pidfile', resolve(dir, 'redis.pid'), '--logfile', resolve(dir, 'redis.log')],
     { stdio: 'ignore' },
   );
