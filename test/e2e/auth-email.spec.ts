@@ -88,6 +88,8 @@ describe('auth: email verification codes and email binding', () => {
         });
       }
       expect((await target.http().get('/api/verification').query({ email: 'someone@qq.com' })).body.success).toBe(true);
+      // Let the queued mail arrive here, not in the middle of a later test that counts messages.
+      await smtp.waitFor((mail) => mail.to.includes('someone@qq.com'));
     });
 
     it('refuses an address already used, by a live or a cancelled account', async () => {
