@@ -17,6 +17,7 @@ import { ProjectionsModule } from '../../projections/src/runner/projections.modu
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { UsersModule } from './modules/users/users.module';
 import { ChannelsModule } from './modules/channels/channels.module';
+import { RelayModule } from './relay/relay.module';
 import { LogsModule } from './modules/logs/logs.module';
 import { TokensModule } from './modules/tokens/tokens.module';
 import { ChannelHealthModule } from './modules/channel-health/channel-health.module';
@@ -51,6 +52,7 @@ export class AppModule {
         GroupsModule,
         MetricsModule,
         ChannelsModule,
+        RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],
     };

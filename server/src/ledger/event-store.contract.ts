@@ -158,11 +158,136 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         expect(await store.readStream(stream)).toHaveLength(1);
       });
 
+      it('given an id stored in another stream, when a batch reuses it, then the batch is rejected and nothing is written', async () => {
+        const first = streamName('owner');
+        const second = streamName('thief');
+        const [event] = sample(1);
+        await store.appendToStream(first, [event]);
+        const error = await store.appendToStream(second, [event]).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(EventIdConflictError);
+        expect((error as EventIdConflictError).reason).toBe('id_in_other_stream');
+        expect(await store.readStream(second)).toEqual([]);
+        expect(await store.readStream(first)).toHaveLength(1);
+      });
+
+      it('given a duplicate append, when reading all and subscribing, then the event appears once', async () => {
+        const stream = streamName('dupread');
+        const head = await store.headPosition();
+        const batch = sample(2);
+        await store.appendToStream(stream, batch);
+        await store.appendToStream(stream, batch);
+        await store.appendToStream(stream, batch, { expectedRevision: 'no_stream' });
+        await store.appendToStream(stream, sample(1, 2));
+        expect((await readMine(head, [stream])).map((event) => event.data.index)).toEqual([0, 1, 2]);
+        const received: RecordedEvent[] = [];
+        const subscription = store.subscribeToAll({ after: head }, async (event) => {
+          if (event.streamId === stream) received.push(event);
+        });
+        try {
+          await waitUntil(() => received.length >= 3);
+          await store.appendToStream(stream, batch);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          expect(received.map((event) => event.data.index)).toEqual([0, 1, 2]);
+        } finally {
+          await subscription.close();
+        }
+      });
+
       it('given a batch naming one id twice, when appended, then it is rejected', async () => {
         const stream = streamName('twice');
         const id = randomUUID();
         await expect(store.appendToStream(stream, [sampleEvent(0, id), sampleEvent(1, id)])).rejects.toBeInstanceOf(EventIdConflictError);
         expect(await store.readStream(stream)).toEqual([]);
+      });
+    });
+
+    describe('appendMany (group commit)', () => {
+      it('given appends to several streams, when appended together, then each gets the result its own append would', async () => {
+        const [a, b] = [streamName('many-a'), streamName('many-b')];
+        await store.appendToStream(b, sample(1));
+        const head = await store.headPosition();
+        const outcomes = await store.appendMany([
+          { streamId: a, events: sample(2), expectedRevision: 'no_stream' },
+          { streamId: b, events: sample(1, 1), expectedRevision: 0 },
+          { streamId: a, events: sample(1, 2) },
+        ]);
+        expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true, true]);
+        const results = outcomes.map((outcome) => (outcome.ok ? outcome.result : null));
+        expect(results.map((result) => result?.nextExpectedRevision)).toEqual([1, 1, 2]);
+        const positions = results.map((result) => result!.position);
+        expectStrictlyIncreasing(positions);
+        expect(positions[0]).toBeGreaterThan(head);
+        expect((await store.readStream(a)).map((event) => event.data.index)).toEqual([0, 1, 2]);
+        expect((await store.readStream(b)).map((event) => event.revision)).toEqual([0, 1]);
+        const all = await store.readAll({ after: head });
+        expect(all.filter((event) => event.streamId === a || event.streamId === b)).toHaveLength(4);
+        expect((await store.readStream(a))[2].position).toBe(positions[2]);
+      });
+
+      it('given a conflicting request in the batch, when appended, then only that one fails and writes nothing', async () => {
+        const [ok, conflicted, mixed] = [streamName('many-ok'), streamName('many-conflict'), streamName('many-mixed')];
+        await store.appendToStream(conflicted, sample(2));
+        const [stored] = sample(1);
+        await store.appendToStream(mixed, [stored]);
+        const outcomes = await store.appendMany([
+          { streamId: conflicted, events: sample(1, 2), expectedRevision: 0 },
+          { streamId: ok, events: sample(1) },
+          { streamId: mixed, events: [stored, sampleEvent(1)] },
+          { streamId: ok, events: [sampleEvent(5, randomUUID()), sampleEvent(6, stored.id)] },
+        ]);
+        expect(outcomes.map((outcome) => outcome.ok)).toEqual([false, true, false, false]);
+        const errors = outcomes.map((outcome) => (outcome.ok ? null : outcome.error));
+        expect(errors[0]).toBeInstanceOf(WrongExpectedRevisionError);
+        expect((errors[0] as WrongExpectedRevisionError).actual).toBe(1);
+        expect(errors[2]).toBeInstanceOf(EventIdConflictError);
+        expect(errors[3]).toBeInstanceOf(EventIdConflictError);
+        expect(await store.readStream(conflicted)).toHaveLength(2);
+        expect(await store.readStream(mixed)).toHaveLength(1);
+        expect(await store.readStream(ok)).toHaveLength(1);
+      });
+
+      it('given stored event ids, when a batch repeats them (also twice in one batch), then those appends are no-ops', async () => {
+        const stream = streamName('many-dup');
+        const event = sampleEvent(0);
+        const first = await store.appendToStream(stream, [event]);
+        const retry = sampleEvent(1);
+        const outcomes = await store.appendMany([
+          { streamId: stream, events: [event] },
+          { streamId: stream, events: [retry] },
+          { streamId: stream, events: [retry] },
+        ]);
+        expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true, true]);
+        const results = outcomes.map((outcome) => (outcome.ok ? outcome.result : null));
+        expect(results[0]).toEqual(first);
+        expect(results[2]).toEqual(results[1]);
+        expect(await store.readStream(stream)).toHaveLength(2);
+      });
+
+      it('given an empty batch or an invalid request, when appended, then nothing is written and the rest goes through', async () => {
+        expect(await store.appendMany([])).toEqual([]);
+        const stream = streamName('many-invalid');
+        const outcomes = await store.appendMany([
+          { streamId: stream, events: [{ ...sampleEvent(0), id: 'not-a-uuid' }] },
+          { streamId: stream, events: sample(1) },
+        ]);
+        expect(outcomes[0].ok).toBe(false);
+        expect(outcomes[1]).toMatchObject({ ok: true, result: { nextExpectedRevision: 0 } });
+      });
+
+      it('given a live subscription, when a batch is appended, then it delivers every event of the batch in order', async () => {
+        const head = await store.headPosition();
+        const streams = [streamName('many-live-a'), streamName('many-live-b')];
+        const seen: RecordedEvent[] = [];
+        const subscription = store.subscribeToAll({ after: head }, async (event) => {
+          if (streams.includes(event.streamId)) seen.push(event);
+        });
+        try {
+          await store.appendMany(streams.map((streamId) => ({ streamId, events: sample(2) })));
+          await waitUntil(() => seen.length === 4);
+          expectStrictlyIncreasing(seen.map((event) => event.position));
+        } finally {
+          await subscription.close();
+        }
       });
     });
 
@@ -187,6 +312,21 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         expect(limited).toHaveLength(2);
         expect(limited[0].position).toBeGreaterThan(all[1].position);
         expect(await readMine(middle.position, [stream])).toEqual([]);
+      });
+
+      it('given the head position, when reading all after it, then nothing comes back until the next append', async () => {
+        const stream = streamName('head');
+        await store.appendToStream(stream, sample(1));
+        const head = await store.headPosition();
+        expect(await readMine(head, [stream])).toEqual([]);
+        const next = await store.appendToStream(stream, sample(1, 1));
+        const after = await readMine(head, [stream]);
+        expect(after.map((event) => event.position)).toEqual([next.position]);
+        // Reading from the start (no position) includes this stream's first event.
+        const firstPosition = (await store.readStream(stream))[0].position;
+        const fromStart = await store.readAll({ maxCount: 1 });
+        expect(fromStart).toHaveLength(1);
+        expect(fromStart[0].position).toBeLessThanOrEqual(firstPosition);
       });
     });
 
@@ -235,6 +375,25 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
           expect([...firstRun, ...secondRun].map((event) => event.data.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
         } finally {
           await second.close();
+        }
+      });
+
+      it('given a checkpoint at an event, when subscribing after it, then that event is not delivered again but every later one is', async () => {
+        const streams = [streamName('cpa'), streamName('cpb')];
+        const head = await store.headPosition();
+        for (let i = 0; i < 3; i++) for (const stream of streams) await store.appendToStream(stream, [sampleEvent(i)]);
+        const mine = await readMine(head, streams);
+        const checkpoint = mine[2].position; // the third of six, on the first stream
+        const received: RecordedEvent[] = [];
+        const subscription = store.subscribeToAll({ after: checkpoint }, async (event) => {
+          if (streams.includes(event.streamId)) received.push(event);
+        });
+        try {
+          await waitUntil(() => received.length === 3);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          expect(received.map((event) => event.id)).toEqual(mine.slice(3).map((event) => event.id));
+        } finally {
+          await subscription.close();
         }
       });
 

@@ -58,12 +58,30 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+/** One append of an `appendMany` batch: exactly what one `appendToStream` call would take. */
+export interface AppendRequest {
+  streamId: string;
+  events: NewEvent[];
+  expectedRevision?: ExpectedRevision;
+}
+
+/** What one append of an `appendMany` batch came to: its result, or the error `appendToStream` would throw. */
+export type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: Error };
+
 export interface EventStore {
   /**
    * Appends atomically. Fails with WrongExpectedRevisionError when the stream is not at `expectedRevision`.
    * If every event id of the batch is already stored in that stream, it is a no-op that succeeds.
    */
   appendToStream(streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Several independent appends (to any streams) in one go, for group commit. Each request has exactly the
+   * semantics of its own `appendToStream` call, applied in array order (so a later request sees an earlier
+   * one's events); a request that would throw writes nothing and gets `{ ok: false, error }` without affecting
+   * the others. Postgres: one statement, one transaction, one notification. The promise rejects only when the
+   * store itself failed (nothing may be assumed written, or not: retry with the same event ids).
+   */
+  appendMany(requests: AppendRequest[]): Promise<AppendOutcome[]>;
   /** Events of one stream in revision order; empty array when the stream does not exist. */
   readStream(streamId: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
   /** Events of every stream with position strictly greater than `after` (default: from the start), in order. */

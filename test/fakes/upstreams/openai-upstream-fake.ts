@@ -36,6 +36,8 @@ export class OpenAIUpstreamFake extends HttpFake {
   streamPieces = 4;
   /** Delay between streamed chunks. */
   chunkDelayMs = 0;
+  /** While set, every request waits for it before answering (tests hold requests in flight with it). */
+  hold: Promise<void> | null = null;
   private readonly queue: FakeBehaviour[] = [];
 
   constructor() {
@@ -61,6 +63,7 @@ export class OpenAIUpstreamFake extends HttpFake {
 
   private async answer(request: RecordedRequest, response: ServerResponse): Promise<void> {
     const behaviour = this.queue.shift() ?? {};
+    if (this.hold) await this.hold;
     if (behaviour.delayMs) await sleep(behaviour.delayMs);
     if (behaviour.status && behaviour.status !== 200) {
       sendJson(response, behaviour.status, behaviour.body ?? { error: { message: 'fake failure', type: 'server_error', param: null, code: null } });

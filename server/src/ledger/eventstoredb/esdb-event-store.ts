@@ -8,8 +8,11 @@ import {
   jsonEvent,
   StreamNotFoundError,
 } from '@eventstore/db-client';
+import { appendSequentially } from '../append-many';
 import { validateAppend } from '../append-validation';
 import {
+  type AppendOutcome,
+  type AppendRequest,
   type AppendResult,
   EventIdConflictError,
   type EventStore,
@@ -89,6 +92,11 @@ export class EsdbEventStore implements EventStore {
       }
       throw mapped;
     }
+  }
+
+  /** No multi-stream append here: the requests in order, each with its own outcome (docs/ledger.md). */
+  async appendMany(requests: AppendRequest[]): Promise<AppendOutcome[]> {
+    return appendSequentially(this, requests);
   }
 
   async readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {

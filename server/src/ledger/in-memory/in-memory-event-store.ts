@@ -1,5 +1,8 @@
+import { appendSequentially } from '../append-many';
 import { validateAppend } from '../append-validation';
 import {
+  type AppendOutcome,
+  type AppendRequest,
   type AppendResult,
   EventIdConflictError,
   type EventStore,
@@ -66,6 +69,11 @@ export class InMemoryEventStore implements EventStore {
     if (events.length) for (const listener of this.listeners) listener();
     const last = stream[stream.length - 1];
     return { nextExpectedRevision: stream.length - 1, position: last?.position ?? 0 };
+  }
+
+  /** No multi-stream append here: the requests in order, each with its own outcome (docs/ledger.md). */
+  async appendMany(requests: AppendRequest[]): Promise<AppendOutcome[]> {
+    return appendSequentially(this, requests);
   }
 
   async readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {

@@ -1,6 +1,8 @@
 import { Pool, type PoolConfig } from 'pg';
 import { validateAppend } from '../append-validation';
 import {
+  type AppendOutcome,
+  type AppendRequest,
   type AppendResult,
   EventIdConflictError,
   type EventStore,
@@ -83,28 +85,49 @@ export class PostgresEventStore implements EventStore {
     const expected = options.expectedRevision ?? 'any';
     validateAppend(streamId, events, expected);
     const payload = events.map((event) => ({ id: event.id, type: event.type, data: event.data, metadata: event.metadata }));
-    // Group commit hooks in here: a batcher would collect concurrent calls for a few milliseconds and send them
-    // as one statement (an array of (stream, expected, events) to a ledger_append_many), resolving each caller
-    // with its own outcome. The lock and the single-statement transaction stay exactly as they are.
-    const { rows } = await this.pool.query<{
-      outcome: string;
-      stream_revision: string | null;
-      last_position: string | null;
-      conflicting_ids: string[] | null;
-    }>('SELECT * FROM ledger_append($1, $2, $3::jsonb)', [streamId, String(expected), JSON.stringify(payload)]);
-    const row = rows[0];
-    switch (row.outcome) {
-      case 'ok':
-      case 'duplicate':
-        return { nextExpectedRevision: Number(row.stream_revision), position: Number(row.last_position ?? 0) };
-      case 'wrong_expected_revision':
-        throw new WrongExpectedRevisionError(streamId, expected, row.stream_revision === null ? 'no_stream' : Number(row.stream_revision));
-      case 'partial_duplicate':
-      case 'id_in_other_stream':
-        throw new EventIdConflictError(streamId, row.conflicting_ids ?? [], row.outcome);
-      default:
-        throw new Error(`ledger_append returned an unknown outcome "${row.outcome}"`);
+    // Group commit is appendMany (ledger_append_many); the relay's settlement batches its charges through it.
+    const { rows } = await this.pool.query<AppendRow>('SELECT * FROM ledger_append($1, $2, $3::jsonb)', [streamId, String(expected), JSON.stringify(payload)]);
+    const outcome = toOutcome(streamId, expected, rows[0]);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.result;
+  }
+
+  /**
+   * Group commit: every request in one `ledger_append_many` statement (one transaction, one lock, one NOTIFY),
+   * each with its own outcome. Requests that fail validation are answered without reaching the database.
+   */
+  async appendMany(requests: AppendRequest[]): Promise<AppendOutcome[]> {
+    const outcomes: Array<AppendOutcome | undefined> = new Array(requests.length);
+    const sent: number[] = [];
+    const batch: Array<{ stream: string; expected: string; events: unknown[] }> = [];
+    requests.forEach((request, index) => {
+      const expected = request.expectedRevision ?? 'any';
+      try {
+        validateAppend(request.streamId, request.events, expected);
+      } catch (error) {
+        outcomes[index] = { ok: false, error: error as Error };
+        return;
+      }
+      sent.push(index);
+      batch.push({
+        stream: request.streamId,
+        expected: String(expected),
+        events: request.events.map((event) => ({ id: event.id, type: event.type, data: event.data, metadata: event.metadata })),
+      });
+    });
+    if (batch.length > 0) {
+      const { rows } = await this.pool.query<AppendRow & { ordinal: string }>(
+        'SELECT * FROM ledger_append_many($1::jsonb)',
+        [JSON.stringify(batch)],
+      );
+      if (rows.length !== batch.length) throw new Error(`ledger_append_many answered ${rows.length} outcome(s) for ${batch.length} append(s)`);
+      for (const row of rows) {
+        const index = sent[Number(row.ordinal) - 1];
+        const request = requests[index];
+        outcomes[index] = toOutcome(request.streamId, request.expectedRevision ?? 'any', row);
+      }
     }
+    return outcomes as AppendOutcome[];
   }
 
   async readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
@@ -156,6 +179,32 @@ export class PostgresEventStore implements EventStore {
     this.subscriptions.clear();
     await this.listener?.close();
     await this.pool.end().catch(() => undefined);
+  }
+}
+
+interface AppendRow {
+  outcome: string;
+  stream_revision: string | null;
+  last_position: string | null;
+  conflicting_ids: string[] | null;
+}
+
+/** One outcome row of ledger_append / ledger_append_many as the port's result or error. */
+function toOutcome(streamId: string, expected: ExpectedRevision, row: AppendRow): AppendOutcome {
+  switch (row.outcome) {
+    case 'ok':
+    case 'duplicate':
+      return { ok: true, result: { nextExpectedRevision: Number(row.stream_revision), position: Number(row.last_position ?? 0) } };
+    case 'wrong_expected_revision':
+      return {
+        ok: false,
+        error: new WrongExpectedRevisionError(streamId, expected, row.stream_revision === null ? 'no_stream' : Number(row.stream_revision)),
+      };
+    case 'partial_duplicate':
+    case 'id_in_other_stream':
+      return { ok: false, error: new EventIdConflictError(streamId, row.conflicting_ids ?? [], row.outcome) };
+    default:
+      return { ok: false, error: new Error(`ledger_append returned an unknown outcome "${row.outcome}"`) };
   }
 }
 

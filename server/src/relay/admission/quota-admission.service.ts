@@ -94,6 +94,11 @@ export class QuotaAdmissionService {
     return this.keys.key('lease-users');
   }
 
+  /** Users whose expired leases wait for the projections to pass a head position (score), then a base reload. */
+  private get refreshUsersKey(): string {
+    return this.keys.key('lease-refresh');
+  }
+
   async reserve(request: ReservationRequest): Promise<ReservationResult> {
     const amount = Math.max(0, Math.ceil(request.amount));
     const withToken = request.tokenId !== null;
@@ -104,8 +109,10 @@ export class QuotaAdmissionService {
         ...keys, request.requestId, amount, expiresAt, withToken ? 1 : 0, request.tokenId ?? 0,
       );
       if (status === 1) {
-        // Index for the sweeper (another slot in a cluster, so outside the script; harmless if it lags).
-        void this.redis.zadd(this.leaseUsersKey, 'GT', expiresAt, String(request.userId)).catch(() => undefined);
+        // Index for the sweeper (another slot in a cluster, so outside the script; harmless if it lags). Its score
+        // is a lower bound of the user's earliest lease expiry (LT), so a busy user's newer leases never push a
+        // dead one's sweep into the future (with GT a user with steady traffic kept a crashed request's quota).
+        void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
         return { ok: true, userAvailable: user, tokenAvailable: withToken ? token : null };
       }
       if (status === 2) return { ok: false, reason: 'user', userAvailable: user, tokenAvailable: withToken ? token : null };
@@ -130,7 +137,8 @@ export class QuotaAdmissionService {
   async renew(request: { requestId: string; userId: number; leaseMs: number }): Promise<boolean> {
     const expiresAt = Date.now() + request.leaseMs;
     const renewed = await this.redis.tgRenew(this.accountKeys(request.userId).leases, request.requestId, expiresAt);
-    if (renewed) void this.redis.zadd(this.leaseUsersKey, 'GT', expiresAt, String(request.userId)).catch(() => undefined);
+    // A later expiry keeps the index's lower bound valid; LT only (re)adds the user if the index lost it.
+    if (renewed) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
     return renewed === 1;
   }
 
@@ -145,6 +153,12 @@ export class QuotaAdmissionService {
    * head position seen now. Run by the worker role every few seconds.
    */
   async sweepExpired(now = Date.now()): Promise<number> {
+    const expired = await this.expireLeases(now);
+    await this.refreshSweptBases();
+    return expired;
+  }
+
+  private async expireLeases(now: number): Promise<number> {
     const users = await this.redis.zrangebyscore(this.leaseUsersKey, '-inf', now);
     if (users.length === 0) return 0;
     const head = await this.store.headPosition();
@@ -158,13 +172,48 @@ export class QuotaAdmissionService {
         return [token.settled, token.resv];
       });
       const keys = [account.settled, account.resv, account.leases, ...tokenKeys];
-      expired += await this.redis.tgExpire(keys.length, ...keys, now, head);
+      const count = await this.redis.tgExpire(keys.length, ...keys, now, head);
+      expired += count;
+      if (count > 0) await this.redis.zadd(this.refreshUsersKey, 'GT', head, id);
       // Keep the user indexed while later leases remain; the GT update never moves an entry backwards.
       const next = await this.redis.zrange(account.leases, 0, 0, 'WITHSCORES');
       if (next.length === 0) await this.redis.zrem(this.leaseUsersKey, id);
       else await this.redis.zadd(this.leaseUsersKey, Number(next[1]), id);
     }
     return expired;
+  }
+
+  /**
+   * An expired lease's entry (at the head position of its sweep) is pruned only when the base moves past that
+   * position, and the projector moves a base only when an event of that account or token is projected. A user
+   * whose request died and who sends nothing else (or cannot: the entry holds all their quota) would keep the
+   * quota held forever. So once the balance projections' checkpoints pass the sweep's head, the swept bases are
+   * reloaded from the projections (balance and checkpoint in one snapshot), which prunes the entries.
+   */
+  private async refreshSweptBases(): Promise<void> {
+    const pending = await this.redis.zrange(this.refreshUsersKey, 0, -1, 'WITHSCORES');
+    if (pending.length === 0) return;
+    const rows: Array<{ name: string; position: string }> = await this.dataSource.query(
+      'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1)',
+      [[BALANCE_SOURCES.account.projection, BALANCE_SOURCES.token.projection]],
+    );
+    const checkpoint = (name: string) => Number(rows.find((row) => row.name === name)?.position ?? 0);
+    const reached = Math.min(checkpoint(BALANCE_SOURCES.account.projection), checkpoint(BALANCE_SOURCES.token.projection));
+    for (let index = 0; index < pending.length; index += 2) {
+      const id = pending[index];
+      const head = Number(pending[index + 1]);
+      if (head > reached) continue;
+      const userId = Number(id);
+      await this.loadBase('account', userId, userId);
+      for (const tokenId of await this.redis.smembers(this.accountKeys(userId).tokens)) {
+        await this.loadBase('token', userId, Number(tokenId));
+      }
+      // Removed only if no later sweep re-queued the user at a higher head meanwhile.
+      await this.redis.eval(
+        "if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end return 1",
+        1, this.refreshUsersKey, id, head,
+      );
+    }
   }
 
   /** The projector calls this after committing a balance change: only bases already loaded are moved. */

@@ -50,7 +50,8 @@ describe('parseOpenAICompatibleResponse', () => {
       completionText: expect.stringMatching(/^Imagine the wildest idea/),
     });
     const srt = { status: 200, contentType: 'text/plain; charset=utf-8', body: Buffer.from('1\n00:00:00,000 --> 00:00:02,000\nHallo Welt\n') };
-    expect(parse('audio-translations', srt)).toMatchObject({ completionText: '1\n00:00:00,000 --> 00:00:02,000\nHallo Welt\n' });
+    // Subtitle formats bill their cue text only (reference getTextFromSRT), not cue numbers and timings.
+    expect(parse('audio-translations', srt)).toMatchObject({ completionText: 'Hallo Welt' });
   });
 
   it('passes binary speech and image answers through without usage', () => {
@@ -72,5 +73,29 @@ describe('parseOpenAICompatibleResponse', () => {
       error: { message: 'quota exhausted', type: 'insufficient_quota', param: null, code: null },
     });
     expect(parse('chat', json('{"id":"x","error":null,"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}')).ok).toBe(true);
+  });
+});
+
+describe('transcriptions: the text that is billed', () => {
+  const text = (body: string, contentType = 'text/plain; charset=utf-8'): UpstreamResponse => ({ status: 200, contentType, body: Buffer.from(body) });
+
+  it('bills the text of json, verbose_json and text answers, and the upstream token usage when it reports one', () => {
+    expect(parse('audio-transcriptions', json('{"text":"Hello there."}'))).toMatchObject({ ok: true, usage: null, completionText: 'Hello there.' });
+    expect(parse('audio-translations', json('{"task":"translate","duration":1.5,"text":"Hi.","segments":[]}'))).toMatchObject({ usage: null, completionText: 'Hi.' });
+    expect(parse('audio-transcriptions', json('{"text":"Hi.","usage":{"type":"duration","seconds":2}}'))).toMatchObject({ usage: null, completionText: 'Hi.' });
+    expect(parse('audio-transcriptions', json('{"text":"Hi.","usage":{"type":"tokens","input_tokens":14,"output_tokens":3,"total_tokens":17}}'))).toMatchObject({
+      usage: { prompt_tokens: 14, completion_tokens: 3, total_tokens: 17 },
+      completionText: null,
+    });
+    expect(parse('audio-transcriptions', text('Plain transcript --> with an arrow.\n'))).toMatchObject({ completionText: 'Plain transcript --> with an arrow.\n' });
+  });
+
+  it('keeps only the cue text of srt and vtt answers, and passes the body through untouched', () => {
+    const srt = '1\n00:00:00,000 --> 00:00:01,500\nHello there.\n\n2\n00:00:01,500 --> 00:00:03,000\nGeneral Kenobi.\nYou are a bold one.\n\n';
+    const result = parse('audio-transcriptions', text(srt));
+    expect(result).toMatchObject({ ok: true, passthrough: true, usage: null, completionText: 'Hello there.\nGeneral Kenobi.\nYou are a bold one.' });
+    expect(result.ok && Buffer.from(result.body as Uint8Array).toString()).toBe(srt);
+    const vtt = 'WEBVTT\n\n00:00.000 --> 00:01.500\nHello there.\n\n00:01.500 --> 00:03.000 align:start\nBye.\n';
+    expect(parse('audio-translations', text(vtt, 'text/vtt'))).toMatchObject({ completionText: 'Hello there.\nBye.' });
   });
 });

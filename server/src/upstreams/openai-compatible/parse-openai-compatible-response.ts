@@ -37,6 +37,25 @@ export function completionTextOf(body: Json): string {
   return text;
 }
 
+const CUE_TIMING = /^\s*(?:\d+:)?\d{2}:\d{2}[.,]\d{3}\s+-->\s+(?:\d+:)?\d{2}:\d{2}[.,]\d{3}/;
+
+/**
+ * The spoken text of a `text`, `srt` or `vtt` transcription: subtitle formats keep only their cue text (the
+ * reference's getTextFromSRT/VTT), so cue numbers and timings are not billed as words.
+ */
+export function transcriptText(body: string): string {
+  const lines = body.split(/\r?\n/);
+  if (!lines.some((line) => CUE_TIMING.test(line))) return body;
+  const text: string[] = [];
+  let inCue = false;
+  for (const line of lines) {
+    if (CUE_TIMING.test(line)) inCue = true;
+    else if (line.trim() === '') inCue = false;
+    else if (inCue) text.push(line.trim());
+  }
+  return text.join('\n');
+}
+
 /** Rerank usage: Jina's `usage`, SiliconCloud's `meta.tokens`, Cohere's `meta.billed_units`. */
 function rerankUsage(body: Json): TokenUsage | null {
   const fromUsage = normalizeOpenAIUsage(body.usage);
@@ -101,8 +120,12 @@ export function parseOpenAICompatibleResponse(relayMode: RelayMode, response: Up
     }
     case 'audio-transcriptions':
     case 'audio-translations': {
-      if (!isJson) return success(null, buffer.toString('utf8'));
+      if (!isJson) return success(null, transcriptText(buffer.toString('utf8')));
       const parsed = parseJsonObject(buffer);
+      // gpt-4o-transcribe reports token usage (`{type:"tokens", input_tokens, output_tokens}`); whisper-1 reports
+      // `{type:"duration"}` or nothing, and the transcript is counted (reference §4.4: prompt 0, completion = text).
+      const usage = parsed ? normalizeOpenAIUsage(parsed.usage) : null;
+      if (usage) return success(usage, null);
       return success(null, parsed && typeof parsed.text === 'string' ? parsed.text : '');
     }
     default:

@@ -9,6 +9,7 @@ import { CreateTokens1732300003000 } from './1732300003000-create-tokens';
 import { CreateTokenBalances1732300003100 } from '../../../../../projections/src/read-models/token-balances/1732300003100-create-token-balances';
 import { CreateChannels1732300004000 } from '../../../modules/channels/1732300004000-create-channels';
 import { CreateChannelStatus1732300004100 } from '../../../../../projections/src/read-models/channel-status/1732300004100-create-channel-status';
+import { LedgerAppendMany1732300005000 } from './1732300005000-ledger-append-many';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -25,4 +26,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateTokenBalances1732300003100,
   CreateChannels1732300004000,
   CreateChannelStatus1732300004100,
+  LedgerAppendMany1732300005000,
 ];

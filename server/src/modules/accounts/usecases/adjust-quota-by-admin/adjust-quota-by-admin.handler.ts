@@ -5,9 +5,9 @@ import { InvalidParamsError } from '../../../../common/http/errors';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../../../ledger/event-store.port';
 import { accountStream } from '../../../../ledger/streams';
 import { OptionsService } from '../../../options/options.service';
-import { decide, fold } from '../../account.decider';
+import { decide, initialAccountState } from '../../account.decider';
 import { AccountChangedError } from '../../account.errors';
-import { toAccountEvent, toNewAccountEvent } from '../../account-event-codec';
+import { evolveStored, toNewAccountEvent } from '../../account-event-codec';
 import { formatLogQuota, quotaDisplayFromOptions } from '../../quota-display';
 import { AdjustQuotaByAdminCommand, type AdjustQuotaByAdminResult } from './adjust-quota-by-admin.command';
 
@@ -27,8 +27,9 @@ export class AdjustQuotaByAdminHandler implements ICommandHandler<AdjustQuotaByA
     // The form cannot have been filled from a revision the account never had.
     if (!Number.isSafeInteger(basisRevision) || basisRevision < -1 || basisRevision > currentRevision) throw new InvalidParamsError();
 
-    const current = fold(history.map(toAccountEvent));
-    const basis = fold(history.filter((event) => event.revision <= basisRevision).map(toAccountEvent));
+    // evolveStored: account streams also hold the relay's QuotaConsumed charges.
+    const current = history.reduce(evolveStored, initialAccountState);
+    const basis = history.filter((event) => event.revision <= basisRevision).reduce(evolveStored, initialAccountState);
     if (input.quota === basis.quota) return { changed: false, position: 0 };
     if (basisRevision !== currentRevision) throw new AccountChangedError(current.quota, formatLogQuota(current.quota, display));
 
@@ -48,7 +49,7 @@ export class AdjustQuotaByAdminHandler implements ICommandHandler<AdjustQuotaByA
       return { changed: true, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      const fresh = fold((await this.store.readStream(stream)).map(toAccountEvent));
+      const fresh = (await this.store.readStream(stream)).reduce(evolveStored, initialAccountState);
       throw new AccountChangedError(fresh.quota, formatLogQuota(fresh.quota, display));
     }
   }

@@ -1,0 +1,48 @@
+import { type ExecutionContext, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthenticatedUser } from '../../common/auth/auth.decorators';
+import { AuthGuard } from '../../common/auth/auth.guard';
+import { RelayPipelineService } from '../pipeline/relay-pipeline.service';
+import { relayCorsHook } from './relay-cors';
+import { RelayModelsService } from './relay-models.service';
+import { relayRoutesPlugin } from './relay-routes';
+
+/** Marks the playground route for the guard's role lookup (no metadata: UserAuth's minimum role, 1). */
+class PlaygroundRoute {
+  static handle(): void {}
+}
+
+/**
+ * Installs the relay's Fastify plugin on the HTTP server (api role only: other roles have no HTTP adapter), and
+ * the CORS hook of the relay paths at the root, so it also covers answers given before a route runs (preflights,
+ * unknown relay paths).
+ */
+@Injectable()
+export class RelayRoutesRegistrar implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly pipeline: RelayPipelineService,
+    private readonly models: RelayModelsService,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const adapter = this.adapterHost.httpAdapter;
+    if (!adapter) return;
+    const fastify = adapter.getInstance<FastifyInstance>();
+    // The console's own UserAuth guard, so the playground accepts exactly the sessions the console does.
+    const guard = await this.moduleRef.create(AuthGuard);
+    const authenticateSession = async (request: FastifyRequest): Promise<AuthenticatedUser> => {
+      const context = {
+        getHandler: () => PlaygroundRoute.handle,
+        getClass: () => PlaygroundRoute,
+        switchToHttp: () => ({ getRequest: () => request }),
+      } as unknown as ExecutionContext;
+      await guard.canActivate(context);
+      return (request as FastifyRequest & { auth: AuthenticatedUser }).auth;
+    };
+    fastify.addHook('onRequest', relayCorsHook);
+    void fastify.register(relayRoutesPlugin(this.pipeline, this.models, authenticateSession));
+  }
+}

@@ -1,0 +1,155 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthenticatedUser } from '../../common/auth/auth.decorators';
+import { DomainError } from '../../common/http/errors';
+import type { RelayMode } from '../../upstreams/upstream-adapter';
+import { relayModeOf } from '../pipeline/relay-request';
+import type { RelayHttpRequest, RelayPipelineService } from '../pipeline/relay-pipeline.service';
+import { RelayError } from '../relay-error';
+import type { RelayModelsService } from './relay-models.service';
+
+/** The relay's POST routes and their modes (reference §1); `/pg/chat/completions` is below (session auth). */
+export const RELAY_POST_ROUTES: ReadonlyArray<readonly [string, RelayMode]> = [
+  ['/v1/chat/completions', 'chat'],
+  ['/v1/completions', 'completions'],
+  ['/v1/embeddings', 'embeddings'],
+  ['/v1/engines/:model/embeddings', 'embeddings'],
+  ['/v1/moderations', 'moderations'],
+  ['/v1/images/generations', 'images-generations'],
+  ['/v1/audio/speech', 'audio-speech'],
+  ['/v1/audio/transcriptions', 'audio-transcriptions'],
+  ['/v1/audio/translations', 'audio-translations'],
+  ['/v1/rerank', 'rerank'],
+];
+
+/** Routes the reference answers 501 (reference §1). */
+const NOT_IMPLEMENTED: ReadonlyArray<readonly ['GET' | 'POST' | 'DELETE', string]> = [
+  ['POST', '/v1/images/edits'],
+  ['POST', '/v1/images/variations'],
+  ['POST', '/v1/edits'],
+  ['GET', '/v1/files'],
+  ['POST', '/v1/files'],
+  ['DELETE', '/v1/files/:id'],
+  ['GET', '/v1/files/:id'],
+  ['GET', '/v1/files/:id/content'],
+  ['POST', '/v1/fine-tunes'],
+  ['GET', '/v1/fine-tunes'],
+  ['GET', '/v1/fine-tunes/:id'],
+  ['POST', '/v1/fine-tunes/:id/cancel'],
+  ['GET', '/v1/fine-tunes/:id/events'],
+  ['DELETE', '/v1/models/:model'],
+];
+
+export function splitUrl(url: string): { path: string; query: string } {
+  const mark = url.indexOf('?');
+  return mark < 0 ? { path: url, query: '' } : { path: url.slice(0, mark), query: url.slice(mark + 1) };
+}
+
+/** Adapts a Fastify request to the pipeline's input; `signal` aborts when the client goes away before the end. */
+export function relayHttpRequest(request: FastifyRequest, response: ServerResponse, rawBody: Buffer | null): RelayHttpRequest {
+  const { path, query } = splitUrl(request.url);
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return { requestId: String(request.id), path, query, headers: request.headers, rawBody, clientIp: request.ip, signal: controller.signal };
+}
+
+function sendRelayError(reply: FastifyReply, requestId: string, error: RelayError): void {
+  const payload = JSON.stringify(error.toBody(requestId));
+  reply.raw.writeHead(error.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(payload)),
+    'x-oneapi-request-id': requestId,
+  });
+  reply.raw.end(payload);
+}
+
+/**
+ * Registers the relay routes as an encapsulated Fastify plugin: inside it every body is read as raw bytes (the
+ * pipeline parses JSON once and may forward the bytes untouched), outside it nothing changes. Handlers hijack
+ * the reply and write to the socket directly, so streams go out chunk by chunk with no buffering.
+ */
+/**
+ * The console's session check (UserAuth: session cookie + New-Api-User, or an access token) for the playground.
+ * Throws the guard's DomainError, answered in the console envelope like every UserAuth refusal.
+ */
+export type SessionAuthenticator = (request: FastifyRequest) => Promise<AuthenticatedUser>;
+
+function sendSessionRefusal(reply: FastifyReply, requestId: string, error: unknown): void {
+  const status = error instanceof DomainError ? error.httpStatus : 500;
+  const body =
+    error instanceof DomainError
+      ? { success: false, message: error.message }
+      : { error: { message: 'Panic detected, error: internal server error', type: 'new_api_panic' } };
+  const payload = JSON.stringify(body);
+  reply.raw.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(payload)),
+    'x-oneapi-request-id': requestId,
+  });
+  reply.raw.end(payload);
+}
+
+export function relayRoutesPlugin(pipeline: RelayPipelineService, models: RelayModelsService, authenticateSession: SessionAuthenticator) {
+  return async (instance: FastifyInstance): Promise<void> => {
+    instance.removeAllContentTypeParsers();
+    instance.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+    instance.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+      const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : (error.statusCode ?? 500);
+      const message = status === 413 ? `无效的请求, http: request body too large` : `无效的请求, ${error.message}`;
+      reply.hijack();
+      sendRelayError(reply, String(request.id), new RelayError(status >= 400 && status < 600 ? status : 400, message));
+    });
+
+    for (const [path, mode] of RELAY_POST_ROUTES) {
+      instance.post(path, async (request, reply) => {
+        reply.hijack();
+        const raw = Buffer.isBuffer(request.body) ? request.body : null;
+        await pipeline.handle(relayHttpRequest(request, reply.raw, raw), reply.raw, relayModeOf(splitUrl(request.url).path) ?? mode);
+      });
+    }
+
+    // The playground (reference Playground): session auth first, then the body (raw, like every relay route, so a
+    // malformed one answers the relay's `unmarshal_request_failed` rather than the console's envelope), the
+    // group from the body, the user's quota only; otherwise the chat pipeline.
+    instance.post('/pg/chat/completions', async (request, reply) => {
+      reply.hijack();
+      let user: AuthenticatedUser;
+      try {
+        user = await authenticateSession(request);
+      } catch (error) {
+        sendSessionRefusal(reply, String(request.id), error);
+        return;
+      }
+      const raw = Buffer.isBuffer(request.body) ? request.body : null;
+      await pipeline.handle(relayHttpRequest(request, reply.raw, raw), reply.raw, 'chat', {
+        user: { id: user.id, username: user.username, group: user.group, role: user.role },
+        useAccessToken: user.useAccessToken,
+      });
+    });
+
+    instance.get('/v1/models', async (request, reply) => {
+      reply.hijack();
+      await models.list(relayHttpRequest(request, reply.raw, null), reply.raw);
+    });
+    instance.get('/v1/models/:model', async (request, reply) => {
+      reply.hijack();
+      await models.retrieve(relayHttpRequest(request, reply.raw, null), reply.raw, (request.params as { model: string }).model);
+    });
+
+    for (const [method, path] of NOT_IMPLEMENTED) {
+      instance.route({
+        method,
+        url: path,
+        handler: async (request, reply) => {
+          reply.hijack();
+          const body = JSON.stringify({ error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' } });
+          reply.raw.writeHead(501, { 'content-type': 'application/json; charset=utf-8', 'x-oneapi-request-id': String(request.id) });
+          reply.raw.end(body);
+        },
+      });
+    }
+  };
+}

@@ -1,0 +1,41 @@
+import type { QuotaAdmissionService } from '../admission/quota-admission.service';
+import { LeaseSweeper } from './lease-sweeper';
+
+function admissionDouble(sweep: (now: number) => Promise<number>) {
+  const calls: number[] = [];
+  const admission = { sweepExpired: (now: number) => (calls.push(now), sweep(now)) } as unknown as QuotaAdmissionService;
+  return { admission, calls };
+}
+
+describe('LeaseSweeper', () => {
+  it('sweeps on its interval only when enabled (the worker role)', async () => {
+    const enabled = admissionDouble(async () => 2);
+    const sweeper = new LeaseSweeper(enabled.admission, true, 10);
+    sweeper.onApplicationBootstrap();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await sweeper.onModuleDestroy();
+    expect(enabled.calls.length).toBeGreaterThanOrEqual(2);
+
+    const disabled = admissionDouble(async () => 0);
+    const idle = new LeaseSweeper(disabled.admission, false, 10);
+    idle.onApplicationBootstrap();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await idle.onModuleDestroy();
+    expect(disabled.calls).toHaveLength(0);
+  });
+
+  it('never runs two sweeps at once and survives a failing sweep', async () => {
+    let finish!: (value: number) => void;
+    const slow = admissionDouble(() => new Promise<number>((resolve) => (finish = resolve)));
+    const sweeper = new LeaseSweeper(slow.admission, false);
+    const first = sweeper.sweep(1);
+    const second = sweeper.sweep(2);
+    finish(3);
+    expect(await first).toBe(3);
+    expect(await second).toBe(3);
+    expect(slow.calls).toEqual([1]);
+
+    const failing = new LeaseSweeper(admissionDouble(async () => Promise.reject(new Error('redis down'))).admission, false);
+    expect(await failing.sweep()).toBe(0);
+  });
+});

@@ -1,0 +1,50 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { QuotaAdmissionService } from '../admission/quota-admission.service';
+
+/** RELAY_LEASE_SWEEP_MS, default 5 s. */
+export const LEASE_SWEEP_INTERVAL_MS = Math.max(100, Number(process.env.RELAY_LEASE_SWEEP_MS) || 5_000);
+
+/**
+ * Worker role: every few seconds, reservations whose lease ran out (their process died mid-request) stop
+ * holding quota once the projection passes the head seen now (QuotaAdmissionService.sweepExpired). Sweeps never
+ * overlap; a failing sweep is logged and tried again on the next tick.
+ */
+@Injectable()
+export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(LeaseSweeper.name);
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+
+  constructor(
+    private readonly admission: QuotaAdmissionService,
+    private readonly enabled: boolean,
+    private readonly intervalMs: number = LEASE_SWEEP_INTERVAL_MS,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.enabled) return;
+    this.timer = setInterval(() => void this.sweep(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One sweep (also called by tests); returns how many reservations expired. */
+  async sweep(now = Date.now()): Promise<number> {
+    if (this.running) return this.running;
+    this.running = this.admission
+      .sweepExpired(now)
+      .catch((error: unknown) => {
+        this.logger.error(`lease sweep failed: ${String(error)}`);
+        return 0;
+      })
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

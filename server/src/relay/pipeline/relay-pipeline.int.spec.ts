@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OpenAIUpstreamFake } from '../../../../test/fakes/upstreams/openai-upstream-fake';
+import { createTestApp, type TestApp } from '../../../../test/support/app';
+import { dataSource, projected, register, setOptions } from '../../../../test/e2e/users-support';
+import { EVENT_STORE } from '../../ledger/event-store.port';
+import { OptionsService } from '../../modules/options/options.service';
+import { QuotaAdmissionService } from '../admission/quota-admission.service';
+import { PricingService } from '../pricing/pricing.service';
+import { RelayError } from '../relay-error';
+import type { RelayAuthenticator, RelayCaller, RelayChannelOutcome, RelayChannelRouter, RoutableChannel } from '../relay-ports';
+import { RelaySettlementService } from '../settlement/relay-settlement.service';
+import { UpstreamHttpClient } from '../upstream-client/upstream-http-client';
+import { relayModeOf } from './relay-request';
+import { RelayPipelineService } from './relay-pipeline.service';
+
+jest.setTimeout(30_000);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (response: Response): Promise<any> => response.json();
+
+function channel(id: number, baseUrl: string, priority: number, extra: Partial<RoutableChannel> = {}): RoutableChannel {
+  return {
+    id, type: 1, name: `ch${id}`, key: `key-${id}`, baseUrl, models: ['gpt-3.5-turbo'], modelMapping: {}, groups: ['default'],
+    priority, weight: 0, autoBan: false, other: '', config: {}, headerOverride: {}, paramOverride: {}, openaiOrganization: null, ...extra,
+  };
+}
+
+/** In-test router (contract 2): priority tiers highest first, `exclude` honoured when another channel exists. */
+class TestRouter implements RelayChannelRouter {
+  constructor(public channels: RoutableChannel[]) {}
+  select(group: string, model: string, options: { retry?: number; exclude?: ReadonlySet<number> } = {}) {
+    const able = this.channels.filter((c) => c.groups.includes(group) && c.models.includes(model));
+    if (able.length === 0) return null;
+    const tiers = [...new Set(able.map((c) => c.priority))].sort((a, b) => b - a);
+    const tier = tiers[Math.min(options.retry ?? 0, tiers.length - 1)];
+    const inTier = able.filter((c) => c.priority === tier);
+    const fresh = inTier.filter((c) => !options.exclude?.has(c.id));
+    return (fresh.length ? fresh : inTier)[0];
+  }
+  get(id: number) {
+    return this.channels.find((c) => c.id === id) ?? null;
+  }
+  modelsForGroup() {
+    return ['gpt-3.5-turbo'];
+  }
+}
+
+/**
+ * The pipeline with the real ledger, admission, options and upstream HTTP, and in-test implementations of the
+ * token and channel contracts: settlement, release, retries over tiers and the forced channel.
+ */
+describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)', () => {
+  let target: TestApp;
+  let server: Server;
+  let url: string;
+  let caller: RelayCaller;
+  const primary = new OpenAIUpstreamFake();
+  const backup = new OpenAIUpstreamFake();
+  const outcomes: RelayChannelOutcome[] = [];
+  let router: TestRouter;
+  let settlement: RelaySettlementService;
+
+  beforeAll(async () => {
+    await Promise.all([primary.start(), backup.start()]);
+    backup.reply = 'Answer from the backup.';
+    target = await createTestApp();
+    await setOptions(target, { QuotaForNewUser: '100000', RetryTimes: '2' });
+    const user = await register(target, 'pipeline');
+    await projected(target);
+    caller = {
+      token: { id: 0, name: 'test', key: 'k', group: '', unlimitedQuota: true, modelLimits: null },
+      user: { id: user.id, username: 'pipeline', group: 'default', role: 1 },
+      group: 'default',
+      specificChannelId: null,
+    };
+    const authenticator: RelayAuthenticator = {
+      async authenticate(authorization) {
+        if (authorization === 'Bearer sk-good') return caller;
+        if (authorization === 'Bearer sk-good-2') return { ...caller, specificChannelId: 2 };
+        throw new RelayError(401, '无效的令牌');
+      },
+    };
+    router = new TestRouter([channel(1, primary.baseUrl, 10), channel(2, backup.baseUrl, 0)]);
+    const app = target.app;
+    const admission = app.get(QuotaAdmissionService, { strict: false });
+    const options = app.get(OptionsService, { strict: false });
+    const pipeline = new RelayPipelineService(
+      authenticator,
+      router,
+      { report: (outcome) => outcomes.push(outcome) },
+      admission,
+      (settlement = new RelaySettlementService(app.get(EVENT_STORE, { strict: false }), admission)),
+      new PricingService(options),
+      options,
+      new UpstreamHttpClient(),
+    );
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const [path, query = ''] = (request.url ?? '/').split('?');
+        const controller = new AbortController();
+        response.once('close', () => !response.writableFinished && controller.abort());
+        void pipeline.handle(
+          { requestId: randomUUID(), path, query, headers: request.headers, rawBody: Buffer.concat(chunks), clientIp: '127.0.0.1', signal: controller.signal },
+          response,
+          relayModeOf(path)!,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await target?.close();
+    await Promise.all([primary.close(), backup.close()]);
+  });
+
+  const chat = (body: Record<string, unknown>, key = 'sk-good') =>
+    fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  async function charges(requestId: string) {
+    return dataSource(target).query(`SELECT data FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = $1`, [requestId]);
+  }
+
+  async function available() {
+    return (await target.app.get(QuotaAdmissionService, { strict: false }).available(caller.user.id)).user;
+  }
+
+  it('keeps the reservation held when the charge could not be confirmed (the append may have committed)', async () => {
+    const before = await available();
+    const spy = jest.spyOn(settlement, 'settle').mockRejectedValueOnce(new Error('ledger unreachable'));
+    try {
+      const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      expect(await charges(response.headers.get('x-oneapi-request-id')!)).toHaveLength(0);
+    } finally {
+      spy.mockRestore();
+    }
+    // Not released: the lease sweep retires it once the projections pass the head (lease-sweep.int.spec.ts).
+    expect(await available()).toBeLessThan(before);
+  });
+
+  it('answers, settles once and reports the outcome', async () => {
+    const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    expect(response.status).toBe(200);
+    expect((await json(response)).choices[0].message.content).toBe(primary.reply);
+    const rows = await charges(response.headers.get('x-oneapi-request-id')!);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].data).toMatchObject({ channelId: 1, channelPath: [1], quota: 8 });
+    expect(outcomes.at(-1)).toMatchObject({ channelId: 1, ok: true, source: 'relay' });
+  });
+
+  it('retries a 500 on the next tier and settles once with the channel path', async () => {
+    primary.next({ status: 500 });
+    const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    expect(response.status).toBe(200);
+    expect((await json(response)).choices[0].message.content).toBe(backup.reply);
+    const rows = await charges(response.headers.get('x-oneapi-request-id')!);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].data).toMatchObject({ channelId: 2, channelPath: [1, 2] });
+  });
+
+  it('answers the last upstream error (not 获取重试渠道失败) when every attempt fails, releasing the reservation', async () => {
+    const before = await available();
+    primary.next({ status: 429, body: { error: { message: 'slow down', type: 'rate_limit', param: null, code: 'rate_limit_exceeded' } } });
+    backup.next({ status: 429, body: { error: { message: 'slow down', type: 'rate_limit', param: null, code: 'rate_limit_exceeded' } } });
+    backup.next({ status: 429, body: { error: { message: 'slow down', type: 'rate_limit', param: null, code: 'rate_limit_exceeded' } } });
+    const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    expect(response.status).toBe(429);
+    const body = await json(response);
+    expect(body.error).toEqual({
+      message: expect.stringMatching(/^当前分组上游负载已饱和，请稍后再试 \(request id: /),
+      type: 'rate_limit',
+      param: '',
+      code: 'rate_limit_exceeded',
+    });
+    expect(await charges(response.headers.get('x-oneapi-request-id')!)).toHaveLength(0);
+    expect(await available()).toBe(before);
+  });
+
+  it('does not retry a 400 on an OpenAI channel, nor a forced channel', async () => {
+    primary.next({ status: 400, body: { error: { message: 'bad', type: 'invalid_request_error', param: 'x', code: null } } });
+    const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    expect(response.status).toBe(400);
+    expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', param: 'x', code: null });
+
+    backup.next({ status: 500 });
+    const forced = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }, 'sk-good-2');
+    expect(forced.status).toBe(500);
+  });
+
+  it('answers an unreachable upstream with 500 do_request_failed and charges nothing', async () => {
+    router.channels = [channel(9, 'http://127.0.0.1:1', 0)];
+    try {
+      const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+      expect(response.status).toBe(500);
+      expect((await json(response)).error).toMatchObject({ type: 'new_api_error', code: 'do_request_failed', message: expect.stringMatching(/^请求上游地址失败/) });
+      expect(await charges(response.headers.get('x-oneapi-request-id')!)).toHaveLength(0);
+    } finally {
+      router.channels = [channel(1, primary.baseUrl, 10), channel(2, backup.baseUrl, 0)];
+    }
+  });
+
+  it('streams, hides the usage chunk unless asked, and bills a cut stream for what was delivered', async () => {
+    const plain = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    expect(plain.headers.get('content-type')).toBe('text/event-stream');
+    const text = await plain.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(text).not.toMatch(/"usage":\{/);
+    const [settled] = await charges(plain.headers.get('x-oneapi-request-id')!);
+    expect(settled.data).toMatchObject({ isStream: true, promptTokens: 12, completionTokens: 7 });
+
+    primary.next({ cutAfterChunks: 2 });
+    const cut = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const events = (await cut.text()).split('\n\n').filter(Boolean);
+    expect(events.at(-1)).toMatch(/^data: \{"error":\{"message":"upstream stream ended before the response was complete \(request id: /);
+    const rows = await charges(cut.headers.get('x-oneapi-request-id')!);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].data.completionTokens).toBeGreaterThan(0);
+    expect(rows[0].data.completionTokens).toBeLessThan(7);
+    expect(rows[0].data.channelPath).toEqual([1]);
+  });
+
+  it('refuses bad input in the documented shapes and reserves nothing', async () => {
+    const before = await available();
+    const malformed = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-good' }, body: '{"model":' });
+    expect(malformed.status).toBe(400);
+    expect(Object.keys((await json(malformed)).error)).toEqual(['message', 'type']);
+    const noMessages = await chat({ model: 'gpt-3.5-turbo' });
+    expect((await json(noMessages)).error).toMatchObject({ code: 'invalid_text_request', message: expect.stringMatching(/^field messages is required/) });
+    const noChannel = await chat({ model: 'nope', messages: [{ role: 'user', content: 'x' }] });
+    expect(noChannel.status).toBe(503);
+    expect((await json(noChannel)).error.message).toMatch(/^当前分组 default 下对于模型 nope 无可用渠道/);
+    const badToken = await chat({ model: 'gpt-3.5-turbo', messages: [] }, 'sk-bad');
+    expect(badToken.status).toBe(401);
+    expect(await available()).toBe(before);
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * What the relay needs from the tokens and channels modules (cross-team contracts 1-3), as interfaces and
+ * injection tokens. RelayModule binds each token to the owning module's class (`useExisting`), so the pipeline
+ * and its specs depend only on these shapes and a spec can hand in a small in-test implementation.
+ */
+
+export interface RelayCaller {
+  token: { id: number; name: string; key: string; group: string; unlimitedQuota: boolean; modelLimits: ReadonlySet<string> | null };
+  user: { id: number; username: string; group: string; role: number };
+  /** Pricing and channel-selection group: the token's group when set, else the user's. */
+  group: string;
+  /** The admin-only `sk-KEY-CHANNELID` form: the forced channel id, else null. */
+  specificChannelId: number | null;
+}
+
+export interface RelayAuthenticator {
+  authenticate(authorization: string | undefined, clientIp: string, model?: string): Promise<RelayCaller>;
+}
+
+export interface RoutableChannel {
+  id: number;
+  type: number;
+  name: string;
+  key: string;
+  /** '' → the type's default base URL */
+  baseUrl: string;
+  models: string[];
+  modelMapping: Record<string, string>;
+  groups: string[];
+  priority: number;
+  weight: number;
+  autoBan: boolean;
+  other: string;
+  config: Record<string, unknown>;
+  headerOverride: Record<string, string>;
+  paramOverride: Record<string, unknown>;
+  openaiOrganization: string | null;
+}
+
+export interface RelayChannelRouter {
+  select(group: string, model: string, options?: { retry?: number; exclude?: ReadonlySet<number> }): RoutableChannel | null;
+  get(id: number): RoutableChannel | null;
+  modelsForGroup(group: string): string[];
+}
+
+export interface RelayChannelOutcome {
+  channelId: number;
+  ok: boolean;
+  status: number;
+  errorCode: string | null;
+  message: string;
+  source: 'relay' | 'test';
+}
+
+export interface RelayOutcomeReporter {
+  report(outcome: RelayChannelOutcome): void;
+}
+
+export const RELAY_AUTHENTICATOR = Symbol('RELAY_AUTHENTICATOR');
+export const RELAY_CHANNEL_ROUTER = Symbol('RELAY_CHANNEL_ROUTER');
+export const RELAY_OUTCOME_REPORTER = Symbol('RELAY_OUTCOME_REPORTER');

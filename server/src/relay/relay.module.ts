@@ -1,0 +1,47 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ChannelOutcomeReporter } from '../modules/channels/health/channel-outcome';
+import { ChannelRouter } from '../modules/channels/routing/channel-router';
+import { ChannelsModule } from '../modules/channels/channels.module';
+import { TokenAuthenticator } from '../modules/tokens/token-auth/token-authenticator';
+import { TokensModule } from '../modules/tokens/tokens.module';
+import { QuotaAdmissionService } from './admission/quota-admission.service';
+import { RelayModelsService } from './http/relay-models.service';
+import { RelayRoutesRegistrar } from './http/relay-routes.registrar';
+import { LeaseSweeper } from './leases/lease-sweeper';
+import { RelayPipelineService } from './pipeline/relay-pipeline.service';
+import { PricingService } from './pricing/pricing.service';
+import { RELAY_AUTHENTICATOR, RELAY_CHANNEL_ROUTER, RELAY_OUTCOME_REPORTER } from './relay-ports';
+import { RelaySettlementService } from './settlement/relay-settlement.service';
+import { UpstreamHttpClient } from './upstream-client/upstream-http-client';
+
+/**
+ * The relay (/v1/*, /pg/chat/completions): token auth, admission, channel selection, upstream call, settlement.
+ * Routes are a Fastify plugin installed by RelayRoutesRegistrar (raw bytes in, raw socket writes out); the
+ * playground is one of them, checked by the console's own session guard. The worker role sweeps expired leases.
+ */
+@Module({})
+export class RelayModule {
+  static forRoot(options: { sweepLeases: boolean }): DynamicModule {
+    return {
+      module: RelayModule,
+      imports: [TokensModule, ChannelsModule],
+      providers: [
+        { provide: RELAY_AUTHENTICATOR, useExisting: TokenAuthenticator },
+        { provide: RELAY_CHANNEL_ROUTER, useExisting: ChannelRouter },
+        { provide: RELAY_OUTCOME_REPORTER, useExisting: ChannelOutcomeReporter },
+        PricingService,
+        UpstreamHttpClient,
+        RelaySettlementService,
+        RelayPipelineService,
+        RelayModelsService,
+        RelayRoutesRegistrar,
+        {
+          provide: LeaseSweeper,
+          useFactory: (admission: QuotaAdmissionService) => new LeaseSweeper(admission, options.sweepLeases),
+          inject: [QuotaAdmissionService],
+        },
+      ],
+      exports: [RelayPipelineService, RelaySettlementService, PricingService, LeaseSweeper],
+    };
+  }
+}

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { newEvent, systemActor } from '../../ledger/event-envelope';
+import { type AppendRequest, WrongExpectedRevisionError } from '../../ledger/event-store.port';
+import { InMemoryEventStore } from '../../ledger/in-memory/in-memory-event-store';
+import { GroupCommitAppender } from './group-commit';
+
+const event = (id: string = randomUUID()) =>
+  newEvent('Charged', { id }, { id, metadata: { correlationId: 'c', reasonCode: 'test', actor: systemActor() } });
+
+const request = (streamId: string, id?: string, expectedRevision?: AppendRequest['expectedRevision']): AppendRequest => ({
+  streamId,
+  events: [event(id)],
+  expectedRevision,
+});
+
+describe('GroupCommitAppender', () => {
+  it('sends concurrent appends together, bounded by maxBatch, each caller getting its own result', async () => {
+    const store = new InMemoryEventStore();
+    const many = jest.spyOn(store, 'appendMany');
+    const appender = new GroupCommitAppender(store, { maxBatch: 4, maxInFlight: 1, lingerMs: 0 });
+    const results = await Promise.all(Array.from({ length: 10 }, (_, index) => appender.append(request(`s-${index % 3}`))));
+    expect(new Set(results.map((result) => result.position)).size).toBe(10);
+    expect(many.mock.calls.every(([batch]) => batch.length <= 4)).toBe(true);
+    expect(appender.stats()).toMatchObject({ appends: 10, largestBatch: 4 });
+    expect(appender.stats().batches).toBeLessThan(10);
+    expect(await store.headPosition()).toBe(10);
+  });
+
+  it('fails only the conflicting caller of a batch', async () => {
+    const store = new InMemoryEventStore();
+    await store.appendToStream('taken', [event()]);
+    const appender = new GroupCommitAppender(store, { maxBatch: 8, maxInFlight: 1, lingerMs: 0 });
+    const outcomes = await Promise.allSettled([appender.append(request('free')), appender.append(request('taken', undefined, 'no_stream')), appender.append(request('free'))]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+  });
+
+  it('retries each append alone when a whole batch fails, so an append already stored stays stored once', async () => {
+    const store = new InMemoryEventStore();
+    const id = randomUUID();
+    // The batch committed but its answer was lost: appendMany writes, then throws.
+    jest.spyOn(store, 'appendMany').mockImplementationOnce(async (requests) => {
+      for (const pending of requests) await store.appendToStream(pending.streamId, pending.events);
+      throw new Error('connection reset');
+    });
+    const appender = new GroupCommitAppender(store, { maxBatch: 8, maxInFlight: 1, lingerMs: 0 });
+    const [a, b] = await Promise.all([appender.append(request('x', id)), appender.append(request('y'))]);
+    expect(await store.headPosition()).toBe(2);
+    expect((await store.readStream('x')).map((stored) => stored.id)).toEqual([id]);
+    expect([a.position, b.position].sort()).toEqual([1, 2]);
+  });
+
+  it('waits lingerMs before sending when configured, and maxBatch 1 is one append per call', async () => {
+    const store = new InMemoryEventStore();
+    const lingering = new GroupCommitAppender(store, { maxBatch: 8, maxInFlight: 1, lingerMs: 30 });
+    const started = Date.now();
+    await Promise.all([lingering.append(request('l')), lingering.append(request('l'))]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    expect(lingering.stats()).toMatchObject({ appends: 2, batches: 1 });
+
+    const single = new GroupCommitAppender(store, { maxBatch: 1, maxInFlight: 1, lingerMs: 0 });
+    await Promise.all([single.append(request('o')), single.append(request('o'))]);
+    expect(single.stats()).toMatchObject({ appends: 2, batches: 2, largestBatch: 1 });
+  });
+});

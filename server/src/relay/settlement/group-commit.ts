@@ -1,0 +1,157 @@
+import type { AppendRequest, AppendResult, EventStore } from '../../ledger/event-store.port';
+
+export interface GroupCommitOptions {
+  /** Most appends sent in one statement. 1 turns group commit off (one appendToStream per call). */
+  maxBatch: number;
+  /**
+   * Batches in flight at once. While they are, new appends queue up and go together in the next batch, so the
+   * linger adapts to load: none when idle (a lone request pays no wait), one round trip under load.
+   */
+  maxInFlight: number;
+  /** Extra fixed wait before a batch leaves, in ms (0: only the adaptive linger above). */
+  lingerMs: number;
+}
+
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 64, maxInFlight: 2, lingerMs: 0 };
+
+/** Options from the environment: SETTLEMENT_BATCH_MAX, SETTLEMENT_BATCHES_IN_FLIGHT, SETTLEMENT_LINGER_MS. */
+export function groupCommitOptionsFromEnv(env: Record<string, string | undefined> = process.env): GroupCommitOptions {
+  const read = (name: string, fallback: number, min: number) => {
+    const value = Number(env[name]);
+    return env[name] !== undefined && env[name] !== '' && Number.isFinite(value) ? Math.max(min, Math.trunc(value)) : fallback;
+  };
+  return {
+    maxBatch: read('SETTLEMENT_BATCH_MAX', DEFAULT_GROUP_COMMIT.maxBatch, 1),
+    maxInFlight: read('SETTLEMENT_BATCHES_IN_FLIGHT', DEFAULT_GROUP_COMMIT.maxInFlight, 1),
+    lingerMs: read('SETTLEMENT_LINGER_MS', DEFAULT_GROUP_COMMIT.lingerMs, 0),
+  };
+}
+
+interface Pending {
+  request: AppendRequest;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+export interface GroupCommitStats {
+  appends: number;
+  batches: number;
+  largestBatch: number;
+}
+
+/**
+ * Group commit for the relay's charges: concurrent appends are collected and written with one
+ * `EventStore.appendMany` (one statement, one transaction on Postgres), each caller resolved with its own
+ * result only once the batch committed, so "answered" still means "durable".
+ *
+ * Exactly-once is the event ids': a request's id is derived from its request id, so a charge that reaches the
+ * store twice (a retry, the fallback below) is a no-op the second time. If a whole batch fails (the store, not
+ * one request), each of its appends is retried alone, so one poisoned request cannot fail its neighbours.
+ */
+export class GroupCommitAppender {
+  private readonly queue: Pending[] = [];
+  private inFlight = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private scheduled = false;
+  private readonly counters: GroupCommitStats = { appends: 0, batches: 0, largestBatch: 0 };
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly options: GroupCommitOptions = DEFAULT_GROUP_COMMIT,
+  ) {}
+
+  append(request: AppendRequest): Promise<AppendResult> {
+    if (this.options.maxBatch <= 1) {
+      this.count(1);
+      return this.store.appendToStream(request.streamId, request.events, { expectedRevision: request.expectedRevision ?? 'any' });
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  stats(): GroupCommitStats {
+    return { ...this.counters };
+  }
+
+  /** Sends what is queued now (tests and shutdown); resolves when the queue is empty and nothing is in flight. */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.inFlight > 0) {
+      this.flush();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private schedule(): void {
+    if (this.queue.length >= this.options.maxBatch) {
+      this.flush();
+      return;
+    }
+    if (this.options.lingerMs > 0) {
+      if (!this.timer) this.timer = setTimeout(() => this.flush(), this.options.lingerMs);
+      return;
+    }
+    // Appends made in the same turn of the event loop leave together.
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+  }
+
+  private flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    while (this.queue.length > 0 && this.inFlight < this.options.maxInFlight) {
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      this.inFlight++;
+      void this.send(batch).finally(() => {
+        this.inFlight--;
+        if (this.queue.length > 0) this.flush();
+      });
+    }
+  }
+
+  private count(size: number): void {
+    this.counters.appends += size;
+    this.counters.batches++;
+    if (size > this.counters.largestBatch) this.counters.largestBatch = size;
+  }
+
+  private async send(batch: Pending[]): Promise<void> {
+    this.count(batch.length);
+    if (batch.length === 1) {
+      const [only] = batch;
+      await this.store
+        .appendToStream(only.request.streamId, only.request.events, { expectedRevision: only.request.expectedRevision ?? 'any' })
+        .then(only.resolve, only.reject);
+      return;
+    }
+    let outcomes;
+    try {
+      outcomes = await this.store.appendMany(batch.map((pending) => pending.request));
+    } catch {
+      // The statement failed as a whole (it may or may not have committed): each append again, alone. Ids make a
+      // committed one a no-op; an append that fails alone fails only its own caller.
+      await Promise.all(
+        batch.map((pending) =>
+          this.store
+            .appendToStream(pending.request.streamId, pending.request.events, { expectedRevision: pending.request.expectedRevision ?? 'any' })
+            .then(pending.resolve, pending.reject),
+        ),
+      );
+      return;
+    }
+    batch.forEach((pending, index) => {
+      const outcome = outcomes[index];
+      if (!outcome) pending.reject(new Error('appendMany returned no outcome for this append'));
+      else if (outcome.ok) pending.resolve(outcome.result);
+      else pending.reject(outcome.error);
+    });
+  }
+}

@@ -1,0 +1,266 @@
+import OpenAI from 'openai';
+import { quotaConsumedEventId } from '../../server/src/relay/settlement/relay-settlement.service';
+import { countTextTokens } from '../../server/src/relay/tokenizer/token-counter';
+import { AnthropicUpstreamFake, GeminiUpstreamFake, OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
+import { createTestApp, type TestApp } from '../support/app';
+import { admission, chargeCount, chargesOf, createChannel, listen, routable, sdk, userWithToken } from './relay-support';
+import { type Caller, projected, rootCaller } from './users-support';
+
+jest.setTimeout(60_000);
+
+/**
+ * The relay through the official `openai` SDK against local fakes of the upstreams: every answered request is
+ * charged exactly once through the ledger, every failed one releases its reservation and charges nothing.
+ */
+describe('relay: OpenAI-compatible API (official SDK)', () => {
+  let target: TestApp;
+  let baseURL: string;
+  let root: Caller;
+  const openai = new OpenAIUpstreamFake();
+  const anthropic = new AnthropicUpstreamFake();
+  const gemini = new GeminiUpstreamFake();
+  let alice: Caller & { key: string; tokenId: number };
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    await Promise.all([openai.start(), anthropic.start(), gemini.start()]);
+    target = await createTestApp();
+    baseURL = await listen(target);
+    root = await rootCaller(target);
+    await createChannel(target, root, {
+      type: 1,
+      name: 'fake-openai',
+      baseUrl: openai.baseUrl,
+      models: ['gpt-3.5-turbo', 'gpt-4o-mini', 'text-embedding-3-small', 'gpt-3.5-turbo-instruct', 'mapped-model'],
+      modelMapping: { 'mapped-model': 'gpt-4o-mini' },
+    });
+    await createChannel(target, root, { type: 14, name: 'fake-claude', baseUrl: anthropic.baseUrl, models: ['claude-3-haiku-20240307'] });
+    await createChannel(target, root, { type: 24, name: 'fake-gemini', baseUrl: gemini.baseUrl, models: ['gemini-1.5-flash-latest'], other: 'v1beta' });
+    alice = await userWithToken(target, 'alice', 1_000_000, { unlimited_quota: false, remain_quota: 500_000 });
+    client = sdk(baseURL, alice.key);
+    await routable(target, alice.key, baseURL, 'gemini-1.5-flash-latest');
+  });
+
+  afterAll(async () => {
+    await target?.close();
+    await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
+  });
+
+  async function available(user: { id: number; tokenId: number | null }) {
+    return admission(target).available(user.id, user.tokenId);
+  }
+
+  describe('chat completions', () => {
+    it('answers a plain chat, forwards fields as sent and charges once', async () => {
+      const before = openai.requests.length;
+      const { data, response } = await client.chat.completions
+        .create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], temperature: 0, top_p: 0, seed: 0, custom_field: { a: 1 } } as never)
+        .withResponse();
+      expect(data.choices[0].message.content).toBe(openai.reply);
+      expect(data.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7 });
+
+      const upstream = openai.bodies()[before];
+      expect(upstream).toMatchObject({ model: 'gpt-3.5-turbo', temperature: 0, top_p: 0, seed: 0, custom_field: { a: 1 } });
+      expect(openai.requests[before].headers.authorization).toBe('Bearer upstream-key');
+
+      const requestId = response.headers.get('x-oneapi-request-id')!;
+      const charges = await chargesOf(target, requestId);
+      expect(charges).toHaveLength(1);
+      // gpt-3.5-turbo: ratio 0.25, completion ratio 3 → round((12 + 21) × 0.25) = 8
+      expect(charges[0]).toMatchObject({
+        streamId: `account-${alice.id}`,
+        eventId: quotaConsumedEventId(requestId),
+        data: { userId: alice.id, tokenId: alice.tokenId, modelName: 'gpt-3.5-turbo', promptTokens: 12, completionTokens: 7, quota: 8, isStream: false },
+      });
+      expect(charges[0].data.channelPath).toHaveLength(1);
+    });
+
+    it('streams chunk by chunk; the usage chunk reaches the client only when asked for', async () => {
+      const before = openai.requests.length;
+      const stream = await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      let text = '';
+      let usageSeen = false;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        if (chunk.usage) usageSeen = true;
+      }
+      expect(text).toBe(openai.reply);
+      expect(usageSeen).toBe(false);
+      // The relay asked the upstream for usage anyway, and billed it.
+      expect(openai.bodies()[before].stream_options).toEqual({ include_usage: true });
+
+      const withUsage = await client.chat.completions
+        .create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } })
+        .withResponse();
+      let usage: OpenAI.CompletionUsage | undefined | null;
+      for await (const chunk of withUsage.data) if (chunk.usage) usage = chunk.usage;
+      expect(usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7 });
+      const charges = await chargesOf(target, withUsage.response.headers.get('x-oneapi-request-id')!);
+      expect(charges).toHaveLength(1);
+      expect(charges[0].data).toMatchObject({ isStream: true, promptTokens: 12, completionTokens: 7, quota: 8 });
+      expect(charges[0].data.firstTokenMs).toBeGreaterThanOrEqual(0);
+    });
+
+    it('returns tool calls', async () => {
+      const completion = await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'weather in Paris?' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      });
+      expect(completion.choices[0].message.tool_calls?.[0]).toMatchObject({ type: 'function' });
+    });
+
+    it('sends the mapped model upstream and logs both names', async () => {
+      const before = openai.requests.length;
+      const { response } = await client.chat.completions.create({ model: 'mapped-model', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      expect(openai.bodies()[before].model).toBe('gpt-4o-mini');
+      const [charge] = await chargesOf(target, response.headers.get('x-oneapi-request-id')!);
+      expect(charge.data).toMatchObject({ modelName: 'mapped-model', upstreamModel: 'gpt-4o-mini' });
+    });
+
+    it('counts locally when the upstream reports no usage', async () => {
+      openai.next({ omitUsage: true });
+      const { response } = await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hello world' }] }).withResponse();
+      const [charge] = await chargesOf(target, response.headers.get('x-oneapi-request-id')!);
+      expect(charge.data.promptTokens).toBe(9);
+      expect(charge.data.completionTokens).toBe(countTextTokens(openai.reply, 'gpt-3.5-turbo'));
+    });
+  });
+
+  describe('other routes', () => {
+    it('answers completions, embeddings and the model list', async () => {
+      const completion = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say hi' });
+      expect(completion.choices[0].text).toBe(openai.reply);
+      const embedding = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'] });
+      expect(embedding.data).toHaveLength(2);
+      const models = await client.models.list();
+      const ids = models.data.map((model) => model.id);
+      expect(ids).toEqual(expect.arrayContaining(['gpt-3.5-turbo', 'claude-3-haiku-20240307', 'gemini-1.5-flash-latest']));
+    });
+
+    it('relays Anthropic and Gemini channels through the same API, plain and streamed', async () => {
+      const claude = await client.chat.completions.create({ model: 'claude-3-haiku-20240307', messages: [{ role: 'user', content: 'hi' }] });
+      expect(claude.choices[0].message.content).toEqual(expect.any(String));
+      expect(anthropic.requests.at(-1)?.url).toBe('/v1/messages');
+
+      let claudeText = '';
+      for await (const chunk of await client.chat.completions.create({ model: 'claude-3-haiku-20240307', messages: [{ role: 'user', content: 'hi' }], stream: true })) {
+        claudeText += chunk.choices[0]?.delta?.content ?? '';
+      }
+      expect(claudeText.length).toBeGreaterThan(0);
+
+      const gem = await client.chat.completions.create({ model: 'gemini-1.5-flash-latest', messages: [{ role: 'user', content: 'hi' }] });
+      expect(gem.choices[0].message.content).toEqual(expect.any(String));
+      let gemText = '';
+      for await (const chunk of await client.chat.completions.create({ model: 'gemini-1.5-flash-latest', messages: [{ role: 'user', content: 'hi' }], stream: true })) {
+        gemText += chunk.choices[0]?.delta?.content ?? '';
+      }
+      expect(gemText.length).toBeGreaterThan(0);
+      expect(gemini.requests.some((request) => request.url.includes(':streamGenerateContent'))).toBe(true);
+    });
+  });
+
+  describe('errors and what they charge', () => {
+    it('raises the SDK error types for a bad token, an unknown model and no quota, charging nothing', async () => {
+      const charges = await chargeCount(target);
+      const bad = sdk(baseURL, 'sk-doesnotexist');
+      await expect(bad.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+
+      const unknown = client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] });
+      await expect(unknown).rejects.toMatchObject({ status: 503 });
+      await expect(unknown).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+
+      const broke = await userWithToken(target, 'broke', 0);
+      const error = await sdk(baseURL, broke.key)
+        .chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
+      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'new_api_error', code: 'insufficient_user_quota' });
+      expect(await chargeCount(target)).toBe(charges);
+    });
+
+    it('a failed upstream releases the reservation and charges nothing', async () => {
+      await projected(target);
+      const before = await available({ id: alice.id, tokenId: alice.tokenId });
+      const charges = await chargeCount(target);
+      openai.next({ status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: 'boom' } } });
+      const error = await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ message: expect.stringMatching(/^boom \(request id: /), code: 'boom' });
+      expect(await chargeCount(target)).toBe(charges);
+      expect(await available({ id: alice.id, tokenId: alice.tokenId })).toEqual(before);
+    });
+
+    it('a stream cut by the upstream becomes an error event and is billed for what was delivered', async () => {
+      openai.next({ cutAfterChunks: 2 });
+      const response = await fetch(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+      });
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      const events = text.split('\n\n').filter(Boolean).map((event) => event.replace(/^data: /, ''));
+      expect(events.at(-1)).toMatch(/"error"/);
+      expect(events).not.toContain('[DONE]');
+      const delivered = events
+        .filter((event) => event.startsWith('{"id"'))
+        .map((event) => (JSON.parse(event).choices?.[0]?.delta?.content as string | undefined) ?? '')
+        .join('');
+      expect(delivered.length).toBeGreaterThan(0);
+      expect(delivered.length).toBeLessThan(openai.reply.length);
+
+      const [charge, ...rest] = await chargesOf(target, response.headers.get('x-oneapi-request-id')!);
+      expect(rest).toHaveLength(0);
+      expect(charge.data.completionTokens).toBe(countTextTokens(delivered, 'gpt-3.5-turbo'));
+      expect(charge.data.quota).toBeGreaterThan(0);
+
+      // The SDK surfaces the same event as an APIError while iterating.
+      openai.next({ cutAfterChunks: 1 });
+      const stream = await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      await expect((async () => {
+        for await (const chunk of stream) void chunk;
+      })()).rejects.toBeInstanceOf(OpenAI.APIError);
+    });
+
+    it('admits 200 concurrent requests with quota for 100 exactly 100 times, and charges only those', async () => {
+      // No max_tokens: each request reserves PreConsumedQuota (500) × 0.25 = 125; the user holds 100 × 125.
+      const bob = await userWithToken(target, 'bob', 12_500);
+      const bobClient = sdk(baseURL, bob.key);
+      const charges = await chargeCount(target);
+      const arrivedBefore = openai.requests.length;
+      let release!: () => void;
+      // Hold every admitted request at the upstream until all 200 are admitted or refused: none finishes early
+      // and hands back its unused reservation, so admission alone decides.
+      openai.hold = new Promise<void>((resolve) => (release = resolve));
+      let refused = 0;
+      const calls = Array.from({ length: 200 }, () =>
+        bobClient.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => {
+          refused++;
+          throw error;
+        }),
+      );
+      try {
+        const deadline = Date.now() + 20_000;
+        while (openai.requests.length - arrivedBefore + refused < 200 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(openai.requests.length - arrivedBefore).toBe(100);
+        expect(refused).toBe(100);
+      } finally {
+        openai.hold = null;
+        release();
+      }
+      const results = await Promise.allSettled(calls);
+      const ok = results.filter((result) => result.status === 'fulfilled').length;
+      expect(ok).toBe(100);
+      for (const result of results) {
+        if (result.status === 'rejected') expect((result.reason as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'insufficient_user_quota' });
+      }
+      expect(await chargeCount(target)).toBe(charges + ok);
+      await projected(target);
+      const balance = await admission(target).available(bob.id, null);
+      expect(balance.user).toBe(12_500 - 8 * ok);
+    });
+  });
+});

@@ -1,0 +1,112 @@
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { QuotaAdmissionService } from '../../server/src/relay/admission/quota-admission.service';
+import type { TestApp } from '../support/app';
+import { call, type Caller, dataSource, projected, register, setOptions } from './users-support';
+
+/** Shared steps of the relay e2e specs (test/e2e/relay-*.spec.ts). */
+
+/** Starts the in-process server on a real port (the official SDK needs a URL) and returns its /v1 base URL. */
+export async function listen(target: TestApp): Promise<string> {
+  await target.app.listen(0, '127.0.0.1');
+  const address = target.app.getHttpServer().address() as AddressInfo;
+  return `http://127.0.0.1:${address.port}/v1`;
+}
+
+export function sdk(baseURL: string, key: string): OpenAI {
+  return new OpenAI({ apiKey: key, baseURL, maxRetries: 0, timeout: 20_000 });
+}
+
+/** A registered user holding `quota` (granted at registration) and the sk- key of a new token of theirs. */
+export async function userWithToken(
+  target: TestApp,
+  username: string,
+  quota: number,
+  token: { remain_quota?: number; unlimited_quota?: boolean; model_limits_enabled?: boolean; model_limits?: string } = {},
+): Promise<Caller & { key: string; tokenId: number }> {
+  await setOptions(target, { QuotaForNewUser: String(quota) });
+  const user = await register(target, username);
+  const created = await call(target, user, 'post', '/api/token/', {
+    name: `${username}-token`,
+    remain_quota: token.remain_quota ?? 0,
+    expired_time: -1,
+    unlimited_quota: token.unlimited_quota ?? true,
+    model_limits_enabled: token.model_limits_enabled ?? false,
+    model_limits: token.model_limits ?? '',
+    group: '',
+  }).expect(200);
+  if (!created.body.success) throw new Error(`token create refused: ${JSON.stringify(created.body)}`);
+  const list = await call(target, user, 'get', '/api/token/?p=0&size=1').expect(200);
+  const row = list.body.data.items?.[0] ?? list.body.data[0];
+  await projected(target);
+  return { ...user, key: `sk-${row.key}`, tokenId: row.id };
+}
+
+export interface ChannelSpec {
+  type: number;
+  name: string;
+  baseUrl: string;
+  models: string[];
+  key?: string;
+  group?: string;
+  priority?: number;
+  weight?: number;
+  modelMapping?: Record<string, string>;
+  other?: string;
+}
+
+/** Creates a channel through the admin API and returns its id. */
+export async function createChannel(target: TestApp, admin: Caller, spec: ChannelSpec): Promise<number> {
+  const response = await call(target, admin, 'post', '/api/channel/', {
+    type: spec.type,
+    key: spec.key ?? 'upstream-key',
+    name: spec.name,
+    base_url: spec.baseUrl,
+    models: spec.models.join(','),
+    group: spec.group ?? 'default',
+    priority: spec.priority ?? 0,
+    weight: spec.weight ?? 0,
+    model_mapping: spec.modelMapping ? JSON.stringify(spec.modelMapping) : '',
+    other: spec.other ?? '',
+    auto_ban: 0,
+  }).expect(200);
+  if (!response.body.success) throw new Error(`channel create refused: ${JSON.stringify(response.body)}`);
+  const rows: Array<{ id: number }> = await dataSource(target).query('SELECT id FROM channels WHERE name = $1 ORDER BY id DESC LIMIT 1', [spec.name]);
+  return rows[0].id;
+}
+
+/** Waits until the router (reloaded through cache invalidation) serves `model` in `group`. */
+export async function routable(target: TestApp, key: string, baseURL: string, model: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const response = await fetch(`${baseURL}/models`, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await response.json()) as { data?: Array<{ id: string }> };
+    if (body.data?.some((entry) => entry.id === model)) return;
+    if (Date.now() > deadline) throw new Error(`model ${model} never became routable: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export interface ChargeEvent {
+  streamId: string;
+  eventId: string;
+  data: Record<string, any>;
+}
+
+/** The QuotaConsumed events of a request id (there must be exactly one per answered request). */
+export async function chargesOf(target: TestApp, requestId: string): Promise<ChargeEvent[]> {
+  const rows: Array<{ stream_id: string; event_id: string; data: Record<string, any> }> = await dataSource(target).query(
+    `SELECT stream_id, event_id, data FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = $1`,
+    [requestId],
+  );
+  return rows.map((row) => ({ streamId: row.stream_id, eventId: row.event_id, data: row.data }));
+}
+
+export async function chargeCount(target: TestApp): Promise<number> {
+  const rows: Array<{ count: number }> = await dataSource(target).query(`SELECT count(*)::int AS count FROM events WHERE type = 'QuotaConsumed'`);
+  return rows[0].count;
+}
+
+export function admission(target: TestApp): QuotaAdmissionService {
+  return target.app.get(QuotaAdmissionService, { strict: false });
+}
