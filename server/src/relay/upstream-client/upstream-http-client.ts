@@ -38,7 +38,9 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   private readonly agent = new Agent({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 300_000,
-    connections: 256,
+    // Per origin. Model answers are long-lived streams: a small cap queues whole requests behind each other
+    // (1,000 concurrent streams to one provider need 1,000 sockets). UPSTREAM_MAX_CONNECTIONS, default 4096.
+    connections: Number(process.env.UPSTREAM_MAX_CONNECTIONS ?? 4096),
     pipelining: 1,
   });
 
