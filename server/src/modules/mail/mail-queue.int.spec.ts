@@ -27,7 +27,8 @@ describe('mail queue', () => {
     for (;;) {
       const job = await from.getJob(id);
       const state = job ? await job.getState() : 'missing';
-      if (job && (state === 'completed' || state === 'failed')) return job;
+      // Re-read: the job object was fetched before the state moved, so its fields may predate the outcome.
+      if (job && (state === 'completed' || state === 'failed')) return (await from.getJob(id)) ?? job;
       if (Date.now() > deadline) throw new Error(`job ${id} still ${state}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
