@@ -38,6 +38,11 @@ export class OpenAIUpstreamFake extends HttpFake {
   chunkDelayMs = 0;
   /** While set, every request waits for it before answering (tests hold requests in flight with it). */
   hold: Promise<void> | null = null;
+  /**
+   * When set, a request it answers with a status and body is refused before anything else (subclasses and
+   * tests use it to check the credentials each provider sends); unset, every request is accepted.
+   */
+  authorize: ((request: RecordedRequest) => { status: number; body: unknown } | null) | null = null;
   private readonly queue: FakeBehaviour[] = [];
 
   constructor() {
@@ -61,7 +66,12 @@ export class OpenAIUpstreamFake extends HttpFake {
     });
   }
 
-  private async answer(request: RecordedRequest, response: ServerResponse): Promise<void> {
+  protected async answer(request: RecordedRequest, response: ServerResponse): Promise<void> {
+    const denied = this.authorize?.(request);
+    if (denied) {
+      sendJson(response, denied.status, denied.body);
+      return;
+    }
     const behaviour = this.queue.shift() ?? {};
     if (this.hold) await this.hold;
     if (behaviour.delayMs) await sleep(behaviour.delayMs);

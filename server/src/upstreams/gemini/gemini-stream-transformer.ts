@@ -7,6 +7,7 @@ import type {
   StreamCloseCause,
   StreamSummary,
   StreamTransformer,
+  TokenUsage,
   TrailerOptions,
   UpstreamRequestInput,
   UpstreamSettings,
@@ -28,6 +29,7 @@ export class GeminiStreamTransformer implements StreamTransformer {
   private out = '';
   private started = false;
   private toolCallIndex = 0;
+  private lastUsage: TokenUsage | null = null;
 
   constructor(input: UpstreamRequestInput, private readonly settings: UpstreamSettings) {
     this.progress = new StreamProgress(
@@ -73,8 +75,15 @@ export class GeminiStreamTransformer implements StreamTransformer {
     if (response.error && typeof response.error === 'object') {
       return this.progress.fail('upstream_error', openAIErrorFromObject(response.error));
     }
+    // Every event repeats usageMetadata, but only the one with (or after) the finishReason counts the whole
+    // answer: earlier ones hold the prompt alone. Taking them as complete billed a stream cut mid-answer (or
+    // ended by an error event) as 0 completion tokens; until the finish, only the prompt count is kept and the
+    // delivered text is counted locally.
     const usage = mapGeminiUsage(response.usageMetadata);
-    if (usage) this.progress.usage = usage;
+    if (usage) {
+      this.lastUsage = usage;
+      this.progress.promptTokens = usage.prompt_tokens;
+    }
     const candidates = response.candidates ?? [];
     if (candidates.length === 0 && response.promptFeedback?.blockReason) {
       return this.progress.fail('upstream_error', noCandidatesError(response));
@@ -106,5 +115,6 @@ export class GeminiStreamTransformer implements StreamTransformer {
         this.chunk(index, {}, finishReason);
       }
     });
+    if (this.progress.finishReason !== null) this.progress.usage = this.lastUsage;
   }
 }

@@ -46,6 +46,7 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
   private out: Buffer[] = [];
   private outLength = 0;
   private identityRead = false;
+  private identityTries = 0;
   /** Set while flushing a last line that had no newline: it is forwarded only if it is whole. */
   private atEof = false;
   private readonly onLine = (buffer: Buffer, start: number, end: number): void => this.line(buffer, start, end);
@@ -127,13 +128,17 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
     const progress = this.progress;
     if (this.atEof && parse() === null) return;
     if (!this.identityRead) {
-      this.identityRead = true;
+      // Azure opens with a prompt-filter chunk whose id, object and model are empty and created is 0: the
+      // identity comes from the first chunk that names an id (looked for in the first few events only, so an
+      // upstream that sends no id is not parsed line after line).
       const first = parse();
-      if (first) {
-        if (typeof first.id === 'string') progress.identity.id = first.id;
-        if (typeof first.object === 'string') progress.identity.object = first.object;
-        if (typeof first.created === 'number') progress.identity.created = first.created;
-        if (typeof first.model === 'string') progress.identity.model = first.model;
+      if (++this.identityTries >= 4) this.identityRead = true;
+      if (first && typeof first.id === 'string' && first.id !== '') {
+        this.identityRead = true;
+        progress.identity.id = first.id;
+        if (typeof first.object === 'string' && first.object !== '') progress.identity.object = first.object;
+        if (typeof first.created === 'number' && first.created > 0) progress.identity.created = first.created;
+        if (typeof first.model === 'string' && first.model !== '') progress.identity.model = first.model;
       }
     }
     const errorAt = findKeyValue(buffer, ERROR_KEY, start, end);
