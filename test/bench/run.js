@@ -10,6 +10,7 @@
  *   --ttfb-count N       streamed requests per TTFB round (default 300)
  *   --targets a,b,c      any of direct,tollgate,portkey (default all three)
  *   --profile            afterwards, run Tollgate under `node --cpu-prof` for one saturation phase; top self time
+ *     --profile-connections N   wrk connections of the profiled phase (default 50; 1 shows the unloaded path)
  *   --streams            the slow-stream mode instead: 1,000 paced streams held through Tollgate, RSS before/during/after
  *     --stream-count N   (default 1000)   --chunk-ms N (default 100)   --stream-seconds S (default 20)
  *     --settle S         seconds to wait after the streams for GC before reading RSS again (default 30)
@@ -175,10 +176,23 @@ function tollgateEnv() {
   };
 }
 
+/** The projector process (`--role projector`), shared by every Tollgate api process of the run. */
+let projector = null;
+
+/**
+ * Tollgate in its production shape (docker-compose.yml): one process `--role api,worker` (the gateway, whose CPU is
+ * measured as Tollgate's) and one `--role projector` (folds every QuotaConsumed into the read models; its CPU is
+ * reported apart). The projector is started once, after the first api process has migrated the database.
+ */
 async function startTollgate(nodeArgs = [], logName = 'tollgate') {
   const port = await proc.freePort();
   const service = await tollgate.startTollgate({ main: tollgateMain, port, env: tollgateEnv(), nodeArgs, logFile: path.join(LOGS, `${logName}.log`) });
   service.port = port;
+  if (!projector || projector.child.exitCode !== null || projector.child.signalCode !== null) {
+    projector = await tollgate.startProjector({ main: tollgateMain, env: tollgateEnv(), logFile: path.join(LOGS, 'tollgate-projector.log'), databaseUrl: opt.databaseUrl });
+    services.push(projector);
+    log(`- Tollgate projector (--role projector) pid ${projector.pid} holds the projector lock`);
+  }
   return service;
 }
 
@@ -223,18 +237,22 @@ function cpuDelta(before, after) {
 async function loadPhase(target, connections, lua) {
   const gatewayPids = target.pid ? [target.pid] : [];
   const storePids = target.name === 'tollgate' ? () => tollgate.backendPids(opt.databaseUrl).catch(() => []) : () => [];
+  const projectorPids = target.name === 'tollgate' && projector ? [projector.pid] : [];
   const g0 = await cpuOf(gatewayPids);
   const s0 = await cpuOf(storePids);
+  const p0 = await cpuOf(projectorPids);
   const m0 = await cpuOf([upstream.pid]);
   const w = await wrk(target.url, connections, opt.duration, lua);
   const g1 = await cpuOf(gatewayPids);
   const s1 = await cpuOf(storePids);
+  const p1 = await cpuOf(projectorPids);
   const m1 = await cpuOf([upstream.pid]);
   const per = (delta) => (w.requests > 0 ? delta / w.requests : NaN);
   return {
     ...w,
     cpuUs: target.pid ? per(cpuDelta(g0, g1)) : NaN,
     storeUs: target.name === 'tollgate' ? per(cpuDelta(s0, s1)) : NaN,
+    projectorUs: projectorPids.length ? per(cpuDelta(p0, p1)) : NaN,
     mockUs: per(cpuDelta(m0, m1)),
   };
 }
@@ -246,6 +264,7 @@ function describe(target, phase, result) {
   const bits = [];
   if ('rps' in result) bits.push(`${report.fmtInt(result.rps)} rps`, `p50 ${report.fmt(result.p50, 3)} ms`, `p99 ${report.fmt(result.p99, 3)} ms`);
   if (Number.isFinite(result.cpuUs)) bits.push(`cpu ${report.fmtInt(result.cpuUs)} us/req`);
+  if (Number.isFinite(result.projectorUs)) bits.push(`projector ${report.fmtInt(result.projectorUs)} us/req`);
   if (Number.isFinite(result.storeUs)) bits.push(`pg ${report.fmtInt(result.storeUs)} us/req`);
   if ('ttfbP50' in result) bits.push(`ttfb p50 ${report.fmt(result.ttfbP50, 3)} ms`, `p99 ${report.fmt(result.ttfbP99, 3)} ms`, `n=${result.count}`);
   if (result.non2xx || result.socketErrors || result.errors) {
@@ -270,7 +289,7 @@ async function benchmarkMode() {
       await prepareTollgate();
       const service = await startTollgate();
       services.push(service);
-      log(`- Tollgate on 127.0.0.1:${service.port} (pid ${service.pid}); set-up through its API`);
+      log(`- Tollgate --role api,worker on 127.0.0.1:${service.port} (pid ${service.pid}); set-up through its API`);
       const { key } = await tollgate.setUpThroughApi({ port: service.port, upstreamPort: upstream.port, log });
       relayKey = key;
       targets.push({ name: 'tollgate', pid: service.pid, service, url: `http://127.0.0.1:${service.port}/v1/chat/completions` });
@@ -337,7 +356,7 @@ async function benchmarkMode() {
   const rss = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, proc.rssMb(t.pid)]));
   const summary = report.summarize(results);
   log('');
-  log(`Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; CPU of the gateway process; PG = its Postgres backends)`);
+  log(`Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; CPU of the gateway process (Tollgate: --role api,worker); Proj = Tollgate's projector process; PG = its Postgres backends)`);
   log(report.resultTable(summary));
   log('');
   for (const line of report.ratioLines(summary)) log(line);
@@ -373,7 +392,7 @@ async function benchmarkMode() {
 
 async function profileMode(target, lua) {
   log('');
-  log('- profile: Tollgate restarted under node --cpu-prof for one saturation phase');
+  log(`- profile: Tollgate restarted under node --cpu-prof for one wrk phase at c=${Math.max(1, Number(flags['profile-connections'] ?? 50))}`);
   await target.service.stop();
   services.splice(services.indexOf(target.service), 1);
   const dir = path.join(WORK, 'profiles', stamp());
@@ -381,9 +400,10 @@ async function profileMode(target, lua) {
   const service = await startTollgate(['-r', path.join(__dirname, 'lib', 'exit-on-signal.cjs'), '--cpu-prof', '--cpu-prof-dir', dir], 'tollgate-profile');
   services.push(service);
   const url = `http://127.0.0.1:${service.port}/v1/chat/completions`;
-  await wrk(url, 50, opt.warmup, lua);
+  const connections = Math.max(1, Number(flags['profile-connections'] ?? 50));
+  await wrk(url, connections, opt.warmup, lua);
   const fromUs = Number(process.hrtime.bigint() / 1000n);
-  const load = await wrk(url, 50, opt.duration, lua);
+  const load = await wrk(url, connections, opt.duration, lua);
   const toUs = Number(process.hrtime.bigint() / 1000n);
   await service.stop();
   services.splice(services.indexOf(service), 1);

@@ -313,12 +313,28 @@ describe('log API (/api/log)', () => {
         const response = await call(target, alice, 'get', path).expect(200);
         expect(response.body.success).toBe(true);
       }
-      for (const query of ['', '?target_timestamp=', '?target_timestamp=0', '?target_timestamp=abc', '?target_timestamp=1.5']) {
+      for (const query of [
+        '',
+        '?target_timestamp=',
+        '?target_timestamp=0',
+        '?target_timestamp=abc',
+        '?target_timestamp=1.5',
+        // Out of range or not finite: refused, never saturated into "purge everything" (the reference's ParseInt).
+        '?target_timestamp=99999999999999999999',
+        '?target_timestamp=-99999999999999999999',
+        '?target_timestamp=9007199254740993',
+        '?target_timestamp=1e99',
+        '?target_timestamp=Infinity',
+        '?target_timestamp=NaN',
+      ]) {
         const response = await call(target, root, 'delete', `/api/log/${query}`).expect(200);
         expect(response.body).toEqual({ success: false, message: 'target timestamp is required' });
       }
       expect((await call(target, root, 'delete', '/api/log/?target_timestamp=-5').expect(200)).body).toEqual({ success: true, message: '', data: 0 });
+      // Older than every row: nothing to delete, so nothing is recorded either (the answer is still 0).
+      expect((await call(target, root, 'delete', '/api/log/?target_timestamp=1').expect(200)).body).toEqual({ success: true, message: '', data: 0 });
       expect(await stateSnapshot(target)).toBe(before);
+      expect(await dataSource(target).query("SELECT count(*)::int AS count FROM events WHERE stream_id = 'logs'")).toEqual([{ count: 0 }]);
     });
   });
 
@@ -358,8 +374,12 @@ describe('log API (/api/log)', () => {
     it('a later purge deletes the late row too, and then answers 0 when nothing is that old', async () => {
       const first = await call(target, root, 'delete', `/api/log/?target_timestamp=${now - 3600}`).expect(200);
       expect(first.body).toEqual({ success: true, message: '', data: 1 });
+      const purges = async () => dataSource(target).query("SELECT count(*)::int AS count FROM events WHERE stream_id = 'logs'");
+      const recorded = await purges();
       const again = await call(target, root, 'delete', `/api/log/?target_timestamp=${now - 3600}`).expect(200);
       expect(again.body).toEqual({ success: true, message: '', data: 0 });
+      // A purge that deletes nothing appends nothing.
+      expect(await purges()).toEqual(recorded);
       expect(requestIds((await list(root, '/api/log/?page_size=50')).items)).toEqual(['b1', 'a3', 'a2']);
     });
   });

@@ -138,6 +138,18 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       expect(ids).toEqual(expect.arrayContaining(['gpt-3.5-turbo', 'claude-3-haiku-20240307', 'gemini-1.5-flash-latest']));
     });
 
+    it('lists models for a token whose IP allow-list excludes the caller, but refuses it a chat (reference)', async () => {
+      const carol = await userWithToken(target, 'carol', 100_000, { allow_ips: '10.9.8.7' });
+      const carolClient = sdk(baseURL, carol.key);
+      const models = await carolClient.models.list();
+      expect(models.data.length).toBeGreaterThan(0);
+      const charges = await chargeCount(target);
+      await expect(carolClient.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+        status: 403,
+      });
+      expect(await chargeCount(target)).toBe(charges);
+    });
+
     it('relays Anthropic and Gemini channels through the same API, plain and streamed', async () => {
       const claude = await client.chat.completions.create({ model: 'claude-3-haiku-20240307', messages: [{ role: 'user', content: 'hi' }] });
       expect(claude.choices[0].message.content).toEqual(expect.any(String));

@@ -22,7 +22,7 @@ export async function userWithToken(
   target: TestApp,
   username: string,
   quota: number,
-  token: { remain_quota?: number; unlimited_quota?: boolean; model_limits_enabled?: boolean; model_limits?: string } = {},
+  token: { remain_quota?: number; unlimited_quota?: boolean; model_limits_enabled?: boolean; model_limits?: string; allow_ips?: string } = {},
 ): Promise<Caller & { key: string; tokenId: number }> {
   await setOptions(target, { QuotaForNewUser: String(quota) });
   const user = await register(target, username);
@@ -33,6 +33,7 @@ export async function userWithToken(
     unlimited_quota: token.unlimited_quota ?? true,
     model_limits_enabled: token.model_limits_enabled ?? false,
     model_limits: token.model_limits ?? '',
+    allow_ips: token.allow_ips ?? '',
     group: '',
   }).expect(200);
   if (!created.body.success) throw new Error(`token create refused: ${JSON.stringify(created.body)}`);

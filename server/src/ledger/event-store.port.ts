@@ -65,6 +65,22 @@ export interface AppendRequest {
   expectedRevision?: ExpectedRevision;
 }
 
+/**
+ * How durable an append is when its promise resolves.
+ * - `'sync'` (the default, every console command): the commit is on disk (Postgres waits for the WAL flush).
+ * - `'async'`: committed and visible to every reader, but the WAL flush may follow up to ~3 × wal_writer_delay
+ *   (200 ms) later (Postgres `synchronous_commit = off` for that transaction only). A crash of the calling process
+ *   loses nothing; only a crash of the database server can lose the last such commits, never reorder or duplicate
+ *   them. Used ONLY by the relay's charges (RELAY_CHARGE_SYNC_COMMIT, docs/ledger.md). Adapters that have no such
+ *   knob (EventStoreDB, in memory) treat it as `'sync'`.
+ */
+export type AppendDurability = 'sync' | 'async';
+
+export interface AppendOptions {
+  expectedRevision?: ExpectedRevision;
+  durability?: AppendDurability;
+}
+
 /** What one append of an `appendMany` batch came to: its result, or the error `appendToStream` would throw. */
 export type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: Error };
 
@@ -73,7 +89,7 @@ export interface EventStore {
    * Appends atomically. Fails with WrongExpectedRevisionError when the stream is not at `expectedRevision`.
    * If every event id of the batch is already stored in that stream, it is a no-op that succeeds.
    */
-  appendToStream(streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  appendToStream(streamId: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * Several independent appends (to any streams) in one go, for group commit. Each request has exactly the
    * semantics of its own `appendToStream` call, applied in array order (so a later request sees an earlier
@@ -81,7 +97,7 @@ export interface EventStore {
    * the others. Postgres: one statement, one transaction, one notification. The promise rejects only when the
    * store itself failed (nothing may be assumed written, or not: retry with the same event ids).
    */
-  appendMany(requests: AppendRequest[]): Promise<AppendOutcome[]>;
+  appendMany(requests: AppendRequest[], options?: { durability?: AppendDurability }): Promise<AppendOutcome[]>;
   /** Events of one stream in revision order; empty array when the stream does not exist. */
   readStream(streamId: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
   /** Events of every stream with position strictly greater than `after` (default: from the start), in order. */

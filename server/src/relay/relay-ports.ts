@@ -14,7 +14,8 @@ export interface RelayCaller {
 }
 
 export interface RelayAuthenticator {
-  authenticate(authorization: string | undefined, clientIp: string, model?: string): Promise<RelayCaller>;
+  /** `skipIpCheck`: the model listing routes skip the token's IP allow-list, as the reference does. */
+  authenticate(authorization: string | undefined, clientIp: string, model?: string, options?: { skipIpCheck?: boolean }): Promise<RelayCaller>;
 }
 
 export interface RoutableChannel {

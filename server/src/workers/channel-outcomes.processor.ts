@@ -31,6 +31,8 @@ export class ChannelOutcomesProcessor extends WorkerHost {
           message: typeof data.message === 'string' ? data.message : '',
           source: data.source === 'test' ? 'test' : 'relay',
         },
+        count: Number(data.count) > 0 ? Number(data.count) : 1,
+        precedingSuccesses: Number(data.precedingSuccesses) > 0 ? Number(data.precedingSuccesses) : 0,
         observedAtMs: job.timestamp,
         causeKey: `outcome-${job.id ?? ''}`,
         correlationId: `outcome-${job.id ?? ''}`,

@@ -4,7 +4,8 @@ import { CommandBus } from '@nestjs/cqrs';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { DomainError } from '../common/http/errors';
 import { systemActor } from '../ledger/event-envelope';
-import { CHANNEL_TESTS_QUEUE, type ChannelTestJobData, TEST_ALL_JOB } from '../modules/channel-health/channel-health.constants';
+import { CHANNEL_TESTS_QUEUE, type ChannelTestJobData, TEST_ALL_JOB, TEST_ONE_JOB } from '../modules/channel-health/channel-health.constants';
+import { FinishChannelTestRunCommand } from '../modules/channel-health/usecases/finish-channel-test-run/finish-channel-test-run.command';
 import { StartChannelRunsCommand } from '../modules/channel-health/usecases/start-channel-runs/start-channel-runs.command';
 import { ChannelTestRunningError } from '../modules/channel-health/usecases/start-channel-runs/start-channel-runs.handler';
 import { TestChannelCommand } from '../modules/channel-health/usecases/test-channel/test-channel.command';
@@ -50,8 +51,25 @@ export class ChannelTestsProcessor extends WorkerHost {
     }
   }
 
+  /** Runs after the job left the active set, so the run's last job finds nothing of its run pending. */
+  @OnWorkerEvent('completed')
+  onCompleted(job: Job<ChannelTestJobData>): void {
+    this.jobEnded(job);
+  }
+
   @OnWorkerEvent('failed')
   onFailed(job: Job<ChannelTestJobData> | undefined, error: Error): void {
-    if (job) this.logger.warn(`channel test job ${job.id} (channel ${job.data.channelId}) failed: ${error.message}`);
+    if (!job) return;
+    this.logger.warn(`channel test job ${job.id} (channel ${job.data.channelId}) failed: ${error.message}`);
+    // A job with attempts left is back in the delayed set, so its run does not look finished yet.
+    this.jobEnded(job);
+  }
+
+  /** One job of a test-all run ended: the run may be over (then root is mailed "通道测试完成"). */
+  private jobEnded(job: Job<ChannelTestJobData>): void {
+    if (job.name !== TEST_ONE_JOB || !job.data?.runId) return;
+    this.commandBus.execute(new FinishChannelTestRunCommand({ runId: job.data.runId })).catch((error: unknown) => {
+      this.logger.warn(`channel test run ${job.data.runId}: end not checked: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 }

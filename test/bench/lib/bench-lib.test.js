@@ -62,7 +62,7 @@ test('summary: medians over rounds and added latency against direct of the same 
   const results = {
     direct: { sat: [{ rps: 30000 }, { rps: 20000 }, { rps: 25000 }], seq: [{ p50: 0.05, p99: 0.2 }, { p50: 0.1, p99: 0.4 }, { p50: 0.07, p99: 0.3 }], ttfb: [{ ttfbP50: 0.2, ttfbP99: 1 }] },
     tollgate: {
-      sat: [{ rps: 6000, cpuUs: 140 }, { rps: 5000, cpuUs: 160 }, { rps: 5500, cpuUs: 150 }],
+      sat: [{ rps: 6000, cpuUs: 140, projectorUs: 90 }, { rps: 5000, cpuUs: 160, projectorUs: 70 }, { rps: 5500, cpuUs: 150, projectorUs: 80 }],
       seq: [{ p50: 0.25, p99: 0.9 }, { p50: 0.5, p99: 1.5 }, { p50: 0.3, p99: 1.0 }],
       ttfb: [{ ttfbP50: 0.6, ttfbP99: 2 }],
     },
@@ -72,6 +72,8 @@ test('summary: medians over rounds and added latency against direct of the same 
   assert.equal(s.direct.rps, 25000);
   assert.equal(s.tollgate.rps, 5500);
   assert.equal(s.tollgate.cpuUs, 150);
+  assert.equal(s.tollgate.projectorUs, 80);
+  assert.ok(Number.isNaN(s.portkey.projectorUs));
   // per round: 0.20, 0.40, 0.23 -> median 0.23
   assert.ok(Math.abs(s.tollgate.addedP50 - 0.23) < 1e-9);
   assert.ok(Math.abs(s.tollgate.addedTtfbP50 - 0.4) < 1e-9);

@@ -100,16 +100,53 @@ async function dropRedisPrefix(redisUrl, prefix) {
   }
 }
 
-/** Starts `node [nodeArgs] main.js` and waits until GET /api/status answers. */
-async function startTollgate({ main, port, env, nodeArgs = [], logFile }) {
+/**
+ * Starts `node [nodeArgs] main.js --role <roles>` and waits until GET /api/status answers. The benchmark runs the
+ * production shape (docker-compose.yml): `api,worker` here, the projector as its own process (startProjector).
+ */
+async function startTollgate({ main, port, env, nodeArgs = [], logFile, roles = 'api,worker' }) {
   return startService({
     name: 'tollgate',
     command: process.execPath,
-    args: [...nodeArgs, main],
+    args: [...nodeArgs, main, '--role', roles],
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     logFile,
     ready: () => httpOk(`http://127.0.0.1:${port}/api/status`),
+    timeoutMs: 180_000,
+  });
+}
+
+/** True once a process holds the projector's leadership lock (advisory 7311003) on `databaseUrl`'s database. */
+async function projectorLeading(databaseUrl) {
+  const { Client } = require(path.join(ROOT, 'node_modules', 'pg'));
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = 7311003 AND l.granted AND a.datname = $1`,
+      [name],
+    );
+    return rows.length > 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts `node main.js --role projector` (no HTTP port) and waits until it holds the projector's leadership. */
+async function startProjector({ main, env, logFile, databaseUrl }) {
+  return startService({
+    name: 'tollgate-projector',
+    command: process.execPath,
+    args: [main, '--role', 'projector'],
+    cwd: ROOT,
+    env,
+    logFile,
+    ready: () => projectorLeading(databaseUrl),
     timeoutMs: 180_000,
   });
 }
@@ -203,4 +240,4 @@ async function smokeRelay(url, headers, { attempts = 20 } = {}) {
   throw new Error(`relay smoke test failed: ${last}`);
 }
 
-module.exports = { ROOT, buildTollgate, freshDatabase, backendPids, settlementCounts, dropRedisPrefix, startTollgate, setUpThroughApi, smokeRelay };
+module.exports = { ROOT, buildTollgate, freshDatabase, backendPids, settlementCounts, dropRedisPrefix, startTollgate, startProjector, projectorLeading, setUpThroughApi, smokeRelay };

@@ -59,8 +59,37 @@ export class ChannelStatusProjection implements Projection {
       if (typeof quota !== 'number' || !Number.isSafeInteger(quota)) {
         throw new Error(`QuotaConsumed.quota is not a safe integer: ${JSON.stringify(quota)}`);
       }
-      await this.update(manager, channelId, event, (figures) => applyChannelUsage(figures, quota));
+      await this.addUsage(manager, channelId, quota, event.position);
     }
+  }
+
+  /**
+   * A charge (the projection's hot event) in ONE statement instead of a read and a write: used_quota + quota, the
+   * same fold as applyChannelUsage, a missing row starting from emptyChannelStatus, guarded by the position like
+   * update().
+   */
+  private async addUsage(manager: EntityManager, channelId: number, quota: number, position: number): Promise<void> {
+    const first = applyChannelUsage(emptyChannelStatus, quota);
+    await manager.query(
+      `INSERT INTO channel_status AS c (channel_id, status, response_time, test_time, balance, balance_updated_time, used_quota,
+                                        status_reason, status_time, position)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (channel_id) DO UPDATE SET used_quota = c.used_quota + $11::bigint, position = $10
+       WHERE c.position < $10`,
+      [
+        channelId,
+        first.status,
+        first.responseTime,
+        first.testTime,
+        first.balance,
+        first.balanceUpdatedTime,
+        first.usedQuota,
+        first.statusReason,
+        first.statusTime,
+        position,
+        quota,
+      ],
+    );
   }
 
   private async update(

@@ -138,6 +138,26 @@ describe('logs and account-balances projections over relay charges', () => {
     expect(live.logs).toHaveLength(7);
   });
 
+  it('writes no type 2 row for a charge settled while LogConsumeEnabled was off, and still charges it', async () => {
+    const events = ledger().map((event) =>
+      event.type === 'QuotaConsumed' && (event.data as { requestId: string }).requestId === 'req-1-4'
+        ? { ...event, data: { ...event.data, logConsume: false } }
+        : event.type === 'QuotaConsumed' && (event.data as { requestId: string }).requestId === 'req-1-5'
+          ? { ...event, data: { ...event.data, logConsume: true } }
+          : event,
+    );
+    await applyAll(events);
+    const rows: Array<{ id: string; type: number }> = await dataSource.query('SELECT id, type FROM logs WHERE type = 2 ORDER BY id');
+    // Position 10 (req-1-4) is not logged; 11 (logConsume true) and 12 (written before the flag existed) are.
+    expect(rows.map((row) => Number(row.id))).toEqual([5, 11, 12]);
+    const [user1]: Array<{ quota: string; request_count: string }> = await dataSource.query('SELECT quota, request_count FROM account_balances WHERE user_id = 1');
+    expect([Number(user1.quota), Number(user1.request_count)]).toEqual([4485, 5]);
+    const live = await snapshotTables(dataSource, TABLES);
+    await dataSource.query('TRUNCATE logs, log_purges, account_balances');
+    await applyAll(events);
+    expect((await compareTables(live, dataSource, TABLES)).summary).toMatch(/^equal/);
+  });
+
   it('applies each event once even when handed it twice (a hand-run replay)', async () => {
     const events = ledger();
     await applyAll(events);

@@ -8,6 +8,7 @@ import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../../../server/src/r
 import type { Projection } from '../../runner/projection';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { accountLogLine } from './account-log-lines';
+import { channelTestLogRow } from './channel-test-log-row';
 import { consumeLogRow } from './consume-log-row';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -29,12 +30,16 @@ const NOT_PURGED_LATER = 'WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.p
 export class LogsProjection implements Projection {
   readonly name = 'logs';
   readonly tables = ['logs', 'log_purges'];
-  readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED, LogsEventType.LogsPurged];
+  readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED, LogsEventType.LogsPurged, LogsEventType.ChannelTestLogged];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     const category = streamCategory(event.streamId);
     if (event.type === LogsEventType.LogsPurged) {
       if (event.streamId === LOGS_STREAM) await this.purge(event, manager);
+      return;
+    }
+    if (event.type === LogsEventType.ChannelTestLogged) {
+      if (event.streamId === LOGS_STREAM) await this.channelTest(event, manager);
       return;
     }
     if (category !== 'account') return;
@@ -55,7 +60,24 @@ export class LogsProjection implements Projection {
   }
 
   private async consume(event: RecordedEvent, userId: number, manager: EntityManager): Promise<void> {
+    // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
+    if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return;
     const row = consumeLogRow(userId, event.data as Partial<QuotaConsumedData>, event.createdAt);
+    await manager.query(
+      `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 ${NOT_PURGED_LATER}
+       ON CONFLICT (event_id) DO NOTHING`,
+      [
+        event.position, row.userId, row.createdAt, row.type, row.content, row.username, row.tokenName, row.modelName, row.quota,
+        row.promptTokens, row.completionTokens, row.useTime, row.isStream, row.channelId, row.tokenId, row.group, row.other, event.id,
+      ],
+    );
+  }
+
+  /** The consume row of a channel test (user 1, "模型测试", not charged): a row, and nothing else. */
+  private async channelTest(event: RecordedEvent, manager: EntityManager): Promise<void> {
+    const row = channelTestLogRow(event.data, event.createdAt);
     await manager.query(
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
          completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)

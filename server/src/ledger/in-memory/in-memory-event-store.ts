@@ -1,6 +1,7 @@
 import { appendSequentially } from '../append-many';
 import { validateAppend } from '../append-validation';
 import {
+  type AppendDurability,
   type AppendOutcome,
   type AppendRequest,
   type AppendResult,
@@ -30,7 +31,8 @@ export class InMemoryEventStore implements EventStore {
   async appendToStream(
     streamId: string,
     events: NewEvent[],
-    options: { expectedRevision?: ExpectedRevision } = {},
+    /** `durability` has no meaning in memory: every append is as durable as the process. */
+    options: { expectedRevision?: ExpectedRevision; durability?: AppendDurability } = {},
   ): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     validateAppend(streamId, events, expected);
@@ -72,7 +74,7 @@ export class InMemoryEventStore implements EventStore {
   }
 
   /** No multi-stream append here: the requests in order, each with its own outcome (docs/ledger.md). */
-  async appendMany(requests: AppendRequest[]): Promise<AppendOutcome[]> {
+  async appendMany(requests: AppendRequest[], _options: { durability?: AppendDurability } = {}): Promise<AppendOutcome[]> {
     return appendSequentially(this, requests);
   }
 

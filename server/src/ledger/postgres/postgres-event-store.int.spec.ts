@@ -164,6 +164,36 @@ describe('PostgresEventStore', () => {
       }
     });
 
+    it('given durability async, when appending, then the commit skips the WAL flush for that transaction only', async () => {
+      // One connection, so the check after the append runs on the very session that appended.
+      const single = await PostgresEventStore.connect({ connectionString: database.url, poolSize: 1, listen: false });
+      const pool = (single as unknown as { pool: { query: (...args: unknown[]) => Promise<{ rows: Array<Record<string, string>> }> } }).pool;
+      const sent = jest.spyOn(pool, 'query');
+      try {
+        const one = await single.appendToStream('async-one', [event(0)], { durability: 'async' });
+        const many = await single.appendMany(
+          [{ streamId: 'async-many-a', events: [event(1)] }, { streamId: 'async-many-b', events: [event(2)] }],
+          { durability: 'async' },
+        );
+        const strict = await single.appendToStream('sync-one', [event(3)]);
+        const texts = sent.mock.calls.map(([text]) => String(text));
+        expect(texts.filter((text) => text.includes("set_config('synchronous_commit', 'off', true)"))).toHaveLength(2);
+        expect(texts[2]).not.toContain('synchronous_commit');
+        // SET LOCAL semantics: the session is back to the server's setting after the append's implicit transaction.
+        const { rows } = await pool.query('SHOW synchronous_commit');
+        expect(rows[0].synchronous_commit).toBe('on');
+        // Same outcomes as a durable append: positions in order, visible to readers, idempotent by id.
+        expect(many.every((outcome) => outcome.ok)).toBe(true);
+        expect(strict.position).toBeGreaterThan(one.position);
+        expect((await single.readStream('async-many-b')).map((stored) => stored.data)).toEqual([{ index: 2 }]);
+        const [again] = await single.appendMany([{ streamId: 'async-one', events: (await single.readStream('async-one')).map((stored) => ({ ...stored })) }], { durability: 'async' });
+        expect(again).toMatchObject({ ok: true, result: { position: one.position } });
+      } finally {
+        sent.mockRestore();
+        await single.close();
+      }
+    });
+
     it('given a database without the ledger schema, when connecting, then it says to run migrations', async () => {
       const bare = await createTestDatabase({ migrate: false });
       try {

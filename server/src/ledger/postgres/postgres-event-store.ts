@@ -1,6 +1,8 @@
 import { Pool, type PoolConfig } from 'pg';
 import { validateAppend } from '../append-validation';
 import {
+  type AppendDurability,
+  type AppendOptions,
   type AppendOutcome,
   type AppendRequest,
   type AppendResult,
@@ -39,6 +41,18 @@ interface EventRow {
 }
 
 const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at';
+
+/**
+ * The append statements. `'async'` adds `set_config('synchronous_commit', 'off', true)` (SET LOCAL) to the same
+ * statement, i.e. to its implicit transaction only: the commit does not wait for the WAL flush, the pooled
+ * connection keeps `synchronous_commit = on` for whatever runs on it next.
+ */
+export function appendStatement(kind: 'one' | 'many', durability: AppendDurability = 'sync'): string {
+  const call = kind === 'one' ? 'ledger_append($1, $2, $3::jsonb)' : 'ledger_append_many($1::jsonb)';
+  return durability === 'async'
+    ? `SELECT appended.* FROM set_config('synchronous_commit', 'off', true) AS local_setting, ${call} AS appended`
+    : `SELECT * FROM ${call}`;
+}
 
 /**
  * The embedded event store: the `events` table (migration 1732300000100) in the application's database. All
@@ -80,13 +94,13 @@ export class PostgresEventStore implements EventStore {
   async appendToStream(
     streamId: string,
     events: NewEvent[],
-    options: { expectedRevision?: ExpectedRevision } = {},
+    options: AppendOptions = {},
   ): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     validateAppend(streamId, events, expected);
     const payload = events.map((event) => ({ id: event.id, type: event.type, data: event.data, metadata: event.metadata }));
     // Group commit is appendMany (ledger_append_many); the relay's settlement batches its charges through it.
-    const { rows } = await this.pool.query<AppendRow>('SELECT * FROM ledger_append($1, $2, $3::jsonb)', [streamId, String(expected), JSON.stringify(payload)]);
+    const { rows } = await this.pool.query<AppendRow>(appendStatement('one', options.durability), [streamId, String(expected), JSON.stringify(payload)]);
     const outcome = toOutcome(streamId, expected, rows[0]);
     if (!outcome.ok) throw outcome.error;
     return outcome.result;
@@ -96,7 +110,7 @@ export class PostgresEventStore implements EventStore {
    * Group commit: every request in one `ledger_append_many` statement (one transaction, one lock, one NOTIFY),
    * each with its own outcome. Requests that fail validation are answered without reaching the database.
    */
-  async appendMany(requests: AppendRequest[]): Promise<AppendOutcome[]> {
+  async appendMany(requests: AppendRequest[], options: { durability?: AppendDurability } = {}): Promise<AppendOutcome[]> {
     const outcomes: Array<AppendOutcome | undefined> = new Array(requests.length);
     const sent: number[] = [];
     const batch: Array<{ stream: string; expected: string; events: unknown[] }> = [];
@@ -117,7 +131,7 @@ export class PostgresEventStore implements EventStore {
     });
     if (batch.length > 0) {
       const { rows } = await this.pool.query<AppendRow & { ordinal: string }>(
-        'SELECT * FROM ledger_append_many($1::jsonb)',
+        appendStatement('many', options.durability),
         [JSON.stringify(batch)],
       );
       if (rows.length !== batch.length) throw new Error(`ledger_append_many answered ${rows.length} outcome(s) for ${batch.length} append(s)`);

@@ -29,4 +29,8 @@ export interface ChannelOutcomeJobData {
   errorCode: string | null;
   message: string;
   source: 'relay' | 'test';
+  /** Identical outcomes the job stands for (aggregated relay successes); 1 when absent. */
+  count?: number;
+  /** Relay successes of the channel observed before this outcome and not reported yet; 0 when absent. */
+  precedingSuccesses?: number;
 }

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { PricingService } from '../../relay/pricing/pricing.service';
 import { createUpstreamRegistry } from '../../upstreams/upstream-registry';
 import { ChannelsModule } from '../channels/channels.module';
 import { AccountsModule } from '../accounts/accounts.module';
@@ -14,6 +15,7 @@ import { HealthNotifier } from './health-notifier';
 import { OutcomeWindowStore } from './outcome-window.store';
 import { PeriodicChannelRuns } from './periodic-channel-runs';
 import { ApplyChannelOutcomeHandler } from './usecases/apply-channel-outcome/apply-channel-outcome.handler';
+import { FinishChannelTestRunHandler } from './usecases/finish-channel-test-run/finish-channel-test-run.handler';
 import { StartChannelRunsHandler } from './usecases/start-channel-runs/start-channel-runs.handler';
 import { TestChannelHandler } from './usecases/test-channel/test-channel.handler';
 import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/update-channel-balance.handler';
@@ -36,11 +38,13 @@ import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/u
     { provide: UPSTREAM_REGISTRY, useFactory: () => createUpstreamRegistry() },
     OutcomeWindowStore,
     HealthNotifier,
+    PricingService,
     PeriodicChannelRuns,
     ApplyChannelOutcomeHandler,
     TestChannelHandler,
     UpdateChannelBalanceHandler,
     StartChannelRunsHandler,
+    FinishChannelTestRunHandler,
   ],
   exports: [CHANNEL_HEALTH_CONFIG, BullModule],
 })

@@ -7,13 +7,18 @@ import type { HealthDecision } from './channel-health.decider';
 
 const ROOT_ROLE = 100;
 
+/** The reference's mail at the end of a manual test of every channel. */
+export const TEST_RUN_FINISHED_SUBJECT = '通道测试完成';
+export const TEST_RUN_FINISHED_BODY = '通道测试完成，如果没有收到禁用通知，说明所有通道都正常';
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character] ?? character);
 }
 
 /**
- * Mails the root user about an automatic disable or enable, with the reference's subjects. Best effort and
- * never blocking: the decision is already in the ledger; no SMTP or no root email only logs a line.
+ * Mails the root user about an automatic disable or enable, and the end of a manual test-all run, with the
+ * reference's subjects. Best effort and never blocking: the decision is already in the ledger; no SMTP or no root
+ * email only logs a line.
  */
 @Injectable()
 export class HealthNotifier {
@@ -31,6 +36,19 @@ export class HealthNotifier {
     const body = decision.kind === 'disable' ? `${subject}，原因：${decision.reason}` : subject;
     this.logger.log(`${subject} (${decision.reasonCode}: ${decision.reason})`);
     void this.send(subject, body).catch((error: unknown) => this.logger.warn(`channel notice not mailed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /**
+   * The end of a manual test-all run (reference: subject "通道测试完成"). Resolves once the mail is queued;
+   * without SMTP or a root email it only logs, as the other notices do.
+   */
+  async testRunFinished(): Promise<void> {
+    this.logger.log('channel test run finished');
+    try {
+      await this.send(TEST_RUN_FINISHED_SUBJECT, TEST_RUN_FINISHED_BODY);
+    } catch (error) {
+      this.logger.warn(`channel test notice not mailed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   private async send(subject: string, body: string): Promise<void> {

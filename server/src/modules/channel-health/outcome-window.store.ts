@@ -12,10 +12,12 @@ import type { OutcomeKind, OutcomeWindowCounts } from './channel-health.decider'
 const RECORD = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-if ARGV[3] == '1' then
-  redis.call('HINCRBY', KEYS[1], 't:' .. now, 1)
-  if ARGV[4] == '1' then redis.call('HINCRBY', KEYS[1], 'f:' .. now, 1) end
-end
+local count = tonumber(ARGV[5] or '1')
+local preceding = tonumber(ARGV[6] or '0')
+local counted = 0
+if ARGV[3] == '1' then counted = count end
+if counted + preceding > 0 then redis.call('HINCRBY', KEYS[1], 't:' .. now, counted + preceding) end
+if ARGV[3] == '1' and ARGV[4] == '1' then redis.call('HINCRBY', KEYS[1], 'f:' .. now, count) end
 local all = redis.call('HGETALL', KEYS[1])
 local total, failures = 0, 0
 for i = 1, #all, 2 do
@@ -44,8 +46,19 @@ export class OutcomeWindowStore {
     return this.keys.key('channel-health', 'window', channelId);
   }
 
-  /** Records one outcome observed at `atMs` and returns the window's counts, this outcome included. */
-  async record(channelId: number, kind: OutcomeKind, atMs: number, windowSeconds: number): Promise<OutcomeWindowCounts> {
+  /**
+   * Records one outcome observed at `atMs` (or `count` identical ones: aggregated relay successes) plus
+   * `precedingSuccesses` successes observed before it, and returns the window's counts, these included.
+   */
+  async record(
+    channelId: number,
+    kind: OutcomeKind,
+    atMs: number,
+    windowSeconds: number,
+    batch: { count?: number; precedingSuccesses?: number } = {},
+  ): Promise<OutcomeWindowCounts> {
+    const count = Math.max(1, Math.trunc(batch.count ?? 1) || 1);
+    const preceding = Math.max(0, Math.trunc(batch.precedingSuccesses ?? 0) || 0);
     const counted = kind !== 'client';
     const failed = kind === 'fatal' || kind === 'transient';
     const [total, failures] = (await this.redis.eval(
@@ -56,6 +69,8 @@ export class OutcomeWindowStore {
       String(windowSeconds),
       counted ? '1' : '0',
       failed ? '1' : '0',
+      String(count),
+      String(preceding),
     )) as [number, number];
     return { total, failures };
   }

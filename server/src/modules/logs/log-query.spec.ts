@@ -1,4 +1,4 @@
-import { filterWhere, goInt, parseFilters, parsePaging } from './log-query';
+import { filterWhere, goInt, parseFilters, parsePaging, targetTimestamp } from './log-query';
 
 describe('log query parsing', () => {
   it('reads numbers like Go strconv with the error ignored: junk is 0, out of range clamps', () => {
@@ -11,6 +11,16 @@ describe('log query parsing', () => {
     expect(goInt('1e3')).toBe(0);
     expect(goInt('99999999999999999999999')).toBe(Number.MAX_SAFE_INTEGER);
     expect(goInt('-99999999999999999999999')).toBe(Number.MIN_SAFE_INTEGER);
+  });
+
+  it('reads target_timestamp strictly: junk, fractions, exponents and out-of-range numbers are 0 (refused), never clamped', () => {
+    expect(targetTimestamp('1732400000')).toBe(1_732_400_000);
+    expect(targetTimestamp('+5')).toBe(5);
+    expect(targetTimestamp('-5')).toBe(-5);
+    for (const junk of ['', 'abc', '1.5', '1e9', 'Infinity', '-Infinity', 'NaN', ' 1', '0x10', '99999999999999999999', '-99999999999999999999', '9007199254740993']) {
+      expect(targetTimestamp(junk)).toBe(0);
+    }
+    expect(targetTimestamp(String(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   it('pages 1-based: p below 1 is 1, negative page_size is 10, 0 stays 0, self caps at 100', () => {

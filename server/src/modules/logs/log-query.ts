@@ -34,6 +34,17 @@ export function goInt(text: string): number {
   return value < 0 ? Number.MIN_SAFE_INTEGER : Number.MAX_SAFE_INTEGER;
 }
 
+/**
+ * `target_timestamp` of DELETE /api/log/: decimal digits (optional sign) within the safe integers, else 0, which
+ * the purge refuses as "target timestamp is required". Unlike goInt nothing saturates: the reference's ParseInt
+ * turned an out-of-range number into the largest int64 and purged every row; here it is refused.
+ */
+export function targetTimestamp(text: string): number {
+  if (!/^[+-]?\d+$/.test(text)) return 0;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : 0;
+}
+
 export interface LogFilters {
   /** 0: every type. */
   type: number;

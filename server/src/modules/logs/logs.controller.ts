@@ -1,12 +1,13 @@
-import { Controller, Delete, Get, Query, Req } from '@nestjs/common';
+import { Controller, Delete, Get, Query, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdminAuth, type AuthenticatedUser, CurrentUser, UserAuth } from '../../common/auth/auth.decorators';
 import { ok } from '../../common/http/envelope';
 import { userActor } from '../../ledger/event-envelope';
-import { goInt, type LogScope, parseFilters, parsePaging, queryText } from './log-query';
+import { type LogScope, parseFilters, parsePaging, queryText, targetTimestamp } from './log-query';
 import { GetLogStatQuery } from './usecases/get-log-stat/get-log-stat.query';
 import { ListLogsQuery } from './usecases/list-logs/list-logs.query';
+import { ListTokenLogsQuery } from './usecases/list-token-logs/list-token-logs.query';
 import { PurgeLogsCommand } from './usecases/purge-logs/purge-logs.command';
 import { SearchLogsQuery } from './usecases/search-logs/search-logs.query';
 
@@ -37,7 +38,7 @@ export class LogsController {
   async purge(@CurrentUser() caller: AuthenticatedUser, @Query() query: unknown, @Req() request: FastifyRequest) {
     const deleted = await this.commandBus.execute(
       new PurgeLogsCommand({
-        targetTimestamp: goInt(queryText(query, 'target_timestamp')),
+        targetTimestamp: targetTimestamp(queryText(query, 'target_timestamp')),
         adminId: caller.id,
         actor: userActor(caller.id, caller.role),
         correlationId: String(request.id),
@@ -58,6 +59,19 @@ export class LogsController {
   @AdminAuth()
   async search(@Query() query: unknown) {
     return ok(await this.queryBus.execute(new SearchLogsQuery(ALL, queryText(query, 'keyword'))));
+  }
+
+  /**
+   * Public lookup by key (no session; reference §1 "none, CORS"): answers any origin, as the reference's CORS
+   * middleware did (a plain GET needs no preflight).
+   */
+  @Get('token')
+  async listByKey(@Query() query: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    if (request.headers.origin) {
+      reply.header('access-control-allow-origin', '*');
+      reply.header('access-control-allow-credentials', 'true');
+    }
+    return ok(await this.queryBus.execute(new ListTokenLogsQuery(queryText(query, 'key'))));
   }
 
   @Get('self')

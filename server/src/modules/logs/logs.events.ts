@@ -7,6 +7,7 @@ export const LOGS_STREAM = 'logs';
 
 export const LogsEventType = {
   LogsPurged: 'LogsPurged',
+  ChannelTestLogged: 'ChannelTestLogged',
 } as const;
 
 /** Log rows with `created_at < before` (unix seconds) were deleted by an admin. */
@@ -15,7 +16,43 @@ export interface LogsPurged {
   data: { before: number; adminId: number };
 }
 
-export type LogsEvent = LogsPurged;
+/**
+ * The consume row the reference writes for a successful channel test (relay-behaviour.md §3.8): user 1, token name
+ * and content "模型测试", the test's model, channel, tokens and use time, and the quota the call would cost at
+ * group ratio 1. Nothing is charged: no account or token event goes with it, only this log line. Appended on
+ * `logs` (id derived from the test run) by the channel-test handler and folded by the logs projection.
+ */
+export type ChannelTestLoggedData = {
+  userId: number;
+  /** The user's name when the test ran ('' when user 1 does not exist). */
+  username: string;
+  channelId: number;
+  /** The model the test asked for, and the one sent upstream after model_mapping. */
+  modelName: string;
+  upstreamModel: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** What the call would have cost (group ratio 1); shown, never deducted. */
+  quota: number;
+  modelRatio: number;
+  completionRatio: number;
+  /** Fixed price per call in dollars, or -1 when priced by ratio. */
+  modelPrice: number;
+  /** Whole seconds the test took. */
+  useTimeSeconds: number;
+  /** Unix seconds when the test ran. */
+  createdAt: number;
+};
+
+export interface ChannelTestLogged {
+  type: 'ChannelTestLogged';
+  data: ChannelTestLoggedData;
+}
+
+/** The reference's token name and content of a channel-test row. */
+export const CHANNEL_TEST_LOG_TEXT = '模型测试';
+
+export type LogsEvent = LogsPurged | ChannelTestLogged;
 
 /** The purge inside a stored event, with its fields checked. */
 export function toLogsPurged(data: Record<string, unknown>): LogsPurged['data'] {

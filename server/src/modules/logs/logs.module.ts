@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { LogsController } from './logs.controller';
 import { GetLogStatHandler } from './usecases/get-log-stat/get-log-stat.handler';
 import { ListLogsHandler } from './usecases/list-logs/list-logs.handler';
+import { ListTokenLogsHandler } from './usecases/list-token-logs/list-token-logs.handler';
 import { PurgeLogsHandler } from './usecases/purge-logs/purge-logs.handler';
 import { SearchLogsHandler } from './usecases/search-logs/search-logs.handler';
 
@@ -13,6 +14,6 @@ import { SearchLogsHandler } from './usecases/search-logs/search-logs.handler';
 @Module({
   imports: [AccountsModule],
   controllers: [LogsController],
-  providers: [ListLogsHandler, GetLogStatHandler, SearchLogsHandler, PurgeLogsHandler],
+  providers: [ListLogsHandler, ListTokenLogsHandler, GetLogStatHandler, SearchLogsHandler, PurgeLogsHandler],
 })
 export class LogsModule {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
@@ -52,7 +52,7 @@ type Commands = Redis & {
  * settlements. See quota-scripts.ts for the data layout and docs/relay.md for the crash analysis.
  */
 @Injectable()
-export class QuotaAdmissionService {
+export class QuotaAdmissionService implements OnModuleDestroy {
   private readonly redis: Commands;
 
   constructor(
@@ -61,13 +61,28 @@ export class QuotaAdmissionService {
     private readonly dataSource: DataSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {
-    this.redis = redis as Commands;
+    // Admission's own connection, auto-pipelined: the scripts that concurrent relay requests issue in one turn of
+    // the event loop (a reserve and its lease-index ZADD, other requests' settles) leave in one socket write
+    // instead of one write each. Every admission command goes through this one connection, so they still run in
+    // the order they were issued (the settlement relies on that, see RelaySettlementService).
+    this.redis = redis.duplicate({ enableAutoPipelining: true }) as Commands;
     this.redis.defineCommand('tgReserve', { numberOfKeys: 8, lua: RESERVE });
     this.redis.defineCommand('tgSettle', { numberOfKeys: 7, lua: SETTLE });
     this.redis.defineCommand('tgRelease', { numberOfKeys: 7, lua: RELEASE });
     this.redis.defineCommand('tgRenew', { numberOfKeys: 1, lua: RENEW });
     this.redis.defineCommand('tgExpire', { lua: EXPIRE });
     this.redis.defineCommand('tgSetBase', { numberOfKeys: 2, lua: SET_BASE });
+  }
+
+  /** Lets commands already issued (settlements fired without waiting) finish, for at most a second. */
+  async onModuleDestroy(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.redis.quit().catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, 1000))),
+    ]);
+    clearTimeout(timer);
+    this.redis.disconnect();
   }
 
   private tag(userId: number): string {

@@ -67,7 +67,7 @@ export class RelayModelsService {
   async list(request: RelayHttpRequest, response: ServerResponse): Promise<void> {
     try {
       const auth = request.headers.authorization;
-      const caller = await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp);
+      const caller = await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp, undefined, { skipIpCheck: true });
       const models = caller.token.modelLimits ? [...caller.token.modelLimits] : this.router.modelsForGroup(caller.group);
       sendJson(response, 200, request.requestId, { success: true, data: models.map(modelObject) });
     } catch (error) {
@@ -78,7 +78,7 @@ export class RelayModelsService {
   async retrieve(request: RelayHttpRequest, response: ServerResponse, model: string): Promise<void> {
     try {
       const auth = request.headers.authorization;
-      await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp);
+      await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp, undefined, { skipIpCheck: true });
       if (CATALOGUE.has(model)) {
         sendJson(response, 200, request.requestId, modelObject(model));
         return;

@@ -155,6 +155,34 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
     expect(outcomes.at(-1)).toMatchObject({ channelId: 1, ok: true, source: 'relay' });
   });
 
+  it('honours LogConsumeEnabled: off records logConsume false in the charge and the log projection writes no type 2 row', async () => {
+    const logRowOf = async (requestId: string) => {
+      await projected(target);
+      const rows: Array<{ type: number }> = await dataSource(target).query(
+        `SELECT l.type FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
+        [requestId],
+      );
+      return rows;
+    };
+    await setOptions(target, { LogConsumeEnabled: 'false' });
+    let quiet: Response;
+    try {
+      quiet = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    } finally {
+      await setOptions(target, { LogConsumeEnabled: 'true' });
+    }
+    expect(quiet.status).toBe(200);
+    const quietId = quiet.headers.get('x-oneapi-request-id')!;
+    const [charge] = await charges(quietId);
+    expect(charge.data).toMatchObject({ logConsume: false, quota: 8 });
+    expect(await logRowOf(quietId)).toEqual([]);
+
+    const logged = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    const loggedId = logged.headers.get('x-oneapi-request-id')!;
+    expect((await charges(loggedId))[0].data).toMatchObject({ logConsume: true });
+    expect(await logRowOf(loggedId)).toEqual([{ type: 2 }]);
+  });
+
   it('retries a 500 on the next tier and settles once with the channel path', async () => {
     primary.next({ status: 500 });
     const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });

@@ -19,6 +19,7 @@ import type {
 import { UpstreamLocalError } from '../../upstreams/upstream-errors';
 import { createUpstreamRegistry, type UpstreamRegistry } from '../../upstreams/upstream-registry';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
+import { LeaseRenewer } from '../leases/lease-renewer';
 import { priceImageRequest } from '../pricing/image-pricing';
 import { PricingService } from '../pricing/pricing.service';
 import { consumeContent, finalQuota, type ModelPricing, pricingFor, type PricingTables, referencePreConsume, reservationQuota } from '../pricing/relay-pricing';
@@ -127,6 +128,7 @@ export class RelayPipelineService {
   private readonly registry: UpstreamRegistry;
   private readonly streamingTimeoutMs: number;
   private readonly relayTimeoutMs: number;
+  private readonly leases: LeaseRenewer;
 
   constructor(
     @Inject(RELAY_AUTHENTICATOR) private readonly authenticator: RelayAuthenticator,
@@ -141,6 +143,7 @@ export class RelayPipelineService {
     this.registry = createUpstreamRegistry({ forceStreamUsage: process.env.FORCE_STREAM_OPTION !== 'false' });
     this.streamingTimeoutMs = Math.max(1, Number(process.env.STREAMING_TIMEOUT ?? 30)) * 1000;
     this.relayTimeoutMs = Math.max(0, Number(process.env.RELAY_TIMEOUT ?? 0)) * 1000;
+    this.leases = new LeaseRenewer((requestId, userId) => this.admission.renew({ requestId, userId, leaseMs: LEASE_MS }), LEASE_RENEW_MS);
   }
 
   /** Handles one request and writes the whole answer to `response`; never throws. */
@@ -263,14 +266,12 @@ export class RelayPipelineService {
     const priced = this.price(context, firstModel);
     await this.reserve(context, priced.reservation, priced.referencePre);
 
-    const lease = setInterval(() => {
-      void this.admission.renew({ requestId: context.request.requestId, userId: caller.user.id, leaseMs: LEASE_MS }).catch(() => undefined);
-    }, LEASE_RENEW_MS);
-    lease.unref();
+    // One shared timer renews every held lease (no setInterval per request).
+    this.leases.hold(context.request.requestId, caller.user.id);
     try {
       await this.attempts(context, channel, forced !== null);
     } finally {
-      clearInterval(lease);
+      this.leases.release(context.request.requestId);
     }
   }
 
@@ -682,6 +683,7 @@ export class RelayPipelineService {
         admin_info: { use_channel: context.channelPath.map(String) },
       },
       createdAt: Math.floor(context.startedAt / 1000),
+      logConsume: this.options.getBool('LogConsumeEnabled'),
     };
     try {
       await this.settlement.settle({ data, userRole: caller.user.role, clientIp: context.request.clientIp, reservedTokenId: context.reservedTokenId });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { newEvent, systemActor } from '../../ledger/event-envelope';
 import { type AppendRequest, WrongExpectedRevisionError } from '../../ledger/event-store.port';
 import { InMemoryEventStore } from '../../ledger/in-memory/in-memory-event-store';
-import { GroupCommitAppender } from './group-commit';
+import { chargeDurabilityFromEnv, GroupCommitAppender, groupCommitOptionsFromEnv } from './group-commit';
 
 const event = (id: string = randomUUID()) =>
   newEvent('Charged', { id }, { id, metadata: { correlationId: 'c', reasonCode: 'test', actor: systemActor() } });
@@ -14,6 +14,24 @@ const request = (streamId: string, id?: string, expectedRevision?: AppendRequest
 });
 
 describe('GroupCommitAppender', () => {
+  it('appends relay charges with durability async unless RELAY_CHARGE_SYNC_COMMIT=on', async () => {
+    expect(chargeDurabilityFromEnv({})).toBe('async');
+    expect(chargeDurabilityFromEnv({ RELAY_CHARGE_SYNC_COMMIT: 'off' })).toBe('async');
+    expect(chargeDurabilityFromEnv({ RELAY_CHARGE_SYNC_COMMIT: 'on' })).toBe('sync');
+    expect(groupCommitOptionsFromEnv({ RELAY_CHARGE_SYNC_COMMIT: 'on' })).toMatchObject({ maxBatch: 64, durability: 'sync' });
+    const store = new InMemoryEventStore();
+    const many = jest.spyOn(store, 'appendMany');
+    const one = jest.spyOn(store, 'appendToStream');
+    const asyncAppender = new GroupCommitAppender(store, groupCommitOptionsFromEnv({}));
+    await Promise.all([asyncAppender.append(request('d-1')), asyncAppender.append(request('d-2'))]);
+    expect(many.mock.calls[0][1]).toEqual({ durability: 'async' });
+    await asyncAppender.append(request('d-3'));
+    expect(one.mock.calls.at(-1)?.[2]).toEqual({ expectedRevision: 'any', durability: 'async' });
+    const strict = new GroupCommitAppender(store, groupCommitOptionsFromEnv({ RELAY_CHARGE_SYNC_COMMIT: 'on' }));
+    await Promise.all([strict.append(request('d-4')), strict.append(request('d-5'))]);
+    expect(many.mock.calls.at(-1)?.[1]).toEqual({ durability: 'sync' });
+  });
+
   it('sends concurrent appends together, bounded by maxBatch, each caller getting its own result', async () => {
     const store = new InMemoryEventStore();
     const many = jest.spyOn(store, 'appendMany');

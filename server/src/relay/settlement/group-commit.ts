@@ -1,4 +1,4 @@
-import type { AppendRequest, AppendResult, EventStore } from '../../ledger/event-store.port';
+import type { AppendDurability, AppendRequest, AppendResult, EventStore } from '../../ledger/event-store.port';
 
 export interface GroupCommitOptions {
   /** Most appends sent in one statement. 1 turns group commit off (one appendToStream per call). */
@@ -10,11 +10,25 @@ export interface GroupCommitOptions {
   maxInFlight: number;
   /** Extra fixed wait before a batch leaves, in ms (0: only the adaptive linger above). */
   lingerMs: number;
+  /**
+   * 'async' (the default for relay charges): the batch commits without waiting for the WAL flush (see
+   * AppendDurability and docs/ledger.md); 'sync': it waits. Absent: 'sync'.
+   */
+  durability?: AppendDurability;
 }
 
-export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 64, maxInFlight: 2, lingerMs: 0 };
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 64, maxInFlight: 2, lingerMs: 0, durability: 'async' };
 
-/** Options from the environment: SETTLEMENT_BATCH_MAX, SETTLEMENT_BATCHES_IN_FLIGHT, SETTLEMENT_LINGER_MS. */
+/**
+ * RELAY_CHARGE_SYNC_COMMIT: `off` (default) appends relay charges with `durability: 'async'`; `on` (strict) waits
+ * for each batch's WAL flush like every other append.
+ */
+export function chargeDurabilityFromEnv(env: Record<string, string | undefined> = process.env): AppendDurability {
+  const value = (env.RELAY_CHARGE_SYNC_COMMIT ?? '').trim().toLowerCase();
+  return value === 'on' || value === 'true' || value === '1' ? 'sync' : 'async';
+}
+
+/** Options from the environment: SETTLEMENT_BATCH_MAX, SETTLEMENT_BATCHES_IN_FLIGHT, SETTLEMENT_LINGER_MS, RELAY_CHARGE_SYNC_COMMIT. */
 export function groupCommitOptionsFromEnv(env: Record<string, string | undefined> = process.env): GroupCommitOptions {
   const read = (name: string, fallback: number, min: number) => {
     const value = Number(env[name]);
@@ -24,6 +38,7 @@ export function groupCommitOptionsFromEnv(env: Record<string, string | undefined
     maxBatch: read('SETTLEMENT_BATCH_MAX', DEFAULT_GROUP_COMMIT.maxBatch, 1),
     maxInFlight: read('SETTLEMENT_BATCHES_IN_FLIGHT', DEFAULT_GROUP_COMMIT.maxInFlight, 1),
     lingerMs: read('SETTLEMENT_LINGER_MS', DEFAULT_GROUP_COMMIT.lingerMs, 0),
+    durability: chargeDurabilityFromEnv(env),
   };
 }
 
@@ -63,7 +78,7 @@ export class GroupCommitAppender {
   append(request: AppendRequest): Promise<AppendResult> {
     if (this.options.maxBatch <= 1) {
       this.count(1);
-      return this.store.appendToStream(request.streamId, request.events, { expectedRevision: request.expectedRevision ?? 'any' });
+      return this.store.appendToStream(request.streamId, request.events, this.appendOptions(request));
     }
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
@@ -117,6 +132,10 @@ export class GroupCommitAppender {
     }
   }
 
+  private appendOptions(request: AppendRequest) {
+    return { expectedRevision: request.expectedRevision ?? 'any', durability: this.options.durability ?? 'sync' };
+  }
+
   private count(size: number): void {
     this.counters.appends += size;
     this.counters.batches++;
@@ -128,20 +147,23 @@ export class GroupCommitAppender {
     if (batch.length === 1) {
       const [only] = batch;
       await this.store
-        .appendToStream(only.request.streamId, only.request.events, { expectedRevision: only.request.expectedRevision ?? 'any' })
+        .appendToStream(only.request.streamId, only.request.events, this.appendOptions(only.request))
         .then(only.resolve, only.reject);
       return;
     }
     let outcomes;
     try {
-      outcomes = await this.store.appendMany(batch.map((pending) => pending.request));
+      outcomes = await this.store.appendMany(
+        batch.map((pending) => pending.request),
+        { durability: this.options.durability ?? 'sync' },
+      );
     } catch {
       // The statement failed as a whole (it may or may not have committed): each append again, alone. Ids make a
       // committed one a no-op; an append that fails alone fails only its own caller.
       await Promise.all(
         batch.map((pending) =>
           this.store
-            .appendToStream(pending.request.streamId, pending.request.events, { expectedRevision: pending.request.expectedRevision ?? 'any' })
+            .appendToStream(pending.request.streamId, pending.request.events, this.appendOptions(pending.request))
             .then(pending.resolve, pending.reject),
         ),
       );

@@ -53,4 +53,10 @@ export interface QuotaConsumedData extends LogAnnotation {
   other: Record<string, unknown>;
   /** Unix seconds when the request was admitted. */
   createdAt: number;
+  /**
+   * The LogConsumeEnabled option when the request was settled: false → the logs projection writes no type 2 row
+   * for it (reference: no consume logs while the option is off). Recorded in the event so a replay decides the
+   * same way whatever the option says later. Absent in events written before it existed: read as true.
+   */
+  logConsume?: boolean;
 }

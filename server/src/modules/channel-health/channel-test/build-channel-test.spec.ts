@@ -1,4 +1,4 @@
-import { assertTestable, channelTestInput, chooseTestModel, type TestableChannel } from './build-channel-test';
+import { assertTestable, channelTestInput, channelTestQuota, chooseTestModel, type TestableChannel } from './build-channel-test';
 
 const channel: TestableChannel = {
   id: 3,
@@ -31,5 +31,16 @@ describe('channel test request', () => {
     expect(() => assertTestable(5)).toThrow('midjourney channel test is not supported');
     expect(() => assertTestable(36)).toThrow('suno channel test is not supported');
     expect(() => assertTestable(1)).not.toThrow();
+  });
+
+  it('prices the log row like the reference: group ratio 1, at least 1 in ratio mode, the price in price mode', () => {
+    const ratio = { modelPrice: -1, modelRatio: 0.075, completionRatio: 4 };
+    // (8 + round(1 × 4)) × 0.075 = 0.9 → 1
+    expect(channelTestQuota(ratio, { promptTokens: 8, completionTokens: 1 }, 500_000)).toBe(1);
+    // (1000 + 500 × 4) × 0.075 = 225 (the reference's worked example)
+    expect(channelTestQuota(ratio, { promptTokens: 1000, completionTokens: 500 }, 500_000)).toBe(225);
+    expect(channelTestQuota(ratio, { promptTokens: 0, completionTokens: 0 }, 500_000)).toBe(1);
+    expect(channelTestQuota({ ...ratio, modelRatio: 0 }, { promptTokens: 8, completionTokens: 1 }, 500_000)).toBe(0);
+    expect(channelTestQuota({ modelPrice: 0.04, modelRatio: 30, completionRatio: 1 }, { promptTokens: 8, completionTokens: 1 }, 500_000)).toBe(20_000);
   });
 });

@@ -1,4 +1,5 @@
 import { DomainError } from '../../../common/http/errors';
+import type { ModelPricing } from '../../../relay/pricing/relay-pricing';
 import type { UpstreamChannel, UpstreamRequestInput } from '../../../upstreams/upstream-adapter';
 
 /**
@@ -59,4 +60,21 @@ export function channelTestInput(channel: TestableChannel, upstreamModel: string
 /** Seconds as the API answers them (`time`), from wall-clock milliseconds. */
 export function testSeconds(elapsedMs: number): number {
   return elapsedMs / 1000;
+}
+
+/**
+ * The quota the reference writes on a channel test's log row (relay-behaviour.md §3.8): the relay's formula at
+ * group ratio 1, never deducted. Price mode: trunc(price × QuotaPerUnit). Ratio mode: (prompt +
+ * round(completion × completionRatio)) × modelRatio, rounded, and at least 1 when the ratio is not 0.
+ */
+export function channelTestQuota(
+  pricing: Pick<ModelPricing, 'modelPrice' | 'modelRatio' | 'completionRatio'>,
+  usage: { promptTokens: number; completionTokens: number },
+  quotaPerUnit: number,
+): number {
+  if (pricing.modelPrice >= 0) return Math.trunc(pricing.modelPrice * quotaPerUnit);
+  const tokens = usage.promptTokens + Math.round(usage.completionTokens * pricing.completionRatio);
+  const quota = Math.round(tokens * pricing.modelRatio);
+  if (pricing.modelRatio !== 0 && quota <= 0) return 1;
+  return quota;
 }

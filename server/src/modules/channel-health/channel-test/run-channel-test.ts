@@ -7,6 +7,10 @@ import { channelTestInput, chooseTestModel, type TestableChannel } from './build
 export interface ChannelTestRun {
   ok: boolean;
   model: string;
+  /** The model sent upstream (after the channel's model_mapping when `?model=` was given). */
+  upstreamModel: string;
+  /** Token counts the upstream reported on success; null when it reported none (or the test failed). */
+  usage: { promptTokens: number; completionTokens: number } | null;
   /** Wall-clock milliseconds for the whole test. */
   elapsedMs: number;
   /** '' on success; the upstream's (or the gateway's) error message otherwise. */
@@ -27,11 +31,20 @@ export async function runChannelTest(
 ): Promise<ChannelTestRun> {
   const { model, upstreamModel } = chooseTestModel(channel, requestedModel);
   const started = now();
-  const finish = (ok: boolean, status: number, message: string, errorCode: string | null, errorType: string | null = null): ChannelTestRun => {
+  const finish = (
+    ok: boolean,
+    status: number,
+    message: string,
+    errorCode: string | null,
+    errorType: string | null = null,
+    usage: ChannelTestRun['usage'] = null,
+  ): ChannelTestRun => {
     const elapsedMs = Math.max(0, Math.round(now() - started));
     return {
       ok,
       model,
+      upstreamModel,
+      usage,
       elapsedMs,
       message,
       outcome: { channelId: channel.id, ok, status, errorCode, errorType, message, source: 'test', responseTimeMs: elapsedMs },
@@ -56,7 +69,10 @@ export async function runChannelTest(
       contentType: Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? ''),
       body,
     });
-    if (result.ok) return finish(true, result.status, '', null);
+    if (result.ok) {
+      const usage = result.usage ? { promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens } : null;
+      return finish(true, result.status, '', null, null, usage);
+    }
     const code = result.error.code === null || result.error.code === undefined ? null : String(result.error.code);
     return finish(false, result.status, result.error.message || `status code ${result.status}`, code, result.error.type || null);
   } catch (error) {

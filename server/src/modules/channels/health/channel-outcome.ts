@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 
 /** The queue the auto-disable / auto-enable decision worker consumes. */
@@ -15,20 +15,56 @@ export interface ChannelOutcome {
   source: 'relay' | 'test';
 }
 
+/** What one job on the queue carries: an outcome, how many it stands for, and successes counted before it. */
+export interface ChannelOutcomeJob extends ChannelOutcome {
+  /** Identical outcomes this job stands for (a flush of aggregated relay successes); 1 when absent. */
+  count?: number;
+  /** Relay successes of the same channel observed before this outcome and not reported yet; 0 when absent. */
+  precedingSuccesses?: number;
+}
+
+/** How often aggregated relay successes are sent (RELAY_OUTCOME_FLUSH_MS, default 1 s). */
+const FLUSH_MS = Math.max(50, Number(process.env.RELAY_OUTCOME_FLUSH_MS) || 1000);
+
 /**
  * Feeds the channel decision worker (cross-team contract 3). `report` never throws and never waits: the job is
  * handed to BullMQ in the background and a Redis failure is only logged, because a relay answer must not depend
  * on the health bookkeeping of its channel.
+ *
+ * Relay successes only matter to the health rules as counts in the failure-rate window, and a success never
+ * changes a channel (only a test re-enables one). So they are counted in process and sent once per FLUSH_MS per
+ * channel as one job (`count`), instead of one job (several Redis round trips) per relayed request. Failures and
+ * test outcomes are queued at once, carrying the channel's successes not sent yet (`precedingSuccesses`), so the
+ * window a failure is judged against holds every success observed before it. Pending counts are sent on shutdown.
  */
 @Injectable()
-export class ChannelOutcomeReporter {
+export class ChannelOutcomeReporter implements BeforeApplicationShutdown {
   private readonly logger = new Logger(ChannelOutcomeReporter.name);
+  /** Per channel: relay successes not sent yet, and the last success status seen. */
+  private readonly pending = new Map<number, { count: number; status: number }>();
+  private timer: NodeJS.Timeout | null = null;
 
-  constructor(@InjectQueue(CHANNEL_OUTCOMES_QUEUE) private readonly queue: Queue<ChannelOutcome>) {}
+  constructor(@InjectQueue(CHANNEL_OUTCOMES_QUEUE) private readonly queue: Queue<ChannelOutcomeJob>) {}
 
   report(outcome: ChannelOutcome): void {
     try {
-      const data: ChannelOutcome = {
+      if (outcome.ok && outcome.source === 'relay') {
+        const entry = this.pending.get(outcome.channelId);
+        if (entry) {
+          entry.count++;
+          entry.status = outcome.status;
+        } else {
+          this.pending.set(outcome.channelId, { count: 1, status: outcome.status });
+        }
+        this.timer ??= setTimeout(() => {
+          this.timer = null;
+          void this.flush();
+        }, FLUSH_MS).unref();
+        return;
+      }
+      const preceding = this.pending.get(outcome.channelId);
+      if (preceding) this.pending.delete(outcome.channelId);
+      const data: ChannelOutcomeJob = {
         channelId: outcome.channelId,
         ok: outcome.ok,
         status: outcome.status,
@@ -36,11 +72,44 @@ export class ChannelOutcomeReporter {
         message: outcome.message,
         source: outcome.source,
       };
-      this.queue
-        .add('outcome', data, { removeOnComplete: 1000, removeOnFail: 5000 })
-        .catch((error: unknown) => this.logger.warn(`channel outcome for #${outcome.channelId} not queued: ${String(error)}`));
+      if (preceding) data.precedingSuccesses = preceding.count;
+      void this.enqueue(data);
     } catch (error) {
       this.logger.warn(`channel outcome not queued: ${String(error)}`);
+    }
+  }
+
+  /** Sends every channel's pending successes now, one job per channel (the timer, shutdown and tests). */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const batch = [...this.pending];
+    this.pending.clear();
+    await Promise.all(
+      batch.map(([channelId, { count, status }]) =>
+        this.enqueue({ channelId, ok: true, status, errorCode: null, message: '', source: 'relay', count }),
+      ),
+    );
+  }
+
+  /** Before the queues close (they close in onApplicationShutdown). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  private enqueue(data: ChannelOutcomeJob): Promise<void> {
+    try {
+      return this.queue
+        .add('outcome', data, { removeOnComplete: 1000, removeOnFail: 5000 })
+        .then(
+          () => undefined,
+          (error: unknown) => this.logger.warn(`channel outcome for #${data.channelId} not queued: ${String(error)}`),
+        );
+    } catch (error) {
+      this.logger.warn(`channel outcome for #${data.channelId} not queued: ${String(error)}`);
+      return Promise.resolve();
     }
   }
 }

@@ -197,6 +197,19 @@ describe('TokenAuthenticator', () => {
       }
     });
 
+    it('skips only the IP allow list when asked (the model-list routes), keeping every other check', async () => {
+      const { id, key } = await token(owner, { name: 'lister', allow_ips: '203.0.113.7', model_limits_enabled: true, model_limits: 'gpt-4o' });
+      expect(await refusal(`Bearer sk-${key}`, '198.51.100.9')).toMatchObject({ status: 403, message: '您的 IP 不在令牌允许访问的列表中' });
+      const caller = await authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { skipIpCheck: true });
+      expect(caller).toMatchObject({ token: { id, key, name: 'lister' }, user: { id: owner.id } });
+      // An explicit false is the normal check.
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { skipIpCheck: false })).rejects.toThrow('您的 IP 不在令牌允许访问的列表中');
+      // Model limits, status and owner still apply with the IP check skipped.
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', 'gpt-4', { skipIpCheck: true })).rejects.toThrow('该令牌无权访问模型 gpt-4');
+      await call(target, owner, 'put', '/api/token/?status_only=true', { id, status: 2 }).expect(200);
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { skipIpCheck: true })).rejects.toThrow('该令牌状态不可用');
+    });
+
     it('checks model limits when a model is given: 403 "该令牌无权访问模型 X"; an empty list allows nothing', async () => {
       const limited = await token(owner, { model_limits_enabled: true, model_limits: 'gpt-4o, gpt-4o-mini' });
       const caller = await authenticator.authenticate(`Bearer sk-${limited.key}`, '127.0.0.1', 'gpt-4o-mini');

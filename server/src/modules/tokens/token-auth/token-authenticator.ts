@@ -19,6 +19,11 @@ export interface RelayCaller {
   specificChannelId: number | null;
 }
 
+export interface AuthenticateOptions {
+  /** Do not check the token's IP allow list (the reference's model-list routes, which skip Distribute). */
+  skipIpCheck?: boolean;
+}
+
 /** The reference's messages (relay-behaviour.md §2.2, §3.1; console-api-behaviour.md §5.3). */
 export const TokenAuthMessages = {
   missing: '未提供令牌',
@@ -56,9 +61,11 @@ export class TokenAuthenticator {
   /**
    * Raw Authorization header value ("Bearer sk-…", also accepts the key without "Bearer "/"sk-"). Throws
    * RelayError with the reference's messages and statuses. `model` (the name the client asked for, before
-   * mapping) is checked against the token's model limits when given.
+   * mapping) is checked against the token's model limits when given. `options.skipIpCheck` leaves the token's
+   * IP allow list out: the reference checks it in Distribute, which GET /v1/models and /v1/models/:model do not
+   * run (relay-behaviour.md §1, quirk 11); every other check still applies.
    */
-  async authenticate(authorization: string | undefined, clientIp: string, model?: string): Promise<RelayCaller> {
+  async authenticate(authorization: string | undefined, clientIp: string, model?: string, options?: AuthenticateOptions): Promise<RelayCaller> {
     const { key, channelPart } = readRelayKey({ authorization });
     if (key === '') throw new RelayError(401, TokenAuthMessages.missing);
     const token = isWellFormedTokenKey(key) ? await this.cache.token(key) : null;
@@ -69,7 +76,7 @@ export class TokenAuthenticator {
     if (!user || user.deleted || user.status !== UserStatus.Enabled) throw new RelayError(403, TokenAuthMessages.userBanned);
     if (channelPart !== undefined && user.role < Role.Admin) throw new RelayError(403, TokenAuthMessages.channelNotAllowed);
 
-    if (token.allowList && !isIpAllowed(token.allowList, clientIp)) throw new RelayError(403, TokenAuthMessages.ipNotAllowed);
+    if (!options?.skipIpCheck && token.allowList && !isIpAllowed(token.allowList, clientIp)) throw new RelayError(403, TokenAuthMessages.ipNotAllowed);
     if (token.group) {
       const verdict = this.groups.judge(token.group);
       if (!verdict.usable) throw new RelayError(403, verdict.message);

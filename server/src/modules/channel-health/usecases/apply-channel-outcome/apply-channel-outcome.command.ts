@@ -4,6 +4,10 @@ import type { ChannelOutcome, HealthDecision } from '../../channel-health.decide
 
 export interface ApplyChannelOutcomeInput {
   outcome: ChannelOutcome;
+  /** Identical outcomes this input stands for (a flush of aggregated relay successes); 1 when absent. */
+  count?: number;
+  /** Relay successes observed before this outcome and not counted yet: counted in the same window update. */
+  precedingSuccesses?: number;
   /** When the outcome was observed (ms since the epoch): places it in the failure window. */
   observedAtMs: number;
   /** Identifies the outcome (queue job id, test request id): a retried job decides and appends nothing new. */

@@ -44,7 +44,10 @@ export class ApplyChannelOutcomeHandler implements ICommandHandler<ApplyChannelO
     const channel = await this.channels.findOneBy({ id: outcome.channelId });
     if (!channel) return { decision: { kind: 'none', why: 'channel not found' }, position: 0 };
     const policy = healthPolicy(this.options, this.config);
-    const counts = await this.window.record(channel.id, classifyOutcome(outcome, channel.type), input.observedAtMs, policy.windowSeconds);
+    const counts = await this.window.record(channel.id, classifyOutcome(outcome, channel.type), input.observedAtMs, policy.windowSeconds, {
+      count: input.count,
+      precedingSuccesses: input.precedingSuccesses,
+    });
 
     let decision: HealthDecision = { kind: 'none', why: 'not decided' };
     const result = await this.aggregates.loadAndAppend(

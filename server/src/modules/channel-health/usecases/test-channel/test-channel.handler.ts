@@ -3,8 +3,15 @@ import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { AggregateRepository } from '../../../../ledger/aggregate-repository';
+import { type MetadataInput, newEvent } from '../../../../ledger/event-envelope';
 import { deterministicEventId } from '../../../../ledger/event-ids';
+import { EVENT_STORE, type EventStore } from '../../../../ledger/event-store.port';
 import { channelStream } from '../../../../ledger/streams';
+import { PricingService } from '../../../../relay/pricing/pricing.service';
+import { pricingFor } from '../../../../relay/pricing/relay-pricing';
+import { type ChannelTestLoggedData, LOGS_STREAM, LogsEventType } from '../../../logs/logs.events';
+import { OptionsService } from '../../../options/options.service';
+import { UserEntity } from '../../../users/user.entity';
 import { decide, initialChannelState } from '../../../channels/channel.decider';
 import { evolveStored, toNewChannelEvent } from '../../../channels/channel-event-codec';
 import { ChannelEntity } from '../../../channels/channel.entity';
@@ -12,10 +19,13 @@ import { ChannelNotFoundError } from '../../../channels/channel.errors';
 import { UPSTREAM_REGISTRY } from '../../channel-health.tokens';
 import type { UpstreamRegistry } from '../../../../upstreams/upstream-registry';
 import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../../channel-health.config';
-import { assertTestable, type TestableChannel, testSeconds } from '../../channel-test/build-channel-test';
-import { runChannelTest } from '../../channel-test/run-channel-test';
+import { assertTestable, channelTestQuota, type TestableChannel, testSeconds } from '../../channel-test/build-channel-test';
+import { type ChannelTestRun, runChannelTest } from '../../channel-test/run-channel-test';
 import { ApplyChannelOutcomeCommand } from '../apply-channel-outcome/apply-channel-outcome.command';
 import { TestChannelCommand, type TestChannelResult } from './test-channel.command';
+
+/** The reference logs every channel test as user 1 (the first root). */
+const TEST_LOG_USER_ID = 1;
 
 function parseMapping(text: string): Record<string, string> {
   if (!text.trim()) return {};
@@ -50,6 +60,10 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
     private readonly commandBus: CommandBus,
     @Inject(UPSTREAM_REGISTRY) private readonly registry: UpstreamRegistry,
     @Inject(CHANNEL_HEALTH_CONFIG) private readonly config: ChannelHealthConfig,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly pricing: PricingService,
+    private readonly options: OptionsService,
   ) {}
 
   async execute({ input }: TestChannelCommand): Promise<TestChannelResult> {
@@ -69,6 +83,7 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
         ),
       { retries: 5 },
     );
+    const logged = run.ok ? await this.logTest(entity.id, run, input, metadata) : 0;
     const applied = await this.commandBus.execute(
       new ApplyChannelOutcomeCommand({
         outcome: run.outcome,
@@ -84,7 +99,38 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
       time: testSeconds(run.elapsedMs),
       responseTimeMs: run.elapsedMs,
       decision: applied.decision.kind,
-      position: Math.max(tested.position, applied.position),
+      position: Math.max(tested.position, applied.position, logged),
     };
+  }
+
+  /**
+   * The reference's consume log of a passed test (user 1, "模型测试", the would-be quota at group ratio 1, nothing
+   * deducted), as a ChannelTestLogged on `logs` that the logs projection turns into the row; skipped like every
+   * consume row when LogConsumeEnabled is off. The id derives from the test's cause, so a retried job logs once.
+   * Answers the event's position.
+   */
+  private async logTest(channelId: number, run: ChannelTestRun, input: TestChannelCommand['input'], metadata: MetadataInput): Promise<number> {
+    if (!this.options.getBool('LogConsumeEnabled')) return 0;
+    const tables = this.pricing.tables();
+    const pricing = pricingFor(tables, run.model, 'default');
+    const usage = run.usage ?? { promptTokens: 0, completionTokens: 0 };
+    const user = await this.users.findOne({ where: { id: TEST_LOG_USER_ID }, select: { id: true, username: true } });
+    const data: ChannelTestLoggedData = {
+      userId: TEST_LOG_USER_ID,
+      username: user?.username ?? '',
+      channelId,
+      modelName: run.model,
+      upstreamModel: run.upstreamModel,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      quota: channelTestQuota(pricing, usage, tables.quotaPerUnit),
+      modelRatio: pricing.modelRatio,
+      completionRatio: pricing.completionRatio,
+      modelPrice: pricing.modelPrice,
+      useTimeSeconds: Math.trunc(run.elapsedMs / 1000),
+      createdAt: Math.floor(Date.now() / 1000),
+    };
+    const event = newEvent(LogsEventType.ChannelTestLogged, data, { id: deterministicEventId('channel-test-log', input.causeKey), metadata });
+    return (await this.store.appendToStream(LOGS_STREAM, [event], { expectedRevision: 'any' })).position;
   }
 }

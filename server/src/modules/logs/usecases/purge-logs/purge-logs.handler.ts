@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import { newEvent } from '../../../../ledger/event-envelope';
 import { deterministicEventId } from '../../../../ledger/event-ids';
 import { EVENT_STORE, type EventStore } from '../../../../ledger/event-store.port';
+import { ProjectionTimeoutError } from '../../../../../../projections/src/runner/projection';
+import { ProjectionWaiter } from '../../../../../../projections/src/runner/projection-waiter';
 import { ReadYourWrites } from '../../../accounts/read-your-writes';
 import { decide } from '../../logs.decider';
 import { LOGS_STREAM } from '../../logs.events';
@@ -20,15 +22,21 @@ export class PurgeLogsHandler implements ICommandHandler<PurgeLogsCommand> {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly dataSource: DataSource,
     private readonly readYourWrites: ReadYourWrites,
+    private readonly waiter: ProjectionWaiter,
   ) {}
 
   async execute({ input }: PurgeLogsCommand): Promise<number> {
     const decided = decide({ type: 'PurgeLogs', targetTimestamp: input.targetTimestamp, adminId: input.adminId });
     if (decided.length === 0) return 0;
     const id = deterministicEventId('logs-purge', input.correlationId);
+    const caughtUp = await this.readModelsCaughtUp();
     const before: Array<{ count: string }> = await this.dataSource.query('SELECT count(*) AS count FROM logs WHERE created_at < $1::bigint', [
       input.targetTimestamp,
     ]);
+    // Nothing that old, and no event still on its way to the table: the purge would delete nothing, so it
+    // records nothing (the answer is the same 0). Behind projections, the event is appended anyway so that rows
+    // still being projected are purged in ledger order.
+    if (caughtUp && Number(before[0]?.count ?? 0) === 0) return 0;
     const events = decided.map((event) =>
       newEvent(event.type, event.data, {
         id,
@@ -39,5 +47,16 @@ export class PurgeLogsHandler implements ICommandHandler<PurgeLogsCommand> {
     await this.readYourWrites.wait(result.position);
     const recorded: Array<{ deleted: string }> = await this.dataSource.query('SELECT deleted FROM log_purges WHERE event_id = $1', [id]);
     return recorded[0] ? Number(recorded[0].deleted) : Number(before[0]?.count ?? 0);
+  }
+
+  /** Whether the read models have applied every event appended so far (within the read-your-writes timeout). */
+  private async readModelsCaughtUp(): Promise<boolean> {
+    try {
+      await this.waiter.waitFor(await this.store.headPosition());
+      return true;
+    } catch (error) {
+      if (error instanceof ProjectionTimeoutError) return false;
+      throw error;
+    }
   }
 }

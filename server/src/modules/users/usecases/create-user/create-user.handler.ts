@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import bcrypt from 'bcryptjs';
 import type { Repository } from 'typeorm';
@@ -12,12 +12,17 @@ import type { AccountEvent } from '../../../accounts/account.events';
 import { toNewAccountEvent } from '../../../accounts/account-event-codec';
 import { type QuotaDisplay, quotaDisplayFromOptions } from '../../../accounts/quota-display';
 import { ReadYourWrites } from '../../../accounts/read-your-writes';
+import { APP_CONFIG, type AppConfig } from '../../../../config/app-config';
 import { OptionsService } from '../../../options/options.service';
+import { CreateTokenCommand } from '../../../tokens/usecases/create-token/create-token.command';
 import { Role, UserEntity, UserStatus } from '../../user.entity';
 import { UsernameTakenError } from '../../user.errors';
 import { AFF_CODE_UNIQUE, generateAffCode, isUniqueViolation, USERNAME_UNIQUE } from '../../user-credentials';
 import { InvalidInputError, runeLength } from '../../user-input';
 import { CreateUserCommand, type CreateUserInput } from './create-user.command';
+
+/** The sign-ups that get a default token when GENERATE_DEFAULT_TOKEN is on (not admin-made or root accounts). */
+const DEFAULT_TOKEN_SOURCES = new Set<CreateUserInput['source']>(['register', 'oauth']);
 
 /** Invite codes are 4 characters: a clash is rare but real, so a new code is drawn a few times. */
 const AFF_CODE_ATTEMPTS = 20;
@@ -39,6 +44,8 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand> {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly options: OptionsService,
     private readonly readYourWrites: ReadYourWrites,
+    private readonly commandBus: CommandBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async execute({ input }: CreateUserCommand): Promise<{ id: number }> {
@@ -67,7 +74,37 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand> {
     }
     if (inviter) position = Math.max(position, await this.rewardInviter(inviter.id, user.id, metadata, display));
     await this.readYourWrites.wait(position);
+    if (this.config.GENERATE_DEFAULT_TOKEN && DEFAULT_TOKEN_SOURCES.has(input.source)) await this.createDefaultToken(user, input);
     return { id: user.id };
+  }
+
+  /**
+   * GENERATE_DEFAULT_TOKEN (console-api-behaviour.md §3.4 step 8): a sign-up also gets "<username>的初始令牌",
+   * unlimited, never expiring, no model limits, no group (remain_quota 500000 as the reference writes it), through
+   * the tokens module's command so its allotment is a ledger event like any other token's. The reference did this
+   * for password registration only; here every self sign-up (password, GitHub, WeChat) gets it, never an account an
+   * admin creates. A failure fails the sign-up's answer, as in the reference.
+   */
+  private async createDefaultToken(user: UserEntity, input: CreateUserInput): Promise<void> {
+    await this.commandBus.execute(
+      new CreateTokenCommand({
+        userId: user.id,
+        fields: {
+          name: `${user.username}的初始令牌`,
+          remainQuota: 500_000,
+          expiredTime: -1,
+          unlimitedQuota: true,
+          modelLimitsEnabled: false,
+          modelLimits: '',
+          allowIps: '',
+          group: '',
+        },
+        actor: input.actor,
+        correlationId: input.correlationId,
+        clientIp: input.clientIp,
+        trustedGroup: true,
+      }),
+    );
   }
 
   /**
