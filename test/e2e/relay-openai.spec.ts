@@ -4,7 +4,7 @@ import { countTextTokens } from '../../server/src/relay/tokenizer/token-counter'
 import { AnthropicUpstreamFake, GeminiUpstreamFake, OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { admission, chargeCount, chargesOf, createChannel, listen, routable, sdk, userWithToken } from './relay-support';
-import { type Caller, projected, rootCaller } from './users-support';
+import { type Caller, call, projected, rootCaller } from './users-support';
 
 jest.setTimeout(60_000);
 
@@ -148,6 +148,22 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
         status: 403,
       });
       expect(await chargeCount(target)).toBe(charges);
+    });
+
+    it('refuses an empty limited token with the exhausted message, marks it exhausted and charges nothing', async () => {
+      const dave = await userWithToken(target, 'dave', 100_000, { unlimited_quota: false, remain_quota: 0 });
+      const charges = await chargeCount(target);
+      const refused = await fetch(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${dave.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('该令牌额度已用尽');
+      expect(await chargeCount(target)).toBe(charges);
+      await projected(target);
+      const token = await call(target, dave, 'get', `/api/token/${dave.tokenId}`).expect(200);
+      expect(token.body.data.status).toBe(4);
     });
 
     it('relays Anthropic and Gemini channels through the same API, plain and streamed', async () => {

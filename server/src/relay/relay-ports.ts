@@ -15,7 +15,14 @@ export interface RelayCaller {
 
 export interface RelayAuthenticator {
   /** `skipIpCheck`: the model listing routes skip the token's IP allow-list, as the reference does. */
-  authenticate(authorization: string | undefined, clientIp: string, model?: string, options?: { skipIpCheck?: boolean }): Promise<RelayCaller>;
+  authenticate(
+    authorization: string | undefined,
+    clientIp: string,
+    model?: string,
+    options?: { skipIpCheck?: boolean; quotaByReservation?: boolean },
+  ): Promise<RelayCaller>;
+  /** The reservation found the token empty: mark it exhausted and give the error authentication would have given. */
+  tokenExhausted?(caller: RelayCaller, available: number): Promise<Error>;
 }
 
 export interface RoutableChannel {

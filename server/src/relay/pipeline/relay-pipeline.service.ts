@@ -150,7 +150,7 @@ export class RelayPipelineService {
   async handle(request: RelayHttpRequest, response: ServerResponse, mode: RelayMode, playground?: PlaygroundCaller): Promise<void> {
     let context: RelayContext | null = null;
     try {
-      const caller = playground ? null : await this.authenticator.authenticate(header(request.headers, 'authorization'), request.clientIp);
+      const caller = playground ? null : await this.authenticator.authenticate(header(request.headers, 'authorization'), request.clientIp, undefined, { quotaByReservation: true });
       if (playground?.useAccessToken) throw relayLocal(400, '暂不支持使用 access token', 'access_token_not_supported');
       const { body, multipart } = this.parseBody(request, mode, Boolean(playground));
       const resolvedCaller = caller ?? this.playgroundCaller(playground!, body);
@@ -317,6 +317,10 @@ export class RelayPipelineService {
       if (result.userAvailable <= 0) throw relayLocal(403, 'user quota is not enough', 'insufficient_user_quota');
       const what = context.mode === 'images-generations' ? 'image' : context.mode.startsWith('audio') ? 'audio' : 'chat';
       throw relayLocal(400, `${what} pre-consumed quota failed, user quota: ${result.userAvailable}, need quota: ${Math.max(amount, referencePre)}`, 'insufficient_user_quota');
+    }
+    // An empty token is what authentication reports (the check moved here to save a Redis round trip).
+    if ((result.tokenAvailable ?? 0) <= 0 && this.authenticator.tokenExhausted) {
+      throw await this.authenticator.tokenExhausted(caller, result.tokenAvailable ?? 0);
     }
     throw relayLocal(403, '令牌额度不足', 'pre_consume_token_quota_failed');
   }
