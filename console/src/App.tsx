@@ -1,3 +1,4 @@
+import { QueryClient } from '@tanstack/react-query';
 import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { BrowserRouter, Route } from 'react-router-dom';
 import { ConsoleLayout } from './layout/ConsoleLayout';
@@ -38,10 +39,17 @@ const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/task', 'app.menu.task', false],
 ];
 
+/**
+ * No refetch when the window regains focus: a refetched record would reset an edit form under the admin's hands
+ * (react-query's default refetches every stale query on focus).
+ */
+const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } });
+
 /** The server serves this app at / (with a fallback to index.html) and the API at /api on the same origin. */
 export const App = () => (
   <BrowserRouter>
     <Admin
+      queryClient={queryClient}
       title="Tollgate"
       dataProvider={dataProvider}
       authProvider={authProvider}

@@ -116,7 +116,10 @@ describe('console user management', () => {
     const quota = page.getByLabel('剩余额度');
     await quota.fill('1000000');
     await expectText(page, '等价金额：$2.00');
-    await page.getByRole('button', { name: '保存' }).click();
+    const save = page.getByRole('button', { name: '保存' });
+    // The button enables once the form knows it is dirty; a slow machine may take a moment.
+    await page.waitForFunction((button) => button !== null && !(button as unknown as { disabled: boolean }).disabled, await save.elementHandle());
+    await save.click();
     await expectText(page, '用户信息更新成功！');
     await page.waitForURL((url) => url.pathname === '/user');
     await searchUsers(page, username);
