@@ -495,7 +495,7 @@ describe('relay routes', () => {
   });
 
   describe('not implemented routes', () => {
-    it('answer 501 api_not_implemented and charge nothing', async () => {
+    it('authenticate the token first, then answer 501 api_not_implemented, charging nothing', async () => {
       const routes: Array<[string, string]> = [
         ['POST', '/v1/images/edits'],
         ['POST', '/v1/images/variations'],
@@ -518,6 +518,14 @@ describe('relay routes', () => {
           expect({ method, path, status: response.status }).toEqual({ method, path, status: 501 });
           expect(response.headers.get('x-oneapi-request-id')).toBeTruthy();
           expect(await response.json()).toEqual({ error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' } });
+
+          const badToken = await fetch(`${origin}${path}`, { method, headers: { authorization: 'Bearer sk-not-a-token' } });
+          expect({ method, path, status: badToken.status }).toEqual({ method, path, status: 401 });
+          await expectRelayError(badToken, 401, { type: 'new_api_error' });
+
+          const noToken = await fetch(`${origin}${path}`, { method });
+          expect({ method, path, status: noToken.status }).toEqual({ method, path, status: 401 });
+          expect(await noToken.json()).toEqual({ error: { message: expect.stringMatching(/^未提供令牌 \(request id: /), type: 'new_api_error' } });
         }
       });
     });

@@ -91,6 +91,20 @@ export class RelayModelsService {
     }
   }
 
+  /**
+   * The 501 routes (reference §1): TokenAuth runs first, so a bad token gets its 401 and only an authenticated
+   * caller learns the route is not implemented. Nothing is reserved or charged.
+   */
+  async notImplemented(request: RelayHttpRequest, response: ServerResponse): Promise<void> {
+    try {
+      const auth = request.headers.authorization;
+      await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp);
+      sendJson(response, 501, request.requestId, { error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' } });
+    } catch (error) {
+      this.fail(request, response, error);
+    }
+  }
+
   private fail(request: RelayHttpRequest, response: ServerResponse, error: unknown): void {
     const relayError = error instanceof RelayError ? error : new RelayError(500, String((error as Error)?.message ?? error), 'new_api_error', { shape: 'relay' });
     sendJson(response, relayError.status, request.requestId, relayError.toBody(request.requestId));

@@ -145,9 +145,7 @@ export function relayRoutesPlugin(pipeline: RelayPipelineService, models: RelayM
         url: path,
         handler: async (request, reply) => {
           reply.hijack();
-          const body = JSON.stringify({ error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' } });
-          reply.raw.writeHead(501, { 'content-type': 'application/json; charset=utf-8', 'x-oneapi-request-id': String(request.id) });
-          reply.raw.end(body);
+          await models.notImplemented(relayHttpRequest(request, reply.raw, null), reply.raw);
         },
       });
     }

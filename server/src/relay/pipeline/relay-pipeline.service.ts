@@ -4,6 +4,7 @@ import { OptionsService } from '../../modules/options/options.service';
 import { type QuotaDisplay, quotaDisplayFromOptions } from '../../modules/accounts/quota-display';
 import type {
   ClientHeaders,
+  InlineMedia,
   JsonObject,
   MultipartForm,
   OpenAIError,
@@ -48,6 +49,7 @@ import {
   validateAudioRequest,
   validateTextRequest,
 } from './relay-request';
+import { fetchRemoteMedia, limitImagesPerMessage } from './remote-media';
 import { shouldRetry } from './retry-policy';
 import { applyStatusCodeMapping } from './status-code-mapping';
 
@@ -114,6 +116,8 @@ interface RelayContext {
   channelPath: number[];
   promptTokensMemo: Map<string, number>;
   display: QuotaDisplay;
+  /** Remote images fetched once for adapters with `needsRemoteMedia` (null: not fetched yet). */
+  media: Map<string, InlineMedia> | null;
 }
 
 /**
@@ -218,6 +222,7 @@ export class RelayPipelineService {
       channelPath: [],
       promptTokensMemo: new Map(),
       display: quotaDisplayFromOptions(this.options),
+      media: null,
     };
   }
 
@@ -373,7 +378,20 @@ export class RelayPipelineService {
     const upstreamModel = this.upstreamModelFor(context, channel);
     try {
       adapter = this.registry.get(channel.type);
-      input = this.upstreamInput(context, channel, upstreamModel);
+    } catch (error) {
+      if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+      throw error;
+    }
+    // Adapters that cannot pass image URLs upstream (Gemini) get them fetched here, once per request, before the
+    // upstream call. A failed fetch throws a 400 relay error: handle() releases the reservation, nothing is charged.
+    if (adapter.needsRemoteMedia && context.mode === 'chat' && !context.media) {
+      context.media = await fetchRemoteMedia(limitImagesPerMessage(context.body), {
+        signal: context.request.signal,
+        allowPrivate: process.env.RELAY_MEDIA_ALLOW_PRIVATE === 'true',
+      });
+    }
+    try {
+      input = this.upstreamInput(context, channel, upstreamModel, adapter.needsRemoteMedia);
       upstream = adapter.buildRequest(input);
     } catch (error) {
       if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
@@ -428,7 +446,7 @@ export class RelayPipelineService {
     return failure;
   }
 
-  private upstreamInput(context: RelayContext, channel: RoutableChannel, upstreamModel: string): UpstreamRequestInput {
+  private upstreamInput(context: RelayContext, channel: RoutableChannel, upstreamModel: string, needsRemoteMedia = false): UpstreamRequestInput {
     const headers = context.request.headers;
     const clientHeaders: ClientHeaders = {
       accept: header(headers, 'accept'),
@@ -437,7 +455,8 @@ export class RelayPipelineService {
       anthropicBeta: header(headers, 'anthropic-beta'),
     };
     const paramOverride = channel.paramOverride && Object.keys(channel.paramOverride).length > 0 ? channel.paramOverride : null;
-    const body = paramOverride ? { ...context.body, ...paramOverride } : context.body;
+    const merged = paramOverride ? { ...context.body, ...paramOverride } : context.body;
+    const body = needsRemoteMedia ? limitImagesPerMessage(merged) : merged;
     return {
       channel: {
         type: channel.type,
@@ -450,12 +469,13 @@ export class RelayPipelineService {
       path: context.request.path === '/pg/chat/completions' ? '/v1/chat/completions' : context.request.path,
       query: context.request.query,
       body,
-      rawBody: paramOverride || context.playground || context.multipart ? undefined : (context.request.rawBody ?? undefined),
+      rawBody: body !== context.body || context.playground || context.multipart ? undefined : (context.request.rawBody ?? undefined),
       multipart: context.multipart ?? undefined,
       upstreamModel,
       isStream: context.isStream,
       clientWantsUsage: context.clientWantsUsage,
       clientHeaders,
+      media: needsRemoteMedia && context.media ? context.media : undefined,
     };
   }
 
