@@ -4,6 +4,8 @@
  * and its specs depend only on these shapes and a spec can hand in a small in-test implementation.
  */
 
+import type { RoutableChannel } from '../modules/channels/routing/routing-table';
+
 export interface RelayCaller {
   token: { id: number; name: string; key: string; group: string; unlimitedQuota: boolean; modelLimits: ReadonlySet<string> | null };
   user: { id: number; username: string; group: string; role: number };
@@ -25,25 +27,8 @@ export interface RelayAuthenticator {
   tokenExhausted?(caller: RelayCaller, available: number): Promise<Error>;
 }
 
-export interface RoutableChannel {
-  id: number;
-  type: number;
-  name: string;
-  key: string;
-  /** '' → the type's default base URL */
-  baseUrl: string;
-  models: string[];
-  modelMapping: Record<string, string>;
-  groups: string[];
-  priority: number;
-  weight: number;
-  autoBan: boolean;
-  other: string;
-  config: Record<string, unknown>;
-  headerOverride: Record<string, string>;
-  paramOverride: Record<string, unknown>;
-  openaiOrganization: string | null;
-}
+/** The channel shape is the channels module's own (contract 2 plus status, test model and status-code mapping). */
+export type { RoutableChannel } from '../modules/channels/routing/routing-table';
 
 export interface RelayChannelRouter {
   select(group: string, model: string, options?: { retry?: number; exclude?: ReadonlySet<number> }): RoutableChannel | null;

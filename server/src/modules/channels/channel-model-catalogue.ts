@@ -153,8 +153,13 @@ export function allCatalogueModels(): OpenAIModelObject[] {
   return [...seen.values()];
 }
 
-/** The owner the catalogue names for a model, else 'custom' (as /v1/models answers). */
+let owners: Map<string, string> | null = null;
+
+/** The owner the catalogue names for a model (the first type that lists it), else 'custom' (as /v1/models answers). */
 export function ownerOf(model: string): string {
-  for (const [, entry] of CATALOGUE) if (entry.models.includes(model)) return entry.ownedBy;
-  return 'custom';
+  if (!owners) {
+    owners = new Map();
+    for (const [, entry] of CATALOGUE) for (const name of entry.models) if (!owners.has(name)) owners.set(name, entry.ownedBy);
+  }
+  return owners.get(model) ?? 'custom';
 }

@@ -1,47 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
+import { modelObject, ownerOf } from '../../modules/channels/channel-model-catalogue';
 import { DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../../modules/options/pricing-defaults';
 import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
 import { RelayError } from '../relay-error';
 import { RELAY_AUTHENTICATOR, RELAY_CHANNEL_ROUTER, type RelayAuthenticator, type RelayChannelRouter } from '../relay-ports';
-
-const CREATED = 1626777600;
-
-const PERMISSION = Object.freeze({
-  id: 'modelperm-LwHkVFn8AcMItP432fKKDIKJ',
-  object: 'model_permission',
-  created: CREATED,
-  allow_create_engine: true,
-  allow_sampling: true,
-  allow_logprobs: true,
-  allow_search_indices: false,
-  allow_view: true,
-  allow_fine_tuning: false,
-  organization: '*',
-  group: null,
-  is_blocking: false,
-});
-
-/** `owned_by` as the reference's built-in adaptor model lists give it; anything else is `custom`. */
-export function ownerOf(model: string): string {
-  if (/^(gpt-|o1-|chatgpt-|dall-e|whisper|tts-|text-|babbage|davinci|curie|ada|code-)/.test(model)) return 'openai';
-  if (model.startsWith('claude')) return 'claude';
-  if (model.startsWith('gemini')) return 'google gemini';
-  if (model.startsWith('mj_') || model === 'swap_face') return 'midjourney';
-  if (model.startsWith('suno_')) return 'suno';
-  if (model.startsWith('ERNIE') || model.startsWith('bge-') || model === 'tao-8k' || model === 'Embedding-V1') return 'baidu';
-  if (model.startsWith('glm-') || model.startsWith('chatglm')) return 'zhipu';
-  if (model.startsWith('qwen')) return 'ali';
-  if (model.startsWith('SparkDesk')) return 'xunfei';
-  if (model.startsWith('360')) return '360';
-  if (model.startsWith('moonshot')) return 'moonshot';
-  if (model.startsWith('yi-')) return 'lingyiwanwu';
-  return 'custom';
-}
-
-function modelObject(id: string) {
-  return { id, object: 'model', created: CREATED, owned_by: ownerOf(id), permission: [PERMISSION], root: id, parent: null };
-}
 
 /** The static catalogue `GET /v1/models/:model` answers from (reference §8.2). */
 const CATALOGUE = new Set([...Object.keys(DEFAULT_MODEL_RATIO), ...Object.keys(DEFAULT_MODEL_PRICE)]);
@@ -69,7 +32,7 @@ export class RelayModelsService {
       const auth = request.headers.authorization;
       const caller = await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp, undefined, { skipIpCheck: true });
       const models = caller.token.modelLimits ? [...caller.token.modelLimits] : this.router.modelsForGroup(caller.group);
-      sendJson(response, 200, request.requestId, { success: true, data: models.map(modelObject) });
+      sendJson(response, 200, request.requestId, { success: true, data: models.map((model) => modelObject(model, ownerOf(model))) });
     } catch (error) {
       this.fail(request, response, error);
     }
@@ -80,7 +43,7 @@ export class RelayModelsService {
       const auth = request.headers.authorization;
       await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp, undefined, { skipIpCheck: true });
       if (CATALOGUE.has(model)) {
-        sendJson(response, 200, request.requestId, modelObject(model));
+        sendJson(response, 200, request.requestId, modelObject(model, ownerOf(model)));
         return;
       }
       sendJson(response, 200, request.requestId, {
@@ -92,8 +55,10 @@ export class RelayModelsService {
   }
 
   /**
-   * The 501 routes (reference §1): TokenAuth runs first, so a bad token gets its 401 and only an authenticated
-   * caller learns the route is not implemented. Nothing is reserved or charged.
+   * The reference's 501 answer, kept as documented behaviour (relay-behaviour.md §1: `/v1/images/edits`,
+   * `/v1/images/variations`, `/v1/files…`, `/v1/fine-tunes…`, `DELETE /v1/models/:model` answer exactly this body):
+   * new-api v0.3 relays none of these, and neither does Tollgate. TokenAuth runs first, so a bad token gets its 401.
+   * Nothing is reserved or charged (relay-routes.spec.ts checks all 14 routes).
    */
   async notImplemented(request: RelayHttpRequest, response: ServerResponse): Promise<void> {
     try {

@@ -23,7 +23,8 @@ const json = (response: Response): Promise<any> => response.json();
 function channel(id: number, baseUrl: string, priority: number, extra: Partial<RoutableChannel> = {}): RoutableChannel {
   return {
     id, type: 1, name: `ch${id}`, key: `key-${id}`, baseUrl, models: ['gpt-3.5-turbo'], modelMapping: {}, groups: ['default'],
-    priority, weight: 0, autoBan: false, other: '', config: {}, headerOverride: {}, paramOverride: {}, openaiOrganization: null, ...extra,
+    priority, weight: 0, autoBan: false, other: '', config: {}, headerOverride: {}, paramOverride: {}, openaiOrganization: null,
+    statusCodeMapping: {}, testModel: null, status: 1, ...extra,
   };
 }
 

@@ -252,8 +252,7 @@ export class RelayPipelineService {
     if (forced !== null) {
       channel = this.router.get(forced);
       if (!channel) throw new RelayError(400, '无效的渠道 Id');
-      const status = (channel as RoutableChannel & { status?: number }).status;
-      if (status !== undefined && status !== 1) throw new RelayError(403, '该渠道已被禁用');
+      if (channel.status !== 1) throw new RelayError(403, '该渠道已被禁用');
     } else {
       if (caller.token.modelLimits && !caller.token.modelLimits.has(context.model)) {
         throw new RelayError(403, `该令牌无权访问模型 ${context.model}`);

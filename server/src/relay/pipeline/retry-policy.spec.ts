@@ -26,12 +26,12 @@ describe('shouldRetry (reference §3.4)', () => {
 });
 
 describe('status_code_mapping (reference §3.6)', () => {
-  const channel = (config: Record<string, unknown>) => ({ config }) as unknown as RoutableChannel;
+  const channel = (statusCodeMapping: Record<string, string>) => ({ statusCodeMapping }) as Pick<RoutableChannel, 'statusCodeMapping'> as RoutableChannel;
   it('maps upstream error statuses, never 200, and ignores bad entries', () => {
-    expect(applyStatusCodeMapping(channel({ status_code_mapping: { '400': '500' } }), 400)).toBe(500);
-    expect(applyStatusCodeMapping(channel({ status_code_mapping: '{"429":"503"}' }), 429)).toBe(503);
-    expect(applyStatusCodeMapping(channel({ status_code_mapping: { '200': '500' } }), 200)).toBe(200);
-    expect(applyStatusCodeMapping(channel({ status_code_mapping: { '400': 'x' } }), 400)).toBe(400);
+    expect(applyStatusCodeMapping(channel({ '400': '500' }), 400)).toBe(500);
+    expect(applyStatusCodeMapping(channel({ '429': '503' }), 429)).toBe(503);
+    expect(applyStatusCodeMapping(channel({ '200': '500' }), 200)).toBe(200);
+    expect(applyStatusCodeMapping(channel({ '400': 'x' }), 400)).toBe(400);
     expect(applyStatusCodeMapping(channel({}), 401)).toBe(401);
   });
 });
