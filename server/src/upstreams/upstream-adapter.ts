@@ -153,6 +153,26 @@ export interface UpstreamSuccess {
   readonly completionText: string | null;
 }
 
+/** A provider's answer converted to an OpenAI body: the success the relay sends (counting locally without usage). */
+export interface ConvertedAnswer {
+  body: Record<string, unknown>;
+  usage: TokenUsage | null;
+  /** The generated text, for local counting. */
+  text: string;
+}
+
+export function convertedSuccess(status: number, converted: ConvertedAnswer): UpstreamSuccess {
+  return {
+    ok: true,
+    status,
+    body: JSON.stringify(converted.body),
+    contentType: 'application/json',
+    passthrough: false,
+    usage: converted.usage,
+    completionText: converted.usage ? null : converted.text,
+  };
+}
+
 export interface UpstreamFailure {
   readonly ok: false;
   /** The HTTP status to answer with (before the relay's status_code_mapping). */

@@ -1,6 +1,6 @@
 import { mapUpstreamError, openAIErrorFromObject, parseJsonObject, unreadableResponseError } from '../shared/map-upstream-error';
 import type { OpenAIChatRequest } from '../shared/openai-chat-types';
-import type { RelayMode, UpstreamAdapter, UpstreamSettings } from '../upstream-adapter';
+import { convertedSuccess, type RelayMode, type UpstreamAdapter, type UpstreamSettings } from '../upstream-adapter';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { anthropicHeaders, anthropicTarget } from './anthropic-api';
 import { AnthropicStreamTransformer } from './anthropic-stream-transformer';
@@ -30,15 +30,7 @@ export function createAnthropicAdapter(settings: UpstreamSettings): UpstreamAdap
         return { ok: false, status: response.status, error: { ...error, code: error.type } };
       }
       const converted = convertAnthropicResponse(parsed as unknown as AnthropicResponse, Math.floor(settings.now() / 1000));
-      return {
-        ok: true,
-        status: response.status,
-        body: JSON.stringify(converted.body),
-        contentType: 'application/json',
-        passthrough: false,
-        usage: converted.usage,
-        completionText: converted.usage ? null : converted.text,
-      };
+      return convertedSuccess(response.status, converted);
     },
     createStreamTransformer(input) {
       return new AnthropicStreamTransformer(input, settings);

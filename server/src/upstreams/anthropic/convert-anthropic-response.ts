@@ -1,14 +1,9 @@
-import type { TokenUsage } from '../upstream-adapter';
+import type { ConvertedAnswer, TokenUsage } from '../upstream-adapter';
 import type { AnthropicResponse } from './anthropic-types';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 import { mapAnthropicUsage } from './map-anthropic-usage';
 
-export interface ConvertedChatCompletion {
-  body: Record<string, unknown>;
-  usage: TokenUsage | null;
-  /** Text for local counting. */
-  text: string;
-}
+export type ConvertedChatCompletion = ConvertedAnswer;
 
 /**
  * A Claude message → an OpenAI chat.completion. All text blocks are joined (the reference returned only the

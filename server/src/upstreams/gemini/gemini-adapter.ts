@@ -1,6 +1,6 @@
 import { mapUpstreamError, parseJsonObject, unreadableResponseError } from '../shared/map-upstream-error';
 import type { OpenAIChatRequest } from '../shared/openai-chat-types';
-import type { RelayMode, UpstreamAdapter, UpstreamSettings } from '../upstream-adapter';
+import { convertedSuccess, type RelayMode, type UpstreamAdapter, type UpstreamSettings } from '../upstream-adapter';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { buildGeminiRequest } from './build-gemini-request';
 import { convertGeminiResponse, noCandidatesError } from './convert-gemini-response';
@@ -35,15 +35,7 @@ export function createGeminiAdapter(settings: UpstreamSettings): UpstreamAdapter
         },
         settings.newId,
       );
-      return {
-        ok: true,
-        status: response.status,
-        body: JSON.stringify(converted.body),
-        contentType: 'application/json',
-        passthrough: false,
-        usage: converted.usage,
-        completionText: converted.usage ? null : converted.text,
-      };
+      return convertedSuccess(response.status, converted);
     },
     createStreamTransformer(input) {
       return new GeminiStreamTransformer(input, settings);
