@@ -207,6 +207,19 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       expect(await chargeCount(target)).toBe(charges);
     });
 
+    it('answers an upstream error with the status the channel\'s status_code_mapping names', async () => {
+      await createChannel(target, root, { type: 1, name: 'mapped-status', baseUrl: openai.baseUrl, models: ['status-model'], statusCodeMapping: { '400': '502' } });
+      await routable(target, alice.key, baseURL, 'status-model');
+      openai.next({ status: 400, body: { error: { message: 'bad thing', type: 'invalid_request_error', param: null, code: 'bad' } } });
+      const response = await fetch(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'status-model', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).toBe(502);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain('bad thing');
+    });
+
     it('a failed upstream releases the reservation and charges nothing', async () => {
       await projected(target);
       const before = await available({ id: alice.id, tokenId: alice.tokenId });

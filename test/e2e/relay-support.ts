@@ -54,6 +54,7 @@ export interface ChannelSpec {
   weight?: number;
   modelMapping?: Record<string, string>;
   other?: string;
+  statusCodeMapping?: Record<string, string>;
 }
 
 /** Creates a channel through the admin API and returns its id. */
@@ -69,6 +70,7 @@ export async function createChannel(target: TestApp, admin: Caller, spec: Channe
     weight: spec.weight ?? 0,
     model_mapping: spec.modelMapping ? JSON.stringify(spec.modelMapping) : '',
     other: spec.other ?? '',
+    status_code_mapping: spec.statusCodeMapping ? JSON.stringify(spec.statusCodeMapping) : '',
     auto_ban: 0,
   }).expect(200);
   if (!response.body.success) throw new Error(`channel create refused: ${JSON.stringify(response.body)}`);
