@@ -19,6 +19,14 @@ export interface Projection {
    */
   apply(event: RecordedEvent, manager: EntityManager): Promise<void>;
   /**
+   * Optional: applies all the events of one batch this projection `handles` (those after its checkpoint, in global
+   * position order) in one go, under the same rules as `apply`. When present the runner calls it instead of `apply`,
+   * once per batch, so a projection can fold a run of hot events with a constant number of statements. The tables
+   * must end exactly as `apply` one event after another leaves them: `apply` stays the reference (the runner also
+   * replays it to find the event a failed batch stumbled on). Throw ProjectionEventError to name the failing event.
+   */
+  applyBatch?(events: readonly RecordedEvent[], manager: EntityManager): Promise<void>;
+  /**
    * Optional, after the batch's transaction committed (live runs only): tell caches outside Postgres what moved,
    * e.g. the relay's admission bases. `position` is the checkpoint the committed tables are now exact at. Best
    * effort: a failure is logged, never retried into the tables.
@@ -50,16 +58,50 @@ export const DEFAULT_RUNNER_OPTIONS: ProjectionRunnerOptions = {
 /** Advisory lock ids, shared by every process of an installation (the ledger's append lock is 7311002). */
 export const PROJECTOR_LEADER_LOCK = 7_311_003;
 
+const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+
+/** The events of a batch a projection failed on as a whole, when no single event could be blamed. */
+export interface FailedBatch {
+  count: number;
+  firstPosition: number;
+  lastPosition: number;
+  /** `accepted`: `apply` one by one took every event (the batch path is at fault); `not_run`: the replay itself failed. */
+  replay: 'accepted' | 'not_run';
+}
+
+/**
+ * A projection could not apply an event: names the projection and the event (for a failed `applyBatch`, the event
+ * `apply` fails on when replayed one by one; if none does, `batch` says which events the batch held and `event` is
+ * its first).
+ */
 export class ProjectionApplyError extends Error {
   readonly code = 'projection_apply_failed';
   constructor(
     readonly projection: string,
     readonly event: Pick<RecordedEvent, 'position' | 'type' | 'streamId'>,
     readonly cause: unknown,
+    readonly batch?: FailedBatch,
   ) {
-    super(`Projection ${projection} failed on ${event.type} at position ${event.position} (${event.streamId}): ${
-      cause instanceof Error ? cause.message : String(cause)
-    }`);
+    super(
+      batch
+        ? `Projection ${projection} failed on a batch of ${batch.count} events (positions ${batch.firstPosition}-${batch.lastPosition}), ` +
+            `${batch.replay === 'accepted' ? 'which apply() one by one accepts' : 'not replayed one by one to find the event'}: ${messageOf(cause)}`
+        : `Projection ${projection} failed on ${event.type} at position ${event.position} (${event.streamId}): ${messageOf(cause)}`,
+    );
+  }
+}
+
+/**
+ * Thrown by an `applyBatch` to name the event it failed on (typically its data did not decode); the runner reports
+ * it as a ProjectionApplyError for that event.
+ */
+export class ProjectionEventError extends Error {
+  readonly code = 'projection_event_failed';
+  constructor(
+    readonly event: RecordedEvent,
+    readonly cause: unknown,
+  ) {
+    super(`${event.type} at position ${event.position}: ${messageOf(cause)}`);
   }
 }
 

@@ -6,6 +6,7 @@ import { type AccountState, evolve, initialAccountState } from '../../../../serv
 import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
 import { toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
 import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyQuotaConsumed, chargedQuota } from './quota-consumed-fold';
@@ -19,6 +20,15 @@ interface BalanceRow {
   aff_history_quota: string;
   revision: string;
 }
+
+/** One charge of a batch, decoded. */
+interface Charge {
+  userId: number;
+  revision: number;
+  quota: number;
+}
+
+const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
 
 /**
  * `account_balances`: each account stream folded with the same `evolve` the command side decides with, so the
@@ -52,6 +62,14 @@ export class AccountBalancesProjection implements Projection {
       [userIds],
     );
     await Promise.all(rows.map((row) => this.admission.pushBase('account', row.user_id, row.user_id, Number(row.quota), position)));
+  }
+
+  /**
+   * A batch: each run of consecutive charges folded by ONE statement (the relay appends one per request, so under
+   * load a batch is almost all charges), every other account event through `apply` in its place in the order.
+   */
+  async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
+    await applyInRuns(this, events, manager, isCharge, (run) => this.applyCharges(run, manager));
   }
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
@@ -104,6 +122,55 @@ export class AccountBalancesProjection implements Projection {
          request_count = b.request_count + 1, revision = $8
        WHERE b.revision < $8`,
       [userId, first.quota, first.usedQuota, first.requestCount, first.affCount, first.affQuota, first.affHistoryQuota, event.revision, quota],
+    );
+  }
+
+  /**
+   * A run of charges in ONE statement, equal to applyCharge event by event: per user, the charges whose revision
+   * beats the stored one (see advancingPerKey) are summed and counted; an existing row gets quota − sum,
+   * used_quota + sum, request_count + count and the largest revision, a missing one starts from
+   * initialAccountState. An UPDATE of the rows present plus an INSERT of the missing ones (data-modifying CTEs of one
+   * statement) rather than INSERT … ON CONFLICT, whose update could only see the sums through EXCLUDED's row values;
+   * the projector is the table's one writer, so no row appears between the read and the insert.
+   */
+  private async applyCharges(run: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
+    const charges: Charge[] = [];
+    for (const event of run) {
+      if (streamCategory(event.streamId) !== 'account') continue;
+      charges.push({ userId: streamKey(event.streamId), revision: event.revision, quota: decodeEvent(event, (e) => chargedQuota(e.data)) });
+    }
+    const folded = advancingPerKey(charges, (charge) => charge.userId, (charge) => charge.revision);
+    if (folded.length === 0) return;
+    const initial = initialAccountState;
+    await manager.query(
+      `WITH charge AS (
+         SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bigint[]) AS c(user_id, revision, quota)
+       ), folded AS (
+         SELECT c.user_id, b.user_id IS NOT NULL AS present, sum(c.quota)::bigint AS quota, count(*)::bigint AS requests,
+                max(c.revision) AS revision
+           FROM charge c LEFT JOIN account_balances b ON b.user_id = c.user_id
+          WHERE b.user_id IS NULL OR c.revision > b.revision
+          GROUP BY c.user_id, b.user_id
+       ), updated AS (
+         UPDATE account_balances b SET quota = b.quota - f.quota, used_quota = b.used_quota + f.quota,
+                request_count = b.request_count + f.requests, revision = f.revision
+           FROM folded f WHERE f.present AND b.user_id = f.user_id
+       )
+       INSERT INTO account_balances (user_id, quota, used_quota, request_count, aff_count, aff_quota, aff_history_quota, revision)
+       SELECT f.user_id, $4::bigint - f.quota, $5::bigint + f.quota, $6::bigint + f.requests, $7::integer, $8::bigint, $9::bigint,
+              f.revision
+         FROM folded f WHERE NOT f.present`,
+      [
+        folded.map((charge) => charge.userId),
+        folded.map((charge) => charge.revision),
+        folded.map((charge) => charge.quota),
+        initial.quota,
+        initial.usedQuota,
+        initial.requestCount,
+        initial.affCount,
+        initial.affQuota,
+        initial.affHistoryQuota,
+      ],
     );
   }
 }

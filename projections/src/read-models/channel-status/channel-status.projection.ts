@@ -4,6 +4,7 @@ import { streamCategory, streamKey } from '../../../../server/src/ledger/streams
 import { ChannelEventType } from '../../../../server/src/modules/channels/channel.events';
 import { toChannelEvent } from '../../../../server/src/modules/channels/channel-event-codec';
 import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyChannelEvent, applyChannelUsage, type ChannelStatusFigures, emptyChannelStatus } from './channel-status-fold';
@@ -30,6 +31,30 @@ interface StatusRow {
   position: string;
 }
 
+/** One channel charge of a batch, decoded. */
+interface Usage {
+  channelId: number;
+  quota: number;
+  position: number;
+}
+
+const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
+
+/**
+ * The channel a QuotaConsumed charges and its amount, or null when it names no channel (nothing to fold): the
+ * checks apply() makes, in its order.
+ */
+function usageOf(event: RecordedEvent): Omit<Usage, 'position'> | null {
+  const data = event.data as Record<string, unknown>;
+  const channelId = data.channelId;
+  const quota = data.quota;
+  if (typeof channelId !== 'number' || !Number.isSafeInteger(channelId) || channelId <= 0) return null;
+  if (typeof quota !== 'number' || !Number.isSafeInteger(quota)) {
+    throw new Error(`QuotaConsumed.quota is not a safe integer: ${JSON.stringify(quota)}`);
+  }
+  return { channelId, quota };
+}
+
 /**
  * `channel_status`: the `channel-{id}` streams (status, tests, balances) and the relay's QuotaConsumed (the used
  * quota of the channel that answered), in global ledger order. A status change also sends a NOTIFY inside the
@@ -52,15 +77,66 @@ export class ChannelStatusProjection implements Projection {
         await manager.query('SELECT pg_notify($1, $2)', [CHANNEL_STATUS_NOTIFY_CHANNEL, String(channelId)]);
       }
     } else if (event.type === QUOTA_CONSUMED && category === 'account') {
-      const data = event.data as Record<string, unknown>;
-      const channelId = data.channelId;
-      const quota = data.quota;
-      if (typeof channelId !== 'number' || !Number.isSafeInteger(channelId) || channelId <= 0) return;
-      if (typeof quota !== 'number' || !Number.isSafeInteger(quota)) {
-        throw new Error(`QuotaConsumed.quota is not a safe integer: ${JSON.stringify(quota)}`);
-      }
-      await this.addUsage(manager, channelId, quota, event.position);
+      const usage = usageOf(event);
+      if (usage) await this.addUsage(manager, usage.channelId, usage.quota, event.position);
     }
+  }
+
+  /**
+   * A batch: each run of consecutive charges in ONE statement, channel events through `apply` in their place (so
+   * their NOTIFYs are sent as before).
+   */
+  async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
+    await applyInRuns(this, events, manager, isCharge, (run) => this.addUsages(run, manager));
+  }
+
+  /**
+   * A run of charges in ONE statement, equal to addUsage event by event: per channel, the charges whose position
+   * beats the stored one (see advancingPerKey) add their sum to used_quota and store the largest position; a
+   * missing row starts from emptyChannelStatus. (UPDATE of the rows present + INSERT of the missing ones in one
+   * statement, as AccountBalancesProjection does.)
+   */
+  private async addUsages(run: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
+    const usages: Usage[] = [];
+    for (const event of run) {
+      if (streamCategory(event.streamId) !== 'account') continue;
+      const usage = decodeEvent(event, usageOf);
+      if (usage) usages.push({ ...usage, position: event.position });
+    }
+    const folded = advancingPerKey(usages, (usage) => usage.channelId, (usage) => usage.position);
+    if (folded.length === 0) return;
+    const empty = emptyChannelStatus;
+    await manager.query(
+      `WITH usage AS (
+         SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bigint[]) AS u(channel_id, quota, position)
+       ), folded AS (
+         SELECT u.channel_id, c.channel_id IS NOT NULL AS present, sum(u.quota)::bigint AS quota, max(u.position) AS position
+           FROM usage u LEFT JOIN channel_status c ON c.channel_id = u.channel_id
+          WHERE c.channel_id IS NULL OR u.position > c.position
+          GROUP BY u.channel_id, c.channel_id
+       ), updated AS (
+         UPDATE channel_status c SET used_quota = c.used_quota + f.quota, position = f.position
+           FROM folded f WHERE f.present AND c.channel_id = f.channel_id
+       )
+       INSERT INTO channel_status (channel_id, status, response_time, test_time, balance, balance_updated_time, used_quota,
+                                   status_reason, status_time, position)
+       SELECT f.channel_id, $4::integer, $5::integer, $6::bigint, $7::double precision, $8::bigint, $9::bigint + f.quota,
+              $10::text, $11::bigint, f.position
+         FROM folded f WHERE NOT f.present`,
+      [
+        folded.map((usage) => usage.channelId),
+        folded.map((usage) => usage.quota),
+        folded.map((usage) => usage.position),
+        empty.status,
+        empty.responseTime,
+        empty.testTime,
+        empty.balance,
+        empty.balanceUpdatedTime,
+        empty.usedQuota,
+        empty.statusReason,
+        empty.statusTime,
+      ],
+    );
   }
 
   /**

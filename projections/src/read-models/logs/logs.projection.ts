@@ -5,11 +5,12 @@ import { AccountEventType } from '../../../../server/src/modules/accounts/accoun
 import { logAnnotationOf, toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
 import { LOGS_STREAM, LogsEventType, toLogsPurged } from '../../../../server/src/modules/logs/logs.events';
 import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import { applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { accountLogLine } from './account-log-lines';
 import { channelTestLogRow } from './channel-test-log-row';
-import { consumeLogRow } from './consume-log-row';
+import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -19,6 +20,9 @@ const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
  * cannot bring purged rows back.
  */
 const NOT_PURGED_LATER = 'WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > $1::bigint AND p.target_timestamp > $3::bigint)';
+
+/** The consume-shaped rows (relay charges, channel tests): inserted set-based when they come in a run. */
+const isConsumeRow = (event: RecordedEvent) => event.type === QUOTA_CONSUMED || event.type === LogsEventType.ChannelTestLogged;
 
 /**
  * `logs` (and `log_purges`): the rows of the log screen. Account events become type 3 (admin) and type 4 (system)
@@ -56,6 +60,78 @@ export class LogsProjection implements Projection {
        SELECT $1, $2, $3, $4, $5, $6, '', $7 ${NOT_PURGED_LATER}
        ON CONFLICT (event_id) DO NOTHING`,
       [event.position, userId, unixSeconds(event.createdAt), line.type, line.content, annotation.username, event.id],
+    );
+  }
+
+  /**
+   * A batch: each run of consecutive consume rows (relay charges and channel tests) in ONE multi-row insert; purges
+   * and the rows of account events through `apply` in their place, so a purge deletes exactly the rows before it.
+   */
+  async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
+    await applyInRuns(this, events, manager, isConsumeRow, (run) => this.insertConsumeRows(run, manager));
+  }
+
+  /**
+   * The consume row `apply` would write for a relay charge or a channel test (same checks, same order), or null
+   * when it writes none.
+   */
+  private consumeRowOf(event: RecordedEvent): ConsumeLogRow | null {
+    if (event.type === LogsEventType.ChannelTestLogged) {
+      return event.streamId === LOGS_STREAM ? channelTestLogRow(event.data, event.createdAt) : null;
+    }
+    if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
+    // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
+    if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return null;
+    return consumeLogRow(streamKey(event.streamId), event.data as Partial<QuotaConsumedData>, event.createdAt);
+  }
+
+  /**
+   * A run of consume rows as ONE insert of arrays (`unnest`), so its bind parameters stay 18 whatever the batch
+   * size (one VALUES tuple per row would need 18 per row: 500 rows are 9,000, and the protocol's limit is 65,535).
+   * The same row values, purge guard and ON CONFLICT as the per-event insert; an event handed over twice keeps its
+   * first occurrence, as two inserts one after the other would.
+   */
+  private async insertConsumeRows(run: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
+    const rows: Array<{ event: RecordedEvent; row: ConsumeLogRow }> = [];
+    const seen = new Set<string>();
+    for (const event of run) {
+      const row = decodeEvent(event, (e) => this.consumeRowOf(e));
+      if (!row || seen.has(event.id)) continue;
+      seen.add(event.id);
+      rows.push({ event, row });
+    }
+    if (rows.length === 0) return;
+    const values = <V>(value: (item: { event: RecordedEvent; row: ConsumeLogRow }) => V) => rows.map(value);
+    await manager.query(
+      `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
+       SELECT r.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::integer[], $5::text[], $6::text[], $7::text[],
+                              $8::text[], $9::bigint[], $10::integer[], $11::integer[], $12::integer[], $13::boolean[],
+                              $14::integer[], $15::integer[], $16::text[], $17::text[], $18::uuid[])
+         AS r(id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
+              completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
+        WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > r.id AND p.target_timestamp > r.created_at)
+       ON CONFLICT (event_id) DO NOTHING`,
+      [
+        values(({ event }) => event.position),
+        values(({ row }) => row.userId),
+        values(({ row }) => row.createdAt),
+        values(({ row }) => row.type),
+        values(({ row }) => row.content),
+        values(({ row }) => row.username),
+        values(({ row }) => row.tokenName),
+        values(({ row }) => row.modelName),
+        values(({ row }) => row.quota),
+        values(({ row }) => row.promptTokens),
+        values(({ row }) => row.completionTokens),
+        values(({ row }) => row.useTime),
+        values(({ row }) => row.isStream),
+        values(({ row }) => row.channelId),
+        values(({ row }) => row.tokenId),
+        values(({ row }) => row.group),
+        values(({ row }) => row.other),
+        values(({ event }) => event.id),
+      ],
     );
   }
 

@@ -5,6 +5,7 @@ import { streamCategory, streamKey } from '../../../../server/src/ledger/streams
 import { QUOTA_CONSUMED, TokenEventType } from '../../../../server/src/modules/tokens/token.events';
 import { tokenConsumptionOf, toTokenEvent } from '../../../../server/src/modules/tokens/token-event-codec';
 import type { TokenConsumption } from '../../../../server/src/modules/tokens/token.events';
+import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyAllotment, applyConsumption, emptyTokenBalance, type TokenBalance } from './token-balance';
@@ -16,6 +17,19 @@ interface BalanceRow {
   accessed_time: string;
   position: string;
 }
+
+/** One token charge of a batch, decoded. */
+interface Charge {
+  tokenId: number;
+  userId: number;
+  /** What comes off remain_quota: the charge, or 0 for a token unlimited when the request was admitted. */
+  spent: number;
+  quota: number;
+  at: number;
+  position: number;
+}
+
+const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
 
 /**
  * `token_balances`: TokenQuotaAllotted on `token-{id}` sets a token's remaining quota; QuotaConsumed on
@@ -52,6 +66,11 @@ export class TokenBalancesProjection implements Projection {
     await Promise.all(rows.map((row) => this.admission.pushBase('token', row.user_id, row.token_id, Number(row.remain_quota), position)));
   }
 
+  /** A batch: each run of consecutive charges in ONE statement, allotments through `apply` in their place. */
+  async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
+    await applyInRuns(this, events, manager, isCharge, (run) => this.applyCharges(run, manager));
+  }
+
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     const category = streamCategory(event.streamId);
     if (event.type === TokenEventType.TokenQuotaAllotted && category === 'token') {
@@ -84,6 +103,67 @@ export class TokenBalancesProjection implements Projection {
          position = $6
        WHERE t.position < $6`,
       [tokenId, first.userId, first.remainQuota, first.usedQuota, first.accessedTime, position, consumption.unlimited ? 0 : consumption.quota, consumption.quota],
+    );
+  }
+
+  /**
+   * A run of charges in ONE statement, equal to applyCharge event by event: per token, the charges whose position
+   * beats the stored one (see advancingPerKey) are folded as applyConsumption folds them: remain_quota − what was
+   * spent (nothing for unlimited), used_quota + the charges, accessed_time = the latest, user_id = the row's if set,
+   * else the first non-zero one of the charges in ledger order; a missing row starts from emptyTokenBalance.
+   * (UPDATE of the rows present + INSERT of the missing ones in one statement, as AccountBalancesProjection does.)
+   */
+  private async applyCharges(run: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
+    const charges: Charge[] = [];
+    for (const event of run) {
+      if (streamCategory(event.streamId) !== 'account') continue;
+      const consumption = decodeEvent(event, (e) => tokenConsumptionOf(e.data as Record<string, unknown>));
+      if (!consumption) continue;
+      charges.push({
+        tokenId: consumption.tokenId,
+        userId: streamKey(event.streamId),
+        spent: consumption.unlimited ? 0 : consumption.quota,
+        quota: consumption.quota,
+        at: Math.floor(event.createdAt.getTime() / 1000),
+        position: event.position,
+      });
+    }
+    const folded = advancingPerKey(charges, (charge) => charge.tokenId, (charge) => charge.position);
+    if (folded.length === 0) return;
+    const empty = emptyTokenBalance;
+    await manager.query(
+      `WITH charge AS (
+         SELECT * FROM unnest($1::integer[], $2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+           AS c(token_id, user_id, spent, quota, at, position)
+       ), folded AS (
+         SELECT c.token_id, t.token_id IS NOT NULL AS present,
+                COALESCE((array_agg(c.user_id ORDER BY c.position) FILTER (WHERE c.user_id <> 0))[1], 0) AS user_id,
+                sum(c.spent)::bigint AS spent, sum(c.quota)::bigint AS quota, max(c.at) AS at, max(c.position) AS position
+           FROM charge c LEFT JOIN token_balances t ON t.token_id = c.token_id
+          WHERE t.token_id IS NULL OR c.position > t.position
+          GROUP BY c.token_id, t.token_id
+       ), updated AS (
+         UPDATE token_balances t SET user_id = CASE WHEN t.user_id = 0 THEN f.user_id ELSE t.user_id END,
+                remain_quota = t.remain_quota - f.spent, used_quota = t.used_quota + f.quota,
+                accessed_time = GREATEST(t.accessed_time, f.at), position = f.position
+           FROM folded f WHERE f.present AND t.token_id = f.token_id
+       )
+       INSERT INTO token_balances (token_id, user_id, remain_quota, used_quota, accessed_time, position)
+       SELECT f.token_id, CASE WHEN $7::integer = 0 THEN f.user_id ELSE $7::integer END, $8::bigint - f.spent,
+              $9::bigint + f.quota, GREATEST($10::bigint, f.at), f.position
+         FROM folded f WHERE NOT f.present`,
+      [
+        folded.map((charge) => charge.tokenId),
+        folded.map((charge) => charge.userId),
+        folded.map((charge) => charge.spent),
+        folded.map((charge) => charge.quota),
+        folded.map((charge) => charge.at),
+        folded.map((charge) => charge.position),
+        empty.userId,
+        empty.remainQuota,
+        empty.usedQuota,
+        empty.accessedTime,
+      ],
     );
   }
 
