@@ -17,6 +17,7 @@ import { ProjectionsModule } from '../../projections/src/runner/projections.modu
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { UsersModule } from './modules/users/users.module';
 import { ChannelsModule } from './modules/channels/channels.module';
+import { AdmissionModule } from './relay/admission/admission.module';
 import { RelayModule } from './relay/relay.module';
 import { LogsModule } from './modules/logs/logs.module';
 import { TokensModule } from './modules/tokens/tokens.module';
@@ -36,6 +37,7 @@ export class AppModule {
         CqrsModule.forRoot(),
         BullModule.forRoot({ connection: { url: config.REDIS_URL, maxRetriesPerRequest: null }, prefix: `${config.REDIS_PREFIX}:bull` }),
         LedgerModule,
+        AdmissionModule,
         ProjectionsModule.forRoot({ run: config.roles.includes('projector') }),
         OptionsCoreModule,
         AuthCoreModule,

@@ -15,6 +15,8 @@
  *     --stream-count N   (default 1000)   --chunk-ms N (default 100)   --stream-seconds S (default 20)
  *     --settle S         seconds to wait after the streams for GC before reading RSS again (default 30)
  *     --target NAME      tollgate (default) or portkey
+ *   --serve              start the fake upstream, Tollgate (api,worker + projector) and set them up, print the URL, the
+ *                        key and a wrk command, then keep running until Ctrl-C (to probe or profile by hand)
  *   --no-build           reuse the last build in test/bench/.work/build
  *   --keep-db            leave the tollgate_bench database in place at the end
  *
@@ -504,6 +506,27 @@ async function streamsMode() {
   log(`raw figures: ${path.relative(ROOT, out)}`);
 }
 
+// ---------------------------------------------------------------------------------------------------- --serve
+
+async function serveMode() {
+  upstream = await startUpstream();
+  services.push(upstream);
+  await prepareTollgate();
+  const service = await startTollgate();
+  services.push(service);
+  const { key } = await tollgate.setUpThroughApi({ port: service.port, upstreamPort: upstream.port, log });
+  const url = `http://127.0.0.1:${service.port}/v1/chat/completions`;
+  const headers = { Authorization: `Bearer ${key}` };
+  await tollgate.smokeRelay(url, headers, { attempts: 20 });
+  const lua = writeLua(headers);
+  log(`- serving: ${url}`);
+  log(`  key ${key}`);
+  log(`  pids: tollgate ${service.pid}, projector ${projector.pid}, fake upstream ${upstream.pid} (direct: http://127.0.0.1:${upstream.port}/v1/chat/completions)`);
+  log(`  try: wrk -t1 -c50 -d10s --latency -s ${path.relative(ROOT, lua)} ${url}`);
+  log('  Ctrl-C stops everything');
+  await new Promise(() => undefined);
+}
+
 // ---------------------------------------------------------------------------------------------------- main
 
 async function cleanUp() {
@@ -535,9 +558,10 @@ process.on('SIGINT', () => {
 
 (async () => {
   fs.mkdirSync(LOGS, { recursive: true });
-  log(`Tollgate benchmark (${flags.streams ? 'slow streams' : 'throughput and latency'}${quick ? ', quick' : ''}); logs in ${path.relative(ROOT, LOGS)}`);
+  log(`Tollgate benchmark (${flags.streams ? 'slow streams' : flags.serve ? 'serve' : 'throughput and latency'}${quick ? ', quick' : ''}); logs in ${path.relative(ROOT, LOGS)}`);
   try {
     if (flags.streams) await streamsMode();
+    else if (flags.serve) await serveMode();
     else await benchmarkMode();
   } finally {
     await cleanUp();

@@ -214,6 +214,15 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
 
     const complete = results.filter((result) => result.complete);
     expect(complete.every((result) => result.requestId)).toBe(true);
+    // An answer ends once its charge is in the journal; the ledger append follows within milliseconds (the killed
+    // process's journal is shipped by the restarted one). Wait until every complete request's charge is there.
+    await waitFor(async () => {
+      const { rows } = await pg.query<{ count: number }>(
+        `SELECT count(DISTINCT data->>'requestId')::int AS count FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = ANY($1)`,
+        [complete.map((result) => result.requestId)],
+      );
+      return rows[0].count === complete.length;
+    }, 'the charges of the complete requests to reach the ledger', 15_000).catch(() => undefined); // the assertions below name what is missing
     const { rows: charges } = await pg.query<{ event_id: string; request_id: string; user_id: number; token_id: number; quota: string; stream: boolean }>(
       `SELECT event_id, data->>'requestId' AS request_id, (data->>'userId')::int AS user_id, (data->>'tokenId')::int AS token_id,
               data->>'quota' AS quota, (data->>'isStream')::boolean AS stream

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { QuotaAdmissionService } from '../../server/src/relay/admission/quota-admission.service';
 import type { TestApp } from '../support/app';
-import { call, type Caller, dataSource, projected, register, setOptions } from './users-support';
+import { call, type Caller, dataSource, projected, register, setOptions, shipped } from './users-support';
 
 /** Shared steps of the relay e2e specs (test/e2e/relay-*.spec.ts). */
 
@@ -98,6 +98,7 @@ export interface ChargeEvent {
 
 /** The QuotaConsumed events of a request id (there must be exactly one per answered request). */
 export async function chargesOf(target: TestApp, requestId: string): Promise<ChargeEvent[]> {
+  await shipped(target);
   const rows: Array<{ stream_id: string; event_id: string; data: Record<string, any> }> = await dataSource(target).query(
     `SELECT stream_id, event_id, data FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = $1`,
     [requestId],
@@ -106,6 +107,7 @@ export async function chargesOf(target: TestApp, requestId: string): Promise<Cha
 }
 
 export async function chargeCount(target: TestApp): Promise<number> {
+  await shipped(target);
   const rows: Array<{ count: number }> = await dataSource(target).query(`SELECT count(*)::int AS count FROM events WHERE type = 'QuotaConsumed'`);
   return rows[0].count;
 }

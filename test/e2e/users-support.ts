@@ -2,6 +2,7 @@ import type request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ProjectionWaiter } from '../../projections/src/runner/projection-waiter';
 import { EVENT_STORE, type EventStore } from '../../server/src/ledger/event-store.port';
+import { RelaySettlementService } from '../../server/src/relay/settlement/relay-settlement.service';
 import { OptionsService } from '../../server/src/modules/options/options.service';
 import { UserEntity } from '../../server/src/modules/users/user.entity';
 import type { TestApp } from '../support/app';
@@ -80,9 +81,18 @@ export function eventStore(target: TestApp): EventStore {
   return target.app.get<EventStore>(EVENT_STORE);
 }
 
-/** Waits until every projection has applied everything in the ledger so far. */
+/**
+ * Waits until the relay's answered charges are in the ledger (an answer ends once its charge is journaled; the
+ * append follows within milliseconds) and every projection has applied everything in the ledger so far.
+ */
 export async function projected(target: TestApp): Promise<void> {
+  await shipped(target);
   await target.app.get(ProjectionWaiter).waitFor(await eventStore(target).headPosition());
+}
+
+/** Waits until every charge the relay answered so far is in the ledger. */
+export async function shipped(target: TestApp): Promise<void> {
+  await target.app.get(RelaySettlementService, { strict: false }).drain();
 }
 
 export async function balanceRow(target: TestApp, userId: number): Promise<Record<string, number> | null> {

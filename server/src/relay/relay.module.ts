@@ -37,8 +37,9 @@ export class RelayModule {
         RelayRoutesRegistrar,
         {
           provide: LeaseSweeper,
-          useFactory: (admission: QuotaAdmissionService) => new LeaseSweeper(admission, options.sweepLeases),
-          inject: [QuotaAdmissionService],
+          useFactory: (admission: QuotaAdmissionService, settlement: RelaySettlementService) =>
+            new LeaseSweeper(admission, options.sweepLeases, undefined, settlement),
+          inject: [QuotaAdmissionService, RelaySettlementService],
         },
       ],
       exports: [RelayPipelineService, RelaySettlementService, PricingService, LeaseSweeper],

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TokenBalancesReadModelModule } from '../../../../projections/src/read-models/token-balances/token-balances-read-model.module';
-import { QuotaAdmissionService } from '../../relay/admission/quota-admission.service';
 import { AccountsModule } from '../accounts/accounts.module';
 import { TokenAuthCache } from './token-auth/token-auth-cache';
 import { TokenAuthenticator } from './token-auth/token-authenticator';
@@ -20,11 +19,8 @@ import { UpdateTokenHandler } from './usecases/update-token/update-token.handler
 
 /**
  * API tokens: the console routes, their ledger side (TokenQuotaAllotted on `token-{id}`, folded with the relay's
- * QuotaConsumed by the token-balances projection) and the relay's TokenAuthenticator.
- *
- * QuotaAdmissionService is provided here because token authentication needs the live available quota and edits
- * refresh admission's copy of a token balance; no relay module provides it yet. A relay module may provide its
- * own instance too: the service keeps no state outside Redis.
+ * QuotaConsumed by the token-balances projection) and the relay's TokenAuthenticator. QuotaAdmissionService comes
+ * from the global AdmissionModule (one per process: it holds the quota blocks).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([TokenEntity]), TokenBalancesReadModelModule, AccountsModule],
@@ -34,7 +30,6 @@ import { UpdateTokenHandler } from './usecases/update-token/update-token.handler
     TokenGroupPolicy,
     TokenAuthCache,
     TokenAuthenticator,
-    QuotaAdmissionService,
     CreateTokenHandler,
     UpdateTokenHandler,
     ChangeTokenStatusHandler,
@@ -44,6 +39,6 @@ import { UpdateTokenHandler } from './usecases/update-token/update-token.handler
     SearchTokensHandler,
     GetTokenHandler,
   ],
-  exports: [TokenAuthenticator, TokenGroupPolicy, QuotaAdmissionService],
+  exports: [TokenAuthenticator, TokenGroupPolicy],
 })
 export class TokensModule {}

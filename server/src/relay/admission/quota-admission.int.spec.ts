@@ -15,16 +15,19 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
   let redis: Redis;
   let store: EventStore;
   let admission: QuotaAdmissionService;
+  let keys: RedisKeys;
 
   beforeAll(async () => {
     database = await createTestDatabase();
     dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
     redis = new Redis(testRedisUrl());
     store = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: undefined });
-    const keys = new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig);
-    admission = new QuotaAdmissionService(redis, keys, dataSource, store);
+    keys = new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig);
+    // The Redis mechanics, request by request (quota blocks are covered below and in quota-blocks.spec.ts).
+    admission = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks: false });
   });
   afterAll(async () => {
+    await admission.onModuleDestroy();
     await store.close();
     await dataSource.destroy();
     redis.disconnect();
@@ -49,7 +52,7 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
 
   it('loads the balance from the projection on first use and refuses what is not there', async () => {
     await setProjected(1, 100, 5);
-    expect(await reserve(1, 'a', 60)).toEqual({ ok: true, userAvailable: 40, tokenAvailable: null });
+    expect(await reserve(1, 'a', 60)).toEqual({ ok: true, userAvailable: 40, tokenAvailable: null, reservation: { id: 'a', kind: 'request' } });
     expect(await reserve(1, 'b', 41)).toEqual({ ok: false, reason: 'user', userAvailable: 40, tokenAvailable: null });
     expect(await reserve(1, 'a', 60)).toMatchObject({ ok: true }); // same request again: idempotent
     expect((await admission.available(1)).user).toBe(40);
@@ -102,5 +105,79 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
     await setProjected(6, 10, 3);
     await admission.pushBase('account', 6, 6, 999, 4);
     expect((await admission.available(6)).user).toBe(10);
+  });
+
+  describe('with quota blocks (admission in memory between Redis grows)', () => {
+    let blocks: QuotaAdmissionService;
+    let other: QuotaAdmissionService;
+    beforeAll(() => {
+      blocks = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks: true });
+      other = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks: true });
+    });
+    afterAll(async () => {
+      await blocks.onModuleDestroy();
+      await other.onModuleDestroy();
+    });
+    const reserveWith = (service: QuotaAdmissionService, userId: number, requestId: string, amount: number) =>
+      service.reserve({ requestId, userId, tokenId: null, amount, leaseMs: 60_000 });
+
+    it('admits 200 concurrent requests with quota for 100 exactly 100 times', async () => {
+      await setProjected(20, 100, 5);
+      const results = await Promise.all(Array.from({ length: 200 }, (_, index) => reserveWith(blocks, 20, `b${index}`, 1)));
+      expect(results.filter((result) => result.ok)).toHaveLength(100);
+      expect((await blocks.available(20)).user).toBe(0);
+    });
+
+    it('stays exact when the block already exists: 1 request, its block grown, then 299 at once for 200 left', async () => {
+      await setProjected(24, 300, 5);
+      expect(await reserveWith(blocks, 24, 'c0', 1)).toMatchObject({ ok: true, reservation: { kind: 'request' } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(blocks.quotaBlocks.some((block) => block.userId === 24 && block.size > 0)).toBe(true);
+      const results = await Promise.all(Array.from({ length: 399 }, (_, index) => reserveWith(blocks, 24, `c${index + 1}`, 1)));
+      expect(results.filter((result) => result.ok)).toHaveLength(299);
+      expect(results.some((result) => result.ok && result.reservation.kind === 'block')).toBe(true);
+      expect((await blocks.available(24)).user).toBe(0);
+    });
+
+    it('admits from a block in memory once one is grown, and a charge moves from the block to the settled set', async () => {
+      await setProjected(21, 1_000_000, 5);
+      const first = await reserveWith(blocks, 21, 'first', 100);
+      expect(first).toMatchObject({ ok: true, reservation: { kind: 'request' } });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the block's grow (background)
+      const [block] = blocks.quotaBlocks.filter((candidate) => candidate.userId === 21);
+      expect(block.size).toBeGreaterThanOrEqual(800);
+      const second = await reserveWith(blocks, 21, 'second', 100);
+      expect(second).toMatchObject({ ok: true, reservation: { id: block.id, kind: 'block' } });
+      // Answered for 60 (journaled), then in the ledger at position 6.
+      blocks.charged('second', 60);
+      await blocks.settleMany(21, null, [{ reservation: block.id, requestId: 'second', amount: 60, position: 6 }].map((charge) => ({ ...charge, kind: 'block' as const })));
+      await blocks.release({ requestId: 'first', userId: 21, tokenId: null });
+      // Everything not charged is available again, from this process's point of view.
+      expect((await blocks.available(21)).user).toBe(1_000_000 - 60);
+      // Seen from Redis alone, the block's free capacity is held.
+      expect((await admission.available(21)).user).toBeLessThan(1_000_000 - 60);
+    });
+
+    it('never admits more than is there across two processes with blocks', async () => {
+      await setProjected(22, 300, 5);
+      const results = await Promise.all(
+        Array.from({ length: 400 }, (_, index) => reserveWith(index % 2 === 0 ? blocks : other, 22, `x${index}`, 1)),
+      );
+      const admitted = results.filter((result) => result.ok).length;
+      expect(admitted).toBeLessThanOrEqual(300);
+      expect(admitted).toBeGreaterThan(250); // the other process's block may hold a little until it drains
+    });
+
+    it('gives an idle block back, so Redis alone sees the whole balance again', async () => {
+      await setProjected(23, 100_000, 5);
+      await reserveWith(blocks, 23, 'idle-1', 10);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(blocks.quotaBlocks.some((block) => block.userId === 23 && block.size > 0)).toBe(true);
+      await blocks.release({ requestId: 'idle-1', userId: 23, tokenId: null });
+      const deadline = Date.now() + 5_000;
+      while (blocks.quotaBlocks.some((block) => block.userId === 23) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(blocks.quotaBlocks.some((block) => block.userId === 23)).toBe(false);
+      expect((await admission.available(23)).user).toBe(100_000);
+    });
   });
 });

@@ -1,10 +1,13 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 import { REDIS } from '../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
-import { EXPIRE, RELEASE, RENEW, RESERVE, SET_BASE, SETTLE } from './quota-scripts';
+import { randomBytes } from 'node:crypto';
+import { LeaseRenewer } from '../leases/lease-renewer';
+import { EXPIRE, GROW, RELEASE, RENEW, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
+import { type BlockStore, DEFAULT_BLOCK_OPTIONS, type QuotaBlock, QuotaBlocks } from './quota-blocks';
 
 export interface ReservationRequest {
   requestId: string;
@@ -16,8 +19,14 @@ export interface ReservationRequest {
   leaseMs: number;
 }
 
+/** Which reservation admitted a request: its own in Redis, or a share of this process's quota block. */
+export interface AdmittedBy {
+  id: string;
+  kind: 'request' | 'block';
+}
+
 export type ReservationResult =
-  | { ok: true; userAvailable: number; tokenAvailable: number | null }
+  | { ok: true; userAvailable: number; tokenAvailable: number | null; reservation: AdmittedBy }
   | { ok: false; reason: 'user' | 'token'; userAvailable: number; tokenAvailable: number | null };
 
 export interface SettlementRequest {
@@ -30,6 +39,15 @@ export interface SettlementRequest {
   position: number;
 }
 
+/** A charge in the ledger at `position`, to settle against the reservation that admitted it. */
+export interface ShippedCharge {
+  reservation: string;
+  requestId: string;
+  amount: number;
+  position: number;
+  kind: 'request' | 'block';
+}
+
 /** Where the bases come from: the projection table and the checkpoint its rows are valid at. */
 export const BALANCE_SOURCES = {
   account: { projection: 'account-balances', sql: 'SELECT quota AS balance FROM account_balances WHERE user_id = $1' },
@@ -39,11 +57,24 @@ export const BALANCE_SOURCES = {
 type Commands = Redis & {
   tgReserve(...args: Array<string | number>): Promise<[number, number, number]>;
   tgSettle(...args: Array<string | number>): Promise<number>;
+  tgSettleMany(...args: Array<string | number>): Promise<number>;
   tgRelease(...args: Array<string | number>): Promise<number>;
   tgRenew(...args: Array<string | number>): Promise<number>;
   tgExpire(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
   tgSetBase(...args: Array<string | number>): Promise<number>;
+  tgGrow(...args: Array<string | number>): Promise<[number, number, number]>;
+  tgShrink(...args: Array<string | number>): Promise<number>;
 };
+
+/** A reservation's lease (RELAY_LEASE_MS, default 60 s): how long a dead process's quota stays held; renewed at a third. */
+export const LEASE_MS = Math.max(1_000, Number(process.env.RELAY_LEASE_MS) || 60_000);
+
+export const QUOTA_ADMISSION_OPTIONS = Symbol('QUOTA_ADMISSION_OPTIONS');
+
+/** RELAY_QUOTA_BLOCKS=off: every request reserves in Redis on its own (no blocks). */
+export function quotaBlocksEnabled(env: Record<string, string | undefined> = process.env): boolean {
+  return !['off', 'false', '0'].includes((env.RELAY_QUOTA_BLOCKS ?? '').trim().toLowerCase());
+}
 
 /**
  * Quota admission for the relay hot path: an atomic Redis reservation against the user's and the token's
@@ -54,12 +85,18 @@ type Commands = Redis & {
 @Injectable()
 export class QuotaAdmissionService implements OnModuleDestroy {
   private readonly redis: Commands;
+  /** This process's quota blocks (null: RELAY_QUOTA_BLOCKS=off). See quota-blocks.ts. */
+  private readonly blocks: QuotaBlocks | null;
+  private readonly blockLeases: LeaseRenewer;
+  private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(REDIS) redis: Redis,
     private readonly keys: RedisKeys,
     private readonly dataSource: DataSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    /** Specs of the Redis mechanics pass `{ blocks: false }`; the product reads RELAY_QUOTA_BLOCKS. */
+    @Optional() @Inject(QUOTA_ADMISSION_OPTIONS) options: { blocks?: boolean } | null = null,
   ) {
     // Admission's own connection, auto-pipelined: the scripts that concurrent relay requests issue in one turn of
     // the event loop (a reserve and its lease-index ZADD, other requests' settles) leave in one socket write
@@ -68,14 +105,74 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     this.redis = redis.duplicate({ enableAutoPipelining: true }) as Commands;
     this.redis.defineCommand('tgReserve', { numberOfKeys: 8, lua: RESERVE });
     this.redis.defineCommand('tgSettle', { numberOfKeys: 7, lua: SETTLE });
+    this.redis.defineCommand('tgSettleMany', { numberOfKeys: 7, lua: SETTLE_MANY });
     this.redis.defineCommand('tgRelease', { numberOfKeys: 7, lua: RELEASE });
     this.redis.defineCommand('tgRenew', { numberOfKeys: 1, lua: RENEW });
     this.redis.defineCommand('tgExpire', { lua: EXPIRE });
     this.redis.defineCommand('tgSetBase', { numberOfKeys: 2, lua: SET_BASE });
+    this.redis.defineCommand('tgGrow', { numberOfKeys: 8, lua: GROW });
+    this.redis.defineCommand('tgShrink', { numberOfKeys: 3, lua: SHRINK });
+    this.blockLeases = new LeaseRenewer((blockId, userId) => this.renew({ requestId: blockId, userId, leaseMs: LEASE_MS }), Math.floor(LEASE_MS / 3));
+    const owner = randomBytes(4).toString('hex');
+    this.blocks = (options?.blocks ?? quotaBlocksEnabled())
+      ? new QuotaBlocks(this.blockStore(), () => owner, {
+          ...DEFAULT_BLOCK_OPTIONS,
+          idleMs: Math.max(100, Number(process.env.RELAY_QUOTA_BLOCK_IDLE_MS) || DEFAULT_BLOCK_OPTIONS.idleMs),
+        })
+      : null;
   }
 
-  /** Lets commands already issued (settlements fired without waiting) finish, for at most a second. */
+  /** The Redis side of quota blocks: relative, atomic scripts on admission's one ordered connection. */
+  private blockStore(): BlockStore {
+    return {
+      grow: async (block, extra) => {
+        const withToken = block.tokenId !== null;
+        const keys = [...this.scriptKeys(block.userId, block.tokenId), this.accountKeys(block.userId).tokens];
+        const expiresAt = Date.now() + LEASE_MS;
+        const [status, user, token] = await this.redis.tgGrow(...keys, block.id, Math.ceil(extra), expiresAt, withToken ? 1 : 0, block.tokenId ?? 0);
+        if (status === 0) {
+          // A balance is not loaded yet (the block's first request loaded it a moment ago, so rarely): not now.
+          return { ok: false, userAvailable: 0, tokenAvailable: withToken ? 0 : null };
+        }
+        if (status === 1) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(block.userId)).catch(() => undefined);
+        return { ok: status === 1, userAvailable: user, tokenAvailable: withToken ? token : null };
+      },
+      shrink: async (block, amount) => {
+        const account = this.accountKeys(block.userId);
+        const token = this.tokenKeys(block.userId, block.tokenId ?? 0);
+        await this.redis.tgShrink(account.resv, account.leases, token.resv, block.id, Math.ceil(amount), block.tokenId !== null ? 1 : 0);
+      },
+      hold: (block: QuotaBlock) => this.blockLeases.hold(block.id, block.userId),
+      unhold: (block: QuotaBlock) => this.blockLeases.release(block.id),
+    };
+  }
+
+  /** Blocks this process holds (tests, metrics). */
+  get quotaBlocks(): ReadonlyArray<Readonly<QuotaBlock>> {
+    return this.blocks?.blocks ?? [];
+  }
+
+  /** Drains idle blocks once a second (only while some exist; the timer never keeps the process alive). */
+  private watchIdleBlocks(): void {
+    if (this.idleTimer || !this.blocks) return;
+    this.idleTimer = setInterval(() => {
+      this.blocks!.drainIdle();
+      if (this.blocks!.blocks.length === 0 && this.idleTimer) {
+        clearInterval(this.idleTimer);
+        this.idleTimer = null;
+      }
+    }, 500);
+    this.idleTimer.unref();
+  }
+
+  /**
+   * Gives the blocks' free capacity back, then lets commands already issued (settlements fired without waiting)
+   * finish, for at most a second. What blocks still hold for answered charges expires with their leases.
+   */
   async onModuleDestroy(): Promise<void> {
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    this.idleTimer = null;
+    await this.blocks?.drainAll().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.redis.quit().catch(() => undefined),
@@ -116,6 +213,31 @@ export class QuotaAdmissionService implements OnModuleDestroy {
 
   async reserve(request: ReservationRequest): Promise<ReservationResult> {
     const amount = Math.max(0, Math.ceil(request.amount));
+    if (this.blocks && request.leaseMs > 0) {
+      const attempt = this.blocks.tryHold(request.requestId, request.userId, request.tokenId, amount);
+      if (attempt.hold) {
+        // Admitted in memory; the figures are only read on refusals.
+        return { ok: true, userAvailable: Number.NaN, tokenAvailable: request.tokenId !== null ? Number.NaN : null, reservation: { id: attempt.hold.block.id, kind: 'block' } };
+      }
+      if (attempt.wait) await attempt.wait;
+    }
+    let result = await this.reserveInRedis({ ...request, amount });
+    // Refused: if this process holds capacity for the user (or token) in blocks, it goes back first and the request
+    // is tried once more, so a refusal never leaves quota unused in this process.
+    for (let attempt = 0; !result.ok && this.blocks && attempt < 3; attempt++) {
+      if (!(await this.blocks.giveBackFor(request.userId, result.reason === 'token' ? request.tokenId : null))) break;
+      result = await this.reserveInRedis({ ...request, amount });
+    }
+    if (result.ok && this.blocks && request.leaseMs > 0) {
+      this.blocks.consider(request.userId, request.tokenId, amount, result.userAvailable, result.tokenAvailable);
+      this.watchIdleBlocks();
+    }
+    return result;
+  }
+
+  /** A request's own reservation in Redis (RESERVE), loading a balance first if admission has not seen it yet. */
+  private async reserveInRedis(request: ReservationRequest): Promise<ReservationResult> {
+    const amount = request.amount;
     const withToken = request.tokenId !== null;
     const expiresAt = Date.now() + request.leaseMs;
     const keys = [...this.scriptKeys(request.userId, request.tokenId), this.accountKeys(request.userId).tokens];
@@ -127,8 +249,8 @@ export class QuotaAdmissionService implements OnModuleDestroy {
         // Index for the sweeper (another slot in a cluster, so outside the script; harmless if it lags). Its score
         // is a lower bound of the user's earliest lease expiry (LT), so a busy user's newer leases never push a
         // dead one's sweep into the future (with GT a user with steady traffic kept a crashed request's quota).
-        void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
-        return { ok: true, userAvailable: user, tokenAvailable: withToken ? token : null };
+        if (request.leaseMs > 0) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
+        return { ok: true, userAvailable: user, tokenAvailable: withToken ? token : null, reservation: { id: request.requestId, kind: 'request' } };
       }
       if (status === 2) return { ok: false, reason: 'user', userAvailable: user, tokenAvailable: withToken ? token : null };
       if (status === 3) return { ok: false, reason: 'token', userAvailable: user, tokenAvailable: token };
@@ -138,6 +260,23 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     throw new Error(`quota admission: balance of user ${request.userId} could not be loaded`);
   }
 
+  /**
+   * The request was answered and its charge is durable: for a request admitted from a block, the charge takes the
+   * hold's place in the block until it reaches the ledger. (A request's own reservation waits in Redis as it is.)
+   */
+  charged(requestId: string, amount: number): void {
+    this.blocks?.charged(requestId, Math.round(amount));
+  }
+
+  /**
+   * The charge of a request admitted from a block could not be made durable (journal and ledger both failed, or the
+   * append's outcome is unknown): its hold stays for one lease, as a request's own reservation would, then goes.
+   */
+  keepHeld(requestId: string): void {
+    if (!this.blocks?.holdOf(requestId)) return;
+    setTimeout(() => this.blocks?.releaseHold(requestId), LEASE_MS).unref();
+  }
+
   async settle(request: SettlementRequest): Promise<void> {
     await this.redis.tgSettle(
       ...this.scriptKeys(request.userId, request.tokenId),
@@ -145,7 +284,22 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     );
   }
 
+  /**
+   * Charges of one user that are now in the ledger (all with the same reserved token, or none), in one script:
+   * see SETTLE_MANY. The relay's shipper calls it once per user and token per committed batch.
+   */
+  async settleMany(userId: number, tokenId: number | null, charges: ReadonlyArray<ShippedCharge>): Promise<void> {
+    if (charges.length === 0) return;
+    for (const charge of charges) if (charge.kind === 'block') this.blocks?.shipped(charge.reservation, Math.round(charge.amount));
+    const args: Array<string | number> = [tokenId !== null ? 1 : 0];
+    for (const charge of charges) {
+      args.push(charge.reservation, charge.requestId, Math.round(charge.amount), charge.position, charge.kind === 'block' ? 'b' : 'r');
+    }
+    await this.redis.tgSettleMany(...this.scriptKeys(userId, tokenId), ...args);
+  }
+
   async release(request: { requestId: string; userId: number; tokenId: number | null }): Promise<void> {
+    if (this.blocks?.releaseHold(request.requestId)) return;
     await this.redis.tgRelease(...this.scriptKeys(request.userId, request.tokenId), request.requestId);
   }
 
@@ -157,10 +311,22 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     return renewed === 1;
   }
 
-  /** Available quota as admission sees it now (console display and tests). */
+  /**
+   * Available quota as admission sees it now (console display and tests): what Redis has not reserved, plus the free
+   * capacity of this process's own blocks (quota it holds but would admit with). Other processes' blocks count as
+   * reserved until they drain (at most an eighth of the balance each, and idle ones drain within seconds).
+   */
   async available(userId: number, tokenId: number | null = null): Promise<{ user: number; token: number | null }> {
-    const probe = await this.reserve({ requestId: '__probe__', userId, tokenId, amount: Number.MAX_SAFE_INTEGER, leaseMs: 0 });
-    return { user: probe.userAvailable, token: probe.tokenAvailable };
+    const probe = await this.reserveInRedis({ requestId: '__probe__', userId, tokenId, amount: Number.MAX_SAFE_INTEGER, leaseMs: 0 });
+    let user = probe.userAvailable;
+    let token = probe.tokenAvailable;
+    for (const block of this.blocks?.blocks ?? []) {
+      if (block.userId !== userId) continue;
+      const free = Math.max(0, block.size - block.used);
+      user += free;
+      if (token !== null && block.tokenId === tokenId) token += free;
+    }
+    return { user, token };
   }
 
   /**

@@ -56,6 +56,51 @@ return {1, user - amount, token - amount}
 `;
 
 /**
+ * Grows (or creates) a quota block: a reservation that one process admits many requests from locally, with no
+ * Redis round trip per request (see QuotaBlocks). Same availability check as RESERVE; the block's amount is
+ * increased by `extra` only if both the user and the token have that much available.
+ * KEYS: as RESERVE   ARGV: blockId, extra, leaseExpiresAtMs, withToken (1|0), tokenId
+ * Returns {status, userAvailable, tokenAvailable} with status 1 grown, 0 a balance is not loaded, 2/3 insufficient.
+ */
+export const GROW = `${AVAILABLE}
+local blockId, extra, expires, withToken = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] == '1'
+local user = available(KEYS[1], KEYS[2], KEYS[3])
+if user == nil then return {0, -1, 0} end
+local token = 0
+if withToken then
+  token = available(KEYS[5], KEYS[6], KEYS[7])
+  if token == nil then return {0, -2, 0} end
+end
+if user < extra or user <= 0 then return {2, user, token} end
+if withToken and (token < extra or token <= 0) then return {3, user, token} end
+redis.call('HINCRBY', KEYS[3], blockId, extra)
+if withToken then
+  redis.call('HINCRBY', KEYS[7], blockId, extra)
+  redis.call('SADD', KEYS[8], ARGV[5])
+end
+redis.call('ZADD', KEYS[4], expires, blockId)
+return {1, user - extra, token - extra}
+`;
+
+/**
+ * Gives back part of a quota block (unused capacity: the block drains, is idle, or the process stops). Relative, so
+ * it commutes with grows and settlements in flight; the block's reservation (and lease) goes when nothing is left.
+ * KEYS: acctResv, leases, tokResv   ARGV: blockId, amount, withToken (1|0)
+ */
+export const SHRINK = `
+local function shrink(resv)
+  local left = tonumber(redis.call('HGET', resv, ARGV[1]) or '0') - tonumber(ARGV[2])
+  if left > 0 then redis.call('HSET', resv, ARGV[1], left) return left end
+  redis.call('HDEL', resv, ARGV[1])
+  return 0
+end
+local left = shrink(KEYS[1])
+if ARGV[3] == '1' then shrink(KEYS[3]) end
+if left == 0 then redis.call('ZREM', KEYS[2], ARGV[1]) end
+return left
+`;
+
+/**
  * The request's QuotaConsumed event is durable at ARGV[3]: its amount moves from the reservation to the settled
  * set (unless the base already includes that position).
  * KEYS: acctBal, acctSettled, acctResv, leases, tokBal, tokSettled, tokResv   ARGV: requestId, amount, position, withToken
@@ -72,6 +117,46 @@ end
 settle(KEYS[1], KEYS[2], KEYS[3])
 if withToken then settle(KEYS[5], KEYS[6], KEYS[7]) end
 redis.call('ZREM', KEYS[4], requestId)
+return 1
+`;
+
+/**
+ * Several charges of one user (and one reserved token, or none) are in the ledger: each one's amount leaves the
+ * reservation that admitted it and enters the settled set at its event's position (unless the base already
+ * includes that position). A reservation of the request alone is removed with its lease; a quota block's
+ * reservation shrinks by the charge (and goes when nothing is left of it). Idempotent per request: the settled
+ * member is "<requestId>:<amount>", and a request reservation that is gone is not touched again; a block share is
+ * applied once because each charge is shipped once per process (a recovery after a crash ships charges whose
+ * block died with the process: the block's reservation is gone or expired, and only the settled entry is added).
+ * KEYS: acctBal, acctSettled, acctResv, leases, tokBal, tokSettled, tokResv
+ * ARGV: withToken (1|0), then per charge: reservationId, requestId, amount, position, kind ('r' request | 'b' block)
+ */
+export const SETTLE_MANY = `
+local withToken = ARGV[1] == '1'
+local function settled(bal, settledKey, requestId, amount, position)
+  local pos = tonumber(redis.call('HGET', bal, 'pos') or '-1')
+  if position > pos and amount ~= '0' then
+    redis.call('ZADD', settledKey, position, requestId .. ':' .. amount)
+  end
+end
+local function shrink(resv, reservationId, amount)
+  local held = tonumber(redis.call('HGET', resv, reservationId) or '0')
+  local left = held - tonumber(amount)
+  if left > 0 then redis.call('HSET', resv, reservationId, left) else redis.call('HDEL', resv, reservationId) end
+end
+for i = 2, #ARGV, 5 do
+  local reservationId, requestId, amount, position, kind = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3]), ARGV[i + 4]
+  if kind == 'b' then
+    shrink(KEYS[3], reservationId, amount)
+    if withToken then shrink(KEYS[7], reservationId, amount) end
+  else
+    redis.call('HDEL', KEYS[3], reservationId)
+    if withToken then redis.call('HDEL', KEYS[7], reservationId) end
+    redis.call('ZREM', KEYS[4], reservationId)
+  end
+  settled(KEYS[1], KEYS[2], requestId, amount, position)
+  if withToken then settled(KEYS[5], KEYS[6], requestId, amount, position) end
+end
 return 1
 `;
 

@@ -1,13 +1,16 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
+import type { RelaySettlementService } from '../settlement/relay-settlement.service';
 
 /** RELAY_LEASE_SWEEP_MS, default 5 s. */
 export const LEASE_SWEEP_INTERVAL_MS = Math.max(100, Number(process.env.RELAY_LEASE_SWEEP_MS) || 5_000);
 
 /**
  * Worker role: every few seconds, reservations whose lease ran out (their process died mid-request) stop
- * holding quota once the projection passes the head seen now (QuotaAdmissionService.sweepExpired). Sweeps never
- * overlap; a failing sweep is logged and tried again on the next tick.
+ * holding quota once the projection passes the head seen now (QuotaAdmissionService.sweepExpired). First, the charge
+ * journals of processes that are gone are shipped to the ledger (RelaySettlementService.recoverOrphans), so a dead
+ * process's answered requests are charged well before their leases run out. Sweeps never overlap; a failing sweep is
+ * logged and tried again on the next tick.
  */
 @Injectable()
 export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -19,6 +22,7 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly admission: QuotaAdmissionService,
     private readonly enabled: boolean,
     private readonly intervalMs: number = LEASE_SWEEP_INTERVAL_MS,
+    private readonly settlement: Pick<RelaySettlementService, 'recoverOrphans'> | null = null,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -30,8 +34,10 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   /** One sweep (also called by tests); returns how many reservations expired. */
   async sweep(now = Date.now()): Promise<number> {
     if (this.running) return this.running;
-    this.running = this.admission
-      .sweepExpired(now)
+    const recovered = this.settlement
+      ?.recoverOrphans()
+      .catch((error: unknown) => this.logger.error(`charge journal recovery failed: ${String(error)}`));
+    this.running = (recovered ? recovered.then(() => this.admission.sweepExpired(now)) : this.admission.sweepExpired(now))
       .catch((error: unknown) => {
         this.logger.error(`lease sweep failed: ${String(error)}`);
         return 0;

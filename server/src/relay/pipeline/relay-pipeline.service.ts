@@ -19,7 +19,7 @@ import type {
 } from '../../upstreams/upstream-adapter';
 import { UpstreamLocalError } from '../../upstreams/upstream-errors';
 import { createUpstreamRegistry, type UpstreamRegistry } from '../../upstreams/upstream-registry';
-import { QuotaAdmissionService } from '../admission/quota-admission.service';
+import { type AdmittedBy, LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { LeaseRenewer } from '../leases/lease-renewer';
 import { priceImageRequest } from '../pricing/image-pricing';
 import { PricingService } from '../pricing/pricing.service';
@@ -73,8 +73,6 @@ export interface PlaygroundCaller {
   useAccessToken: boolean;
 }
 
-/** A reservation's lease (RELAY_LEASE_MS, default 60 s): how long a dead request's quota stays held; renewed at a third. */
-const LEASE_MS = Math.max(1_000, Number(process.env.RELAY_LEASE_MS) || 60_000);
 const LEASE_RENEW_MS = Math.floor(LEASE_MS / 3);
 const SATURATED_MESSAGE = '当前分组上游负载已饱和，请稍后再试';
 const DO_REQUEST_FAILED: OpenAIError = { message: '请求上游地址失败', type: 'new_api_error', param: '', code: 'do_request_failed' };
@@ -112,6 +110,8 @@ interface RelayContext {
   /** Token id the reservation was made against (null: unlimited token, playground). */
   reservedTokenId: number | null;
   reserved: boolean;
+  /** The reservation that admitted the request: its own in Redis, or a share of a quota block (no lease of its own). */
+  reservation: AdmittedBy | null;
   settled: boolean;
   channelPath: number[];
   promptTokensMemo: Map<string, number>;
@@ -218,6 +218,7 @@ export class RelayPipelineService {
       tables: this.pricing.tables(),
       reservedTokenId: playground || caller.token.unlimitedQuota ? null : caller.token.id,
       reserved: false,
+      reservation: null,
       settled: false,
       channelPath: [],
       promptTokensMemo: new Map(),
@@ -270,12 +271,14 @@ export class RelayPipelineService {
     const priced = this.price(context, firstModel);
     await this.reserve(context, priced.reservation, priced.referencePre);
 
-    // One shared timer renews every held lease (no setInterval per request).
-    this.leases.hold(context.request.requestId, caller.user.id);
+    // One shared timer renews every held lease (no setInterval per request). A request admitted from a quota block
+    // has no lease of its own: the block's lease covers it.
+    const ownLease = context.reservation?.kind === 'request';
+    if (ownLease) this.leases.hold(context.request.requestId, caller.user.id);
     try {
       await this.attempts(context, channel, forced !== null);
     } finally {
-      this.leases.release(context.request.requestId);
+      if (ownLease) this.leases.release(context.request.requestId);
     }
   }
 
@@ -315,6 +318,7 @@ export class RelayPipelineService {
     });
     if (result.ok) {
       context.reserved = true;
+      context.reservation = result.reservation;
       return;
     }
     if (result.reason === 'user') {
@@ -709,8 +713,16 @@ export class RelayPipelineService {
       logConsume: this.options.getBool('LogConsumeEnabled'),
     };
     try {
-      await this.settlement.settle({ data, userRole: caller.user.role, clientIp: context.request.clientIp, reservedTokenId: context.reservedTokenId });
+      await this.settlement.settle({
+        data,
+        userRole: caller.user.role,
+        clientIp: context.request.clientIp,
+        reservedTokenId: context.reservedTokenId,
+        reservation: context.reservation ?? undefined,
+      });
+      this.admission.charged(context.request.requestId, quota);
     } catch (error) {
+      if (context.reservation?.kind === 'block') this.admission.keepHeld(context.request.requestId);
       // The append may have committed before it failed: releasing now could free quota that was charged. Keep the
       // reservation held; its lease runs out and the sweep retires it once the projections pass the ledger head.
       context.reserved = false;

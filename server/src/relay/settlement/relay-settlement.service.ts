@@ -1,11 +1,15 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { userActor } from '../../ledger/event-envelope';
-import { newEvent } from '../../ledger/event-envelope';
+import { rmdirSync, unlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { newEvent, userActor } from '../../ledger/event-envelope';
 import { deterministicEventId } from '../../ledger/event-ids';
-import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
+import { EVENT_STORE, type AppendResult, type EventStore } from '../../ledger/event-store.port';
 import { accountStream } from '../../ledger/streams';
-import { QuotaAdmissionService } from '../admission/quota-admission.service';
+import { QuotaAdmissionService, type ShippedCharge } from '../admission/quota-admission.service';
+import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptionsFromEnv } from './group-commit';
+import { JournalOwnerLock } from './journal-owner-lock';
 import { QUOTA_CONSUMED, type QuotaConsumedData } from './quota-consumed.event';
 
 export interface SettlementInput {
@@ -14,6 +18,8 @@ export interface SettlementInput {
   clientIp: string;
   /** The reservation's token (null: unlimited token or playground). */
   reservedTokenId: number | null;
+  /** The admission reservation that admitted the request (default: the request's own). */
+  reservation?: { id: string; kind: 'request' | 'block' };
 }
 
 export const RELAY_REQUEST_NAMESPACE = 'relay-request';
@@ -24,24 +30,109 @@ export function quotaConsumedEventId(requestId: string): string {
 }
 
 /**
- * Turns a reservation into the request's one QuotaConsumed event (appended through group commit, see
- * group-commit.ts), then moves the reservation into admission's settled set at the event's position. The caller answers the client only after this resolves, so a response
- * is never reported complete before its charge is durable.
+ * When a relayed answer may end (RELAY_CHARGE_DURABILITY):
+ * - `journal` (default): once the charge is written to this process's charge journal (a local file, see
+ *   charge-journal.ts); the ledger append follows at once, group committed, off the answer's path.
+ * - `ledger`: once the charge's ledger append committed (one Postgres round trip on the answer's path).
+ */
+export type ChargeDurability = 'journal' | 'ledger';
+
+export function chargeDurabilityFromEnv(env: Record<string, string | undefined> = process.env): ChargeDurability {
+  return (env.RELAY_CHARGE_DURABILITY ?? '').trim().toLowerCase() === 'ledger' ? 'ledger' : 'journal';
+}
+
+/** Where an installation's charge journal lives: DATA_DIR/journal/<database name>. */
+export function journalDirectory(dataDir: string, databaseUrl: string): string {
+  let database = 'tollgate';
+  try {
+    database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) || database;
+  } catch {
+    // not a URL (a socket path?): one folder for the default name
+  }
+  return join(resolve(dataDir), 'journal', database.replace(/[^A-Za-z0-9_.-]/g, '_'));
+}
+
+interface Shipment {
+  record: ChargeRecord;
+  ticket: JournalTicket | null;
+  attempts: number;
+}
+
+const MAX_RETRY_DELAY_MS = 5_000;
+
+/**
+ * Turns an answered request into its one QuotaConsumed event. The charge is first made durable (the journal, or the
+ * ledger itself in `ledger` mode) and only then may the answer end; the ledger append goes through group commit
+ * (group-commit.ts) and, once committed, admission moves the amount from the reservation into its settled set at
+ * the event's position (one Redis script per user per batch). A failed append is retried with backoff until it
+ * commits: the charge is in the journal meanwhile, and its reservation keeps holding the quota.
  *
- * If the append fails, the reservation is deliberately left held: the append may have committed, and the lease
- * sweep turns an expired reservation into a settled-like entry until the projection passes the head, so the
- * quota is neither freed twice nor kept forever.
+ * A process that dies leaves its journal behind; recoverOrphans() (at boot in the api role, and on every lease sweep
+ * in the worker role) ships the charges of writers that are gone, which it knows by their journal owner lock.
  */
 @Injectable()
-export class RelaySettlementService {
+export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RelaySettlementService.name);
   private appender: GroupCommitAppender;
+  private readonly durability: ChargeDurability;
+  private journal: ChargeJournal | null = null;
+  private ownerLock: JournalOwnerLock | null = null;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly retrying = new Set<NodeJS.Timeout>();
+  private consecutiveFailures = 0;
+  /** Admission settlements of the current turn, per user and token: one script each. */
+  private settleBuffer = new Map<string, { userId: number; tokenId: number | null; charges: ShippedCharge[] }>();
+  private settleScheduled = false;
+  private recovering: Promise<number> | null = null;
+  private closed = false;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly admission: QuotaAdmissionService,
+    /** Absent in specs that build the service by hand: no journal, every charge is appended before settle resolves. */
+    @Optional() @Inject(APP_CONFIG) private readonly config: AppConfig | null = null,
   ) {
     this.appender = new GroupCommitAppender(store, groupCommitOptionsFromEnv());
+    this.durability = chargeDurabilityFromEnv();
+  }
+
+  /** Only processes that relay (api) or recover (worker) need the owner lock; the journal only where answers end. */
+  async onModuleInit(): Promise<void> {
+    const roles = this.config?.roles ?? [];
+    if (!roles.includes('api') && !roles.includes('worker')) return;
+    const config = this.config!;
+    this.ownerLock = new JournalOwnerLock(config.DATABASE_URL);
+    const owner = await this.ownerLock.acquireOwnership();
+    if (roles.includes('api') && this.durability === 'journal') {
+      this.journal = new ChargeJournal({
+        dir: journalDirectory(config.DATA_DIR, config.DATABASE_URL),
+        owner,
+        installation: this.installation(),
+        fsync: ['on', 'true', '1'].includes((process.env.RELAY_JOURNAL_FSYNC ?? '').trim().toLowerCase()),
+      });
+    }
+    if (roles.includes('api')) {
+      // Charges a previous process left unshipped (a crash or a kill): shipped in the background, not before listening.
+      void this.recoverOrphans().catch((error: unknown) => this.logger.error(`charge journal recovery failed: ${String(error)}`));
+    }
+  }
+
+  /** Ships what is in flight (for at most 10 s), then closes the journal: what could not be shipped stays for recovery. */
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    await this.drain(10_000);
+    for (const timer of this.retrying) clearTimeout(timer);
+    this.retrying.clear();
+    await this.recovering?.catch(() => undefined);
+    if (this.journal) {
+      this.journal.close();
+      try {
+        rmdirSync(this.journal.dir); // only when empty: another process's files keep it
+      } catch {
+        // not empty, or already gone
+      }
+    }
+    await this.ownerLock?.close();
   }
 
   /** Replaces the group-commit settings (the throughput test compares them). */
@@ -53,7 +144,102 @@ export class RelaySettlementService {
     return this.appender.stats();
   }
 
-  async settle(input: SettlementInput): Promise<{ position: number }> {
+  /** Charges written to the journal and not yet in the ledger (this process). */
+  get unshipped(): number {
+    return this.journal?.pending ?? 0;
+  }
+
+  /**
+   * Makes the request's charge durable. When this resolves, the answer may end: in `journal` mode the charge is in
+   * the journal (its ledger append follows off the answer's path; `position` is null), in `ledger` mode (or when the
+   * journal could not be written) it is committed in the ledger at `position`.
+   */
+  async settle(input: SettlementInput): Promise<{ position: number | null }> {
+    const record = this.record(input);
+    if (this.journal) {
+      let ticket: JournalTicket | null = null;
+      try {
+        ticket = this.journal.append(record);
+      } catch (error) {
+        // The disk refused (full, read-only): fall back to the ledger itself before the answer ends.
+        this.logger.error(`charge journal write failed, appending ${record.settlement.requestId} directly: ${String(error)}`);
+      }
+      if (ticket) {
+        this.ship({ record, ticket, attempts: 0 });
+        return { position: null };
+      }
+    }
+    const result = await this.appender.append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' });
+    this.settleAdmission(record.settlement, result);
+    return { position: result.position };
+  }
+
+  /** Resolves when every charge handed over so far is in the ledger, or after `timeoutMs`. */
+  async drain(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) {
+      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((done) => setTimeout(done, Math.max(1, deadline - Date.now())))]);
+    }
+    this.flushSettlements();
+  }
+
+  /**
+   * Ships the journals of processes that are gone (their owner lock is free), oldest segment first, and deletes
+   * them. Returns how many charges it shipped (appends of charges already in the ledger are no-ops).
+   */
+  recoverOrphans(): Promise<number> {
+    if (!this.recovering) {
+      this.recovering = this.recoverNow().finally(() => {
+        this.recovering = null;
+      });
+    }
+    return this.recovering;
+  }
+
+  private async recoverNow(): Promise<number> {
+    const lock = this.ownerLock;
+    if (!lock || !this.config || this.closed) return 0;
+    await lock.ensure();
+    const dir = journalDirectory(this.config.DATA_DIR, this.config.DATABASE_URL);
+    let shipped = 0;
+    for (const [owner, files] of orphanSegments(dir, lock.owner)) {
+      if (!(await lock.tryLock(owner))) continue; // its writer is alive (or another process is recovering it)
+      try {
+        for (const file of files) {
+          const records = readSegment(file, this.installation());
+          if (records === null) {
+            this.logger.warn(`charge journal ${file} belongs to another installation; left alone`);
+            continue;
+          }
+          const results = await Promise.all(
+            records.map((record) => this.appender.append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' })),
+          );
+          records.forEach((record, index) => this.settleAdmission(record.settlement, results[index]));
+          this.flushSettlements();
+          shipped += records.length;
+          unlinkSync(file);
+        }
+      } finally {
+        await lock.unlock(owner).catch(() => undefined);
+      }
+      this.logger.warn(`charge journal: shipped ${shipped} charge(s) left by stopped process ${owner}`);
+    }
+    return shipped;
+  }
+
+  private installation(): string {
+    const config = this.config!;
+    let database = config.DATABASE_URL;
+    try {
+      const url = new URL(config.DATABASE_URL);
+      database = `${url.hostname}:${url.port || '5432'}${url.pathname}`;
+    } catch {
+      // keep the raw string
+    }
+    return `${database}#${config.REDIS_PREFIX}`;
+  }
+
+  private record(input: SettlementInput): ChargeRecord {
     const { data } = input;
     const event = newEvent(QUOTA_CONSUMED, data as unknown as Record<string, unknown>, {
       id: quotaConsumedEventId(data.requestId),
@@ -64,21 +250,79 @@ export class RelaySettlementService {
         clientIp: input.clientIp,
       },
     });
-    // Group commit: concurrent charges share one statement; this resolves only once ours is committed.
-    const result = await this.appender.append({ streamId: accountStream(data.userId), events: [event], expectedRevision: 'any' });
-    // Issued now, not waited for on the answer's path (one Redis round trip less per request): the script is
-    // written to admission's Redis connection before this returns, and one connection's commands run in order, so
-    // whatever this process asks admission next (the client's next request, a console read) sees the settlement.
-    // If it fails, the charge is durable all the same and the lease sweep retires the reservation.
-    this.admission
-      .settle({
-        requestId: data.requestId,
-        userId: data.userId,
-        tokenId: input.reservedTokenId,
-        amount: data.quota,
-        position: result.position,
-      })
-      .catch((error: unknown) => this.logger.error(`admission settle failed for ${data.requestId}: ${String(error)}`));
-    return { position: result.position };
+    const settlement: ChargeSettlement = {
+      requestId: data.requestId,
+      userId: data.userId,
+      tokenId: input.reservedTokenId,
+      amount: data.quota,
+      reservation: input.reservation?.id ?? data.requestId,
+      kind: input.reservation?.kind ?? 'request',
+    };
+    return { streamId: accountStream(data.userId), event, settlement };
+  }
+
+  private ship(shipment: Shipment): void {
+    const { record } = shipment;
+    const attempt = this.appender
+      .append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' })
+      .then(
+        (result) => {
+          this.consecutiveFailures = 0;
+          this.settleAdmission(record.settlement, result);
+          if (shipment.ticket) this.journal?.done(shipment.ticket);
+        },
+        (error: unknown) => this.retry(shipment, error),
+      );
+    this.track(attempt);
+  }
+
+  /** The charge stays in the journal and its reservation keeps holding quota; the append is tried again. */
+  private retry(shipment: Shipment, error: unknown): void {
+    shipment.attempts++;
+    this.consecutiveFailures++;
+    if (shipment.attempts === 1 || shipment.attempts % 20 === 0) {
+      this.logger.error(`ledger append of ${shipment.record.settlement.requestId} failed (attempt ${shipment.attempts}); the charge stays in the journal and is retried: ${String(error)}`);
+    }
+    if (this.closed) return; // left in the journal for the recovery of another process or the next start
+    const delay = Math.min(MAX_RETRY_DELAY_MS, 50 * 2 ** Math.min(this.consecutiveFailures, 10));
+    const timer = setTimeout(() => {
+      this.retrying.delete(timer);
+      this.ship(shipment);
+    }, delay);
+    this.retrying.add(timer);
+  }
+
+  private track(promise: Promise<unknown>): void {
+    this.inFlight.add(promise);
+    void promise.finally(() => this.inFlight.delete(promise));
+  }
+
+  /** Queues the admission side of a committed charge; the turn's charges go out per user and token in one script. */
+  private settleAdmission(settlement: ChargeSettlement, result: AppendResult): void {
+    const key = `${settlement.userId}:${settlement.tokenId ?? ''}`;
+    let entry = this.settleBuffer.get(key);
+    if (!entry) {
+      entry = { userId: settlement.userId, tokenId: settlement.tokenId, charges: [] };
+      this.settleBuffer.set(key, entry);
+    }
+    entry.charges.push({ reservation: settlement.reservation, requestId: settlement.requestId, amount: settlement.amount, position: result.position, kind: settlement.kind });
+    if (!this.settleScheduled) {
+      this.settleScheduled = true;
+      queueMicrotask(() => this.flushSettlements());
+    }
+  }
+
+  private flushSettlements(): void {
+    this.settleScheduled = false;
+    const buffer = this.settleBuffer;
+    if (buffer.size === 0) return;
+    this.settleBuffer = new Map();
+    for (const { userId, tokenId, charges } of buffer.values()) {
+      // Issued now, in order on admission's one connection, so the client's next request sees it. If it fails, the
+      // charges are in the ledger all the same and the lease sweep retires the reservations.
+      this.admission
+        .settleMany(userId, tokenId, charges)
+        .catch((error: unknown) => this.logger.error(`admission settle failed for user ${userId}: ${String(error)}`));
+    }
   }
 }

@@ -66,7 +66,7 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
     dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
     redis = new Redis(testRedisUrl());
     store = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: undefined });
-    const admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store);
+    const admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store, { blocks: false });
     settlement = new RelaySettlementService(store, admission);
   });
   afterAll(async () => {
@@ -144,6 +144,7 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
     );
     expect(await store.headPosition()).toBe(head);
     expect(again.map((result) => result.position)).toEqual([...first, ...first, ...first].map((result) => result.position));
+    expect(first.every((result) => typeof result.position === "number")).toBe(true);
     const events = await store.readStream('account-1');
     const ours = events.filter((event) => ids.includes(String(event.data.requestId)));
     expect(ours.map((event) => event.id).sort()).toEqual(ids.map(quotaConsumedEventId).sort());
