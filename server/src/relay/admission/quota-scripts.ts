@@ -26,6 +26,20 @@ local function available(bal, settled, resv)
   end
   return total
 end
+-- RESERVE's and GROW's one admission check (KEYS as RESERVE): nil and the two availabilities when \`amount\` fits
+-- both, else the script's answer: {0, -1|-2, 0} a balance is not loaded, {2, …} user or {3, …} token insufficient.
+local function check(amount, withToken)
+  local user = available(KEYS[1], KEYS[2], KEYS[3])
+  if user == nil then return {0, -1, 0} end
+  local token = 0
+  if withToken then
+    token = available(KEYS[5], KEYS[6], KEYS[7])
+    if token == nil then return {0, -2, 0} end
+  end
+  if user < amount or user <= 0 then return {2, user, token} end
+  if withToken and (token < amount or token <= 0) then return {3, user, token} end
+  return nil, user, token
+end
 `;
 
 /**
@@ -37,15 +51,8 @@ end
 export const RESERVE = `${AVAILABLE}
 local requestId, amount, expires, withToken = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] == '1'
 if redis.call('HEXISTS', KEYS[3], requestId) == 1 then return {1, 0, 0} end
-local user = available(KEYS[1], KEYS[2], KEYS[3])
-if user == nil then return {0, -1, 0} end
-local token = 0
-if withToken then
-  token = available(KEYS[5], KEYS[6], KEYS[7])
-  if token == nil then return {0, -2, 0} end
-end
-if user < amount or user <= 0 then return {2, user, token} end
-if withToken and (token < amount or token <= 0) then return {3, user, token} end
+local refused, user, token = check(amount, withToken)
+if refused then return refused end
 redis.call('HSET', KEYS[3], requestId, amount)
 if withToken then
   redis.call('HSET', KEYS[7], requestId, amount)
@@ -64,15 +71,8 @@ return {1, user - amount, token - amount}
  */
 export const GROW = `${AVAILABLE}
 local blockId, extra, expires, withToken = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] == '1'
-local user = available(KEYS[1], KEYS[2], KEYS[3])
-if user == nil then return {0, -1, 0} end
-local token = 0
-if withToken then
-  token = available(KEYS[5], KEYS[6], KEYS[7])
-  if token == nil then return {0, -2, 0} end
-end
-if user < extra or user <= 0 then return {2, user, token} end
-if withToken and (token < extra or token <= 0) then return {3, user, token} end
+local refused, user, token = check(extra, withToken)
+if refused then return refused end
 redis.call('HINCRBY', KEYS[3], blockId, extra)
 if withToken then
   redis.call('HINCRBY', KEYS[7], blockId, extra)
