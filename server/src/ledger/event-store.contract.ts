@@ -274,6 +274,106 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         expect(outcomes[1]).toMatchObject({ ok: true, result: { nextExpectedRevision: 0 } });
       });
 
+      // The relay's shape: up to 64 'any' appends, several to the same account stream. These batches have at least four
+      // requests, all 'any', so on Postgres they take ledger_append_many's set-based path (migration 1732300005100).
+      it('given 64 appends to a few streams, each several times, when appended together, then positions follow the batch and every stream counts on in batch order', async () => {
+        const streams = ['a', 'b', 'c', 'd', 'e'].map((label) => streamName(`many64-${label}`));
+        await store.appendToStream(streams[1], sample(3));
+        const head = await store.headPosition();
+        let index = 0;
+        const requests = Array.from({ length: 64 }, (_, i) => {
+          const events = sample(i % 9 === 0 ? 2 : 1, index); // every ninth request carries two events
+          index += events.length;
+          return { streamId: streams[[0, 1, 0, 2, 3, 0, 4, 1][i % 8]], events };
+        });
+        const outcomes = await store.appendMany(requests);
+        expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+        const results = outcomes.map((outcome) => (outcome.ok ? outcome.result : null)!);
+        expectStrictlyIncreasing(results.map((result) => result.position));
+        expect(results[0].position).toBeGreaterThan(head);
+
+        // Each request's revision is its stream's count so far (earlier requests of the batch included), minus one.
+        const counts = new Map<string, number>([[streams[1], 3]]);
+        requests.forEach((request, i) => {
+          counts.set(request.streamId, (counts.get(request.streamId) ?? 0) + request.events.length);
+          expect({ i, revision: results[i].nextExpectedRevision }).toEqual({ i, revision: counts.get(request.streamId)! - 1 });
+        });
+        for (const stream of streams) {
+          const stored = await store.readStream(stream);
+          const mine = requests.filter((request) => request.streamId === stream).flatMap((request) => request.events);
+          expect(stored.map((event) => event.revision)).toEqual(stored.map((_, i) => i));
+          expect(stored.slice(stream === streams[1] ? 3 : 0).map((event) => event.id)).toEqual(mine.map((event) => event.id));
+        }
+        // Every result's position is that of its request's last event; readAll sees the batch in request order.
+        const all = await readMine(head, streams);
+        expect(all.map((event) => event.id)).toEqual(requests.flatMap((request) => request.events.map((event) => event.id)));
+        const positionOf = new Map(all.map((event) => [event.id, event.position]));
+        requests.forEach((request, i) => expect(results[i].position).toBe(positionOf.get(request.events[request.events.length - 1].id)));
+      });
+
+      it('given an event already stored, when a batch repeats it among new appends to the same stream, then that append answers the stored revision and position and the others go on', async () => {
+        const [stream, other] = [streamName('many-stored'), streamName('many-stored-other')];
+        const stored = sampleEvent(0);
+        await store.appendToStream(stream, [stored, sampleEvent(1)]);
+        const [original] = await store.readStream(stream);
+        const outcomes = await store.appendMany([
+          { streamId: stream, events: [sampleEvent(2)] },
+          { streamId: stream, events: [stored] },
+          { streamId: other, events: [sampleEvent(3)] },
+          { streamId: stream, events: [sampleEvent(4)] },
+        ]);
+        expect(outcomes.map((outcome) => (outcome.ok ? outcome.result.nextExpectedRevision : outcome.error))).toEqual([2, 0, 0, 3]);
+        expect(outcomes[1]).toEqual({ ok: true, result: { nextExpectedRevision: 0, position: original.position } });
+        expect((await store.readStream(stream)).map((event) => event.data.index)).toEqual([0, 1, 2, 4]);
+        expect(await store.readStream(other)).toHaveLength(1);
+      });
+
+      it('given the same new event twice in one batch, when appended, then the second is a no-op answering the first, and in another stream a conflict', async () => {
+        const [stream, other, pair] = [streamName('many-twice'), streamName('many-twice-other'), streamName('many-twice-pair')];
+        const twice = sampleEvent(0);
+        const [a, b] = sample(2, 10);
+        const outcomes = await store.appendMany([
+          { streamId: stream, events: [twice] },
+          { streamId: other, events: [sampleEvent(1)] },
+          { streamId: stream, events: [twice] },
+          { streamId: other, events: [twice] },
+          { streamId: stream, events: [sampleEvent(2)] },
+          { streamId: pair, events: [a, b] },
+          { streamId: pair, events: [b, a] },
+        ]);
+        expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true, true, false, true, true, true]);
+        const results = outcomes.map((outcome) => (outcome.ok ? outcome.result : null));
+        expect(results[2]).toEqual(results[0]);
+        expect(results[0]?.nextExpectedRevision).toBe(0);
+        expect(results[4]?.nextExpectedRevision).toBe(1);
+        expect(results[6]).toEqual(results[5]);
+        expect(results[5]?.nextExpectedRevision).toBe(1);
+        const conflict = outcomes[3].ok ? null : outcomes[3].error;
+        expect(conflict).toBeInstanceOf(EventIdConflictError);
+        expect(conflict).toMatchObject({ reason: 'id_in_other_stream', eventIds: [twice.id] });
+        expect((await store.readStream(stream)).map((event) => event.data.index)).toEqual([0, 2]);
+        expect((await store.readStream(other)).map((event) => event.data.index)).toEqual([1]);
+        expect((await store.readStream(pair)).map((event) => event.id)).toEqual([a.id, b.id]);
+      });
+
+      it('given an event id stored in another stream, when a batch reuses it, then only that append fails and writes nothing', async () => {
+        const [owner, thief] = [streamName('many-owner'), streamName('many-thief')];
+        const [taken] = sample(1);
+        await store.appendToStream(owner, [taken]);
+        const outcomes = await store.appendMany([
+          { streamId: thief, events: [taken] },
+          { streamId: thief, events: [sampleEvent(1)] },
+          { streamId: owner, events: [sampleEvent(2)] },
+          { streamId: thief, events: [sampleEvent(3)] },
+        ]);
+        const conflict = outcomes[0].ok ? null : outcomes[0].error;
+        expect(conflict).toBeInstanceOf(EventIdConflictError);
+        expect(conflict).toMatchObject({ reason: 'id_in_other_stream', eventIds: [taken.id] });
+        expect(outcomes.slice(1).map((outcome) => outcome.ok && outcome.result.nextExpectedRevision)).toEqual([0, 1, 1]);
+        expect((await store.readStream(thief)).map((event) => event.data.index)).toEqual([1, 3]);
+        expect((await store.readStream(owner)).map((event) => event.id)).toEqual([taken.id, expect.any(String)]);
+      });
+
       it('given a live subscription, when a batch is appended, then it delivers every event of the batch in order', async () => {
         const head = await store.headPosition();
         const streams = [streamName('many-live-a'), streamName('many-live-b')];

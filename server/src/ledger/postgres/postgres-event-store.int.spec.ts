@@ -98,6 +98,88 @@ describe('PostgresEventStore', () => {
       await subscription.close();
       expect(seen.map((recorded) => recorded.position)).toEqual(Array.from({ length: total }, (_, i) => head + 1 + i));
     });
+
+    it('given a writer holding a lower position uncommitted, when a group commit appends, then it waits and commits after it', async () => {
+      const head = await store.headPosition();
+      const slow = new Client({ connectionString: database.url });
+      await slow.connect();
+      try {
+        await slow.query('BEGIN');
+        await slow.query('SELECT * FROM ledger_append_many($1::jsonb)', [
+          JSON.stringify([{ stream: 'ordering-many-slow', expected: 'any', events: [event(0)] }]),
+        ]);
+        let done = false;
+        const batch = store
+          .appendMany([1, 2, 3, 4].map((index) => ({ streamId: 'ordering-many-fast', events: [event(index)] })))
+          .then((outcomes) => {
+            done = true;
+            return outcomes;
+          });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(done).toBe(false);
+        expect(await store.readAll({ after: head })).toEqual([]);
+
+        await slow.query('COMMIT');
+        const outcomes = await batch;
+        expect(outcomes).toEqual([0, 1, 2, 3].map((revision) => ({ ok: true, result: { nextExpectedRevision: revision, position: head + 2 + revision } })));
+        expect((await store.readAll({ after: head })).map((recorded) => [recorded.streamId, recorded.revision, recorded.position])).toEqual([
+          ['ordering-many-slow', 0, head + 1],
+          ...[0, 1, 2, 3].map((revision) => ['ordering-many-fast', revision, head + 2 + revision]),
+        ]);
+      } finally {
+        await slow.query('ROLLBACK').catch(() => undefined);
+        await slow.end();
+      }
+    });
+
+    it('given four group-commit writers sharing hot streams and a reader racing, when they finish, then positions are gapless and in order and every stream counts on', async () => {
+      const head = await store.headPosition();
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribeToAll({ after: head }, async (recorded) => {
+        seen.push(recorded);
+      });
+      const accounts = Array.from({ length: 6 }, (_, i) => `race-account-${i}`);
+      const answered = new Map<string, number>();
+      const revisionOf = new Map<string, number>();
+      let retried = 0;
+      const writers = Array.from({ length: 4 }, (_, writer) =>
+        (async () => {
+          for (let round = 0; round < 12; round++) {
+            // Batches of 20 to 64 'any' appends, all writers on the same six streams; now and then a retry of an
+            // earlier charge inside the batch (a no-op answering the first).
+            const requests = Array.from({ length: 20 + ((writer * 13 + round * 7) % 45) }, (_, i) => ({
+              streamId: accounts[(writer + round + i) % accounts.length],
+              events: [event(i)],
+            }));
+            if (round % 3 === 0) {
+              requests.push({ ...requests[0] });
+              retried++;
+            }
+            const outcomes = await store.appendMany(requests, { durability: 'async' });
+            outcomes.forEach((outcome, i) => {
+              if (!outcome.ok) throw outcome.error;
+              const id = requests[i].events[0].id;
+              if (answered.has(id)) expect(outcome.result.position).toBe(answered.get(id));
+              answered.set(id, outcome.result.position);
+              revisionOf.set(id, outcome.result.nextExpectedRevision);
+            });
+          }
+        })(),
+      );
+      await Promise.all(writers);
+      const total = answered.size;
+      await waitUntil(() => seen.length >= total);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await subscription.close();
+      expect(retried).toBeGreaterThan(0);
+      expect(seen.map((recorded) => recorded.position)).toEqual(Array.from({ length: total }, (_, i) => head + 1 + i));
+      expect(new Map(seen.map((recorded) => [recorded.id, recorded.position]))).toEqual(answered);
+      expect(new Map(seen.map((recorded) => [recorded.id, recorded.revision]))).toEqual(revisionOf);
+      for (const account of accounts) {
+        const revisions = seen.filter((recorded) => recorded.streamId === account).map((recorded) => recorded.revision);
+        expect(revisions).toEqual(revisions.map((_, i) => i));
+      }
+    });
   });
 
   describe('Postgres specifics', () => {

@@ -10,6 +10,7 @@ import { CreateTokenBalances1732300003100 } from '../../../../../projections/src
 import { CreateChannels1732300004000 } from '../../../modules/channels/1732300004000-create-channels';
 import { CreateChannelStatus1732300004100 } from '../../../../../projections/src/read-models/channel-status/1732300004100-create-channel-status';
 import { LedgerAppendMany1732300005000 } from './1732300005000-ledger-append-many';
+import { LedgerAppendManySetBased1732300005100 } from './1732300005100-ledger-append-many-set-based';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -27,4 +28,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateChannels1732300004000,
   CreateChannelStatus1732300004100,
   LedgerAppendMany1732300005000,
+  LedgerAppendManySetBased1732300005100,
 ];
