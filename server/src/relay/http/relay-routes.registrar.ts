@@ -4,7 +4,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../../common/auth/auth.decorators';
 import { AuthGuard } from '../../common/auth/auth.guard';
 import { RelayPipelineService } from '../pipeline/relay-pipeline.service';
+import { HTTP_BODY_LIMIT, trustProxyFromEnv } from '../../common/http/server-options';
+import { httpMetrics } from '../../modules/metrics/http-metrics';
+import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
 import { relayCorsHook } from './relay-cors';
+import { RelayFastPath } from './relay-fast-path';
 import { RelayModelsService } from './relay-models.service';
 import { relayRoutesPlugin } from './relay-routes';
 
@@ -44,5 +48,21 @@ export class RelayRoutesRegistrar implements OnModuleInit {
     };
     fastify.addHook('onRequest', relayCorsHook);
     void fastify.register(relayRoutesPlugin(this.pipeline, this.models, authenticateSession));
+
+    // The hot relay routes are served ahead of Fastify (relay-fast-path.ts); RELAY_FAST_PATH=off leaves them to the
+    // Fastify routes above, which answer the same.
+    if ((process.env.RELAY_FAST_PATH ?? '').trim().toLowerCase() !== 'off') {
+      const fastPath = new RelayFastPath({
+        pipeline: this.pipeline,
+        bodyLimit: HTTP_BODY_LIMIT,
+        trustProxy: trustProxyFromEnv(),
+        metrics: httpMetrics(metricsRegistry),
+      });
+      fastPath.install(fastify.server);
+      fastify.addHook('preClose', (done) => {
+        fastPath.close();
+        done();
+      });
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../../common/auth/auth.decorators';
 import { DomainError } from '../../common/http/errors';
@@ -45,24 +45,42 @@ export function splitUrl(url: string): { path: string; query: string } {
   return mark < 0 ? { path: url, query: '' } : { path: url.slice(0, mark), query: url.slice(mark + 1) };
 }
 
-/** Adapts a Fastify request to the pipeline's input; `signal` aborts when the client goes away before the end. */
-export function relayHttpRequest(request: FastifyRequest, response: ServerResponse, rawBody: Buffer | null): RelayHttpRequest {
-  const { path, query } = splitUrl(request.url);
+/**
+ * The pipeline's input for one request (path without a trailing slash); `signal` aborts when the client goes away before the answer ended. Shared by
+ * the Fastify routes and the fast path (relay-fast-path.ts).
+ */
+export function relayHttpRequest(
+  requestId: string,
+  url: string,
+  headers: IncomingHttpHeaders,
+  clientIp: string,
+  response: ServerResponse,
+  rawBody: Buffer | null,
+): RelayHttpRequest {
+  const split = splitUrl(url);
+  // Routes ignore a trailing slash (ignoreTrailingSlash); the pipeline and the upstream get the canonical path.
+  const path = split.path.length > 1 && split.path.endsWith('/') ? split.path.slice(0, -1) : split.path;
+  const query = split.query;
   const controller = new AbortController();
   response.once('close', () => {
     if (!response.writableFinished) controller.abort();
   });
-  return { requestId: String(request.id), path, query, headers: request.headers, rawBody, clientIp: request.ip, signal: controller.signal };
+  return { requestId, path, query, headers, rawBody, clientIp, signal: controller.signal };
 }
 
-function sendRelayError(reply: FastifyReply, requestId: string, error: RelayError): void {
+function fromFastify(request: FastifyRequest, response: ServerResponse, rawBody: Buffer | null): RelayHttpRequest {
+  return relayHttpRequest(String(request.id), request.url, request.headers, request.ip, response, rawBody);
+}
+
+/** An error of the relay, in its shape, written straight to the response (relay routes never go through onSend). */
+export function sendRelayError(response: ServerResponse, requestId: string, error: RelayError): void {
   const payload = JSON.stringify(error.toBody(requestId));
-  reply.raw.writeHead(error.status, {
+  response.writeHead(error.status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(payload)),
     'x-oneapi-request-id': requestId,
   });
-  reply.raw.end(payload);
+  response.end(payload);
 }
 
 /**
@@ -100,14 +118,14 @@ export function relayRoutesPlugin(pipeline: RelayPipelineService, models: RelayM
       const status = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : (error.statusCode ?? 500);
       const message = status === 413 ? `无效的请求, http: request body too large` : `无效的请求, ${error.message}`;
       reply.hijack();
-      sendRelayError(reply, String(request.id), new RelayError(status >= 400 && status < 600 ? status : 400, message));
+      sendRelayError(reply.raw, String(request.id), new RelayError(status >= 400 && status < 600 ? status : 400, message));
     });
 
     for (const [path, mode] of RELAY_POST_ROUTES) {
       instance.post(path, async (request, reply) => {
         reply.hijack();
         const raw = Buffer.isBuffer(request.body) ? request.body : null;
-        await pipeline.handle(relayHttpRequest(request, reply.raw, raw), reply.raw, relayModeOf(splitUrl(request.url).path) ?? mode);
+        await pipeline.handle(fromFastify(request, reply.raw, raw), reply.raw, relayModeOf(splitUrl(request.url).path) ?? mode);
       });
     }
 
@@ -124,7 +142,7 @@ export function relayRoutesPlugin(pipeline: RelayPipelineService, models: RelayM
         return;
       }
       const raw = Buffer.isBuffer(request.body) ? request.body : null;
-      await pipeline.handle(relayHttpRequest(request, reply.raw, raw), reply.raw, 'chat', {
+      await pipeline.handle(fromFastify(request, reply.raw, raw), reply.raw, 'chat', {
         user: { id: user.id, username: user.username, group: user.group, role: user.role },
         useAccessToken: user.useAccessToken,
       });
@@ -132,11 +150,11 @@ export function relayRoutesPlugin(pipeline: RelayPipelineService, models: RelayM
 
     instance.get('/v1/models', async (request, reply) => {
       reply.hijack();
-      await models.list(relayHttpRequest(request, reply.raw, null), reply.raw);
+      await models.list(fromFastify(request, reply.raw, null), reply.raw);
     });
     instance.get('/v1/models/:model', async (request, reply) => {
       reply.hijack();
-      await models.retrieve(relayHttpRequest(request, reply.raw, null), reply.raw, (request.params as { model: string }).model);
+      await models.retrieve(fromFastify(request, reply.raw, null), reply.raw, (request.params as { model: string }).model);
     });
 
     for (const [method, path] of NOT_IMPLEMENTED) {
@@ -145,7 +163,7 @@ export function relayRoutesPlugin(pipeline: RelayPipelineService, models: RelayM
         url: path,
         handler: async (request, reply) => {
           reply.hijack();
-          await models.notImplemented(relayHttpRequest(request, reply.raw, null), reply.raw);
+          await models.notImplemented(fromFastify(request, reply.raw, null), reply.raw);
         },
       });
     }

@@ -1,0 +1,132 @@
+import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
+import { createTestApp, type TestApp } from '../support/app';
+import { chargeCount, createChannel, listen, routable, userWithToken } from './relay-support';
+import { projected, rootCaller } from './users-support';
+
+jest.setTimeout(120_000);
+
+interface Probe {
+  name: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Use the token of the app under test (default true). */
+  authorized?: boolean;
+}
+
+/** What a client can tell about an answer, with the request id and the generated ids taken out. */
+interface Seen {
+  status: number;
+  contentType: string | null;
+  cors: string | null;
+  hasRequestId: boolean;
+  body: unknown;
+}
+
+const PROBES: Probe[] = [
+  { name: 'chat', path: '/v1/chat/completions', body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hello there' }] }) },
+  { name: 'chat, trailing slash and query', path: '/v1/chat/completions/?x=1', body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hi' }] }) },
+  { name: 'stream', path: '/v1/chat/completions', body: JSON.stringify({ model: 'gpt-3.5-turbo', stream: true, messages: [{ role: 'user', content: 'Hi' }] }) },
+  { name: 'embeddings', path: '/v1/embeddings', body: JSON.stringify({ model: 'text-embedding-ada-002', input: 'hello' }) },
+  { name: 'malformed JSON', path: '/v1/chat/completions', body: '{"model": ' },
+  { name: 'no body', path: '/v1/completions' },
+  { name: 'empty body', path: '/v1/completions', body: '' },
+  { name: 'over-sized body', path: '/v1/embeddings', body: Buffer.alloc(33 * 1024 * 1024, 0x20) },
+  { name: 'unknown model', path: '/v1/chat/completions', body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'Hi' }] }) },
+  { name: 'bad token', path: '/v1/chat/completions', body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [] }), authorized: false },
+  { name: 'CORS', path: '/v1/chat/completions', headers: { origin: 'https://app.example' }, body: '{' },
+];
+
+function normalise(text: string, requestId: string | null): unknown {
+  const scrubbed = requestId ? text.split(requestId).join('<request-id>') : text;
+  try {
+    return JSON.parse(scrubbed);
+  } catch {
+    // SSE: every data line, parsed where it is JSON
+    return scrubbed.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+  }
+}
+
+/**
+ * The fast path (relay-fast-path.ts) must answer exactly what the Fastify relay routes answer. Two installations, one
+ * with RELAY_FAST_PATH=off, get the same requests (good ones, streams, and each kind of bad input); what a client
+ * sees of the answers must be the same, and both charge the same requests.
+ */
+describe('relay fast path: the same answers as the Fastify relay routes', () => {
+  const upstream = new OpenAIUpstreamFake();
+  const installations: Array<{ name: string; target: TestApp; baseURL: string; key: string }> = [];
+
+  beforeAll(async () => {
+    await upstream.start();
+    for (const [name, env] of [['fast path', {}], ['Fastify', { RELAY_FAST_PATH: 'off' }]] as const) {
+      const previous = process.env.RELAY_FAST_PATH;
+      Object.assign(process.env, env);
+      let target: TestApp;
+      try {
+        target = await createTestApp();
+      } finally {
+        if (previous === undefined) delete process.env.RELAY_FAST_PATH;
+        else process.env.RELAY_FAST_PATH = previous;
+      }
+      const baseURL = await listen(target);
+      const root = await rootCaller(target);
+      await createChannel(target, root, { type: 1, name: 'fake-openai', baseUrl: upstream.baseUrl, models: ['gpt-3.5-turbo', 'text-embedding-ada-002'] });
+      const user = await userWithToken(target, 'alice', 10_000_000, { unlimited_quota: false, remain_quota: 5_000_000 });
+      await routable(target, user.key, baseURL, 'gpt-3.5-turbo');
+      installations.push({ name, target, baseURL, key: user.key });
+    }
+  });
+
+  afterAll(async () => {
+    for (const { target } of installations) await target.close();
+    await upstream.close();
+  });
+
+  async function probe(installation: (typeof installations)[number], probe: Probe): Promise<Seen> {
+    const origin = installation.baseURL.replace(/\/v1$/, '');
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...probe.headers };
+    headers.authorization = `Bearer ${probe.authorized === false ? 'sk-not-a-token' : installation.key}`;
+    const response = await fetch(`${origin}${probe.path}`, { method: 'POST', headers, body: probe.body });
+    const requestId = response.headers.get('x-oneapi-request-id');
+    const text = await response.text();
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      cors: response.headers.get('access-control-allow-origin'),
+      hasRequestId: requestId !== null && /^[0-9a-f-]{36}$/.test(requestId),
+      body: normalise(text, requestId),
+    };
+  }
+
+  it('answers every probe identically, and charges the same requests', async () => {
+    const seen = new Map<string, Seen[]>();
+    for (const installation of installations) {
+      for (const p of PROBES) {
+        const answer = await probe(installation, p);
+        seen.set(p.name, [...(seen.get(p.name) ?? []), answer]);
+      }
+    }
+    for (const p of PROBES) {
+      const [fast, fastify] = seen.get(p.name)!;
+      expect({ probe: p.name, ...fast }).toEqual({ probe: p.name, ...fastify });
+      expect(fast.hasRequestId).toBe(true);
+    }
+    // The probes that must have been refused were (a sanity check that the comparison compared something).
+    expect(seen.get('chat')![0].status).toBe(200);
+    // A trailing slash reaches the upstream as the canonical path (it used to be forwarded as sent, and 404).
+    expect(seen.get('chat, trailing slash and query')![0].status).toBe(200);
+    expect(upstream.requests.filter((r) => r.url.startsWith('/v1/chat/completions/'))).toEqual([]);
+    expect(seen.get('malformed JSON')![0].status).toBe(400);
+    expect(seen.get('over-sized body')![0].status).toBe(413);
+    expect(seen.get('bad token')![0].status).toBe(401);
+    expect(seen.get('CORS')![0].cors).toBe('*');
+
+    const charged = [];
+    for (const { target } of installations) {
+      await projected(target);
+      charged.push(await chargeCount(target));
+    }
+    expect(charged[0]).toBe(4); // chat twice (one with a trailing slash), the stream, the embeddings
+    expect(charged[1]).toBe(charged[0]);
+  });
+});
