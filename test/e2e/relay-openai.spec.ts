@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
-import { quotaConsumedEventId } from '../../server/src/relay/settlement/relay-settlement.service';
+import { JOURNAL_LINGER_MS } from '../../server/src/relay/settlement/group-commit';
+import { quotaConsumedEventId, RelaySettlementService } from '../../server/src/relay/settlement/relay-settlement.service';
 import { countTextTokens } from '../../server/src/relay/tokenizer/token-counter';
 import { AnthropicUpstreamFake, GeminiUpstreamFake, OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
@@ -185,6 +186,21 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       }
       expect(gemText.length).toBeGreaterThan(0);
       expect(gemini.requests.some((request) => request.url.includes(':streamGenerateContent'))).toBe(true);
+    });
+  });
+
+  describe('settlement', () => {
+    it('batches a few milliseconds of charges per ledger statement, since answers end once the journal holds the charge', async () => {
+      const settlement = target.app.get(RelaySettlementService, { strict: false });
+      expect(settlement.groupCommitSettings()).toMatchObject({ lingerMs: JOURNAL_LINGER_MS, maxBatch: 64, durability: 'async' });
+      const charges = await chargeCount(target);
+      const before = settlement.groupCommitStats();
+      // Answered at once, charged within the linger: ten requests in parallel leave in one statement.
+      await Promise.all(Array.from({ length: 10 }, () => client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })));
+      expect(await chargeCount(target)).toBe(charges + 10);
+      const after = settlement.groupCommitStats();
+      expect(after.appends - before.appends).toBe(10);
+      expect(after.batches - before.batches).toBeLessThan(10);
     });
   });
 

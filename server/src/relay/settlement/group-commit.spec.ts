@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { newEvent, systemActor } from '../../ledger/event-envelope';
 import { type AppendRequest, WrongExpectedRevisionError } from '../../ledger/event-store.port';
 import { InMemoryEventStore } from '../../ledger/in-memory/in-memory-event-store';
-import { chargeDurabilityFromEnv, GroupCommitAppender, groupCommitOptionsFromEnv } from './group-commit';
+import { chargeDurabilityFromEnv, GroupCommitAppender, groupCommitOptionsFromEnv, JOURNAL_LINGER_MS } from './group-commit';
 
 const event = (id: string = randomUUID()) =>
   newEvent('Charged', { id }, { id, metadata: { correlationId: 'c', reasonCode: 'test', actor: systemActor() } });
@@ -66,6 +66,20 @@ describe('GroupCommitAppender', () => {
     expect(await store.headPosition()).toBe(2);
     expect((await store.readStream('x')).map((stored) => stored.id)).toEqual([id]);
     expect([a.position, b.position].sort()).toEqual([1, 2]);
+  });
+
+  it('takes the journal linger as the default linger, which SETTLEMENT_LINGER_MS still overrides', () => {
+    expect(groupCommitOptionsFromEnv({}).lingerMs).toBe(0);
+    expect(groupCommitOptionsFromEnv({}, { lingerMs: JOURNAL_LINGER_MS })).toMatchObject({ lingerMs: JOURNAL_LINGER_MS, maxBatch: 64, maxInFlight: 2 });
+    expect(groupCommitOptionsFromEnv({ SETTLEMENT_LINGER_MS: '0' }, { lingerMs: JOURNAL_LINGER_MS }).lingerMs).toBe(0);
+    expect(groupCommitOptionsFromEnv({ SETTLEMENT_LINGER_MS: '25' }, { lingerMs: JOURNAL_LINGER_MS }).lingerMs).toBe(25);
+  });
+
+  it('sends a full batch at once, without waiting out the linger', async () => {
+    const store = new InMemoryEventStore();
+    const appender = new GroupCommitAppender(store, { maxBatch: 4, maxInFlight: 1, lingerMs: 60_000 });
+    await Promise.all(Array.from({ length: 4 }, (_, index) => appender.append(request(`full-${index}`))));
+    expect(appender.stats()).toMatchObject({ appends: 4, batches: 1, largestBatch: 4 });
   });
 
   it('waits lingerMs before sending when configured, and maxBatch 1 is one append per call', async () => {

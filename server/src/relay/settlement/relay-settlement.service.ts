@@ -8,7 +8,7 @@ import { EVENT_STORE, type AppendResult, type EventStore } from '../../ledger/ev
 import { accountStream } from '../../ledger/streams';
 import { QuotaAdmissionService, type ShippedCharge } from '../admission/quota-admission.service';
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
-import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptionsFromEnv } from './group-commit';
+import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptionsFromEnv, JOURNAL_LINGER_MS } from './group-commit';
 import { JournalOwnerLock } from './journal-owner-lock';
 import { QUOTA_CONSUMED, type QuotaConsumedData } from './quota-consumed.event';
 
@@ -110,6 +110,8 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
         installation: this.installation(),
         fsync: ['on', 'true', '1'].includes((process.env.RELAY_JOURNAL_FSYNC ?? '').trim().toLowerCase()),
       });
+      // Answers no longer wait for the append: batch a few milliseconds of charges (JOURNAL_LINGER_MS).
+      this.appender = new GroupCommitAppender(this.store, groupCommitOptionsFromEnv(process.env, { lingerMs: JOURNAL_LINGER_MS }));
     }
     if (roles.includes('api')) {
       // Charges a previous process left unshipped (a crash or a kill): shipped in the background, not before listening.
@@ -142,6 +144,10 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
 
   groupCommitStats() {
     return this.appender.stats();
+  }
+
+  groupCommitSettings(): GroupCommitOptions {
+    return this.appender.settings();
   }
 
   /** Charges written to the journal and not yet in the ledger (this process). */
