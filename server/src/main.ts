@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { loadRuntimeConfig } from './bootstrap-config';
 import { parseRoles } from './config/app-config';
+import { backgroundNice, lowerProcessPriority } from './config/process-priority';
 import { createHttpApp, nestLogLevels } from './http-app';
 
 /**
@@ -22,6 +23,12 @@ async function main(): Promise<void> {
     logger.log(`listening on http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT} (console at /, API at /api)`);
     app = http;
   } else {
+    try {
+      const priority = lowerProcessPriority(backgroundNice());
+      if (priority !== null) logger.log(`background role: scheduling priority lowered to nice ${priority} (BACKGROUND_NICE)`);
+    } catch (error) {
+      logger.warn(`could not lower the scheduling priority: ${(error as Error).message}`);
+    }
     const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: nestLogLevels(config.LOG_LEVEL) });
     context.enableShutdownHooks();
     await context.init();

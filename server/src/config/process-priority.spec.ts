@@ -1,0 +1,40 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { backgroundNice } from './process-priority';
+
+describe('background process priority', () => {
+  it('reads BACKGROUND_NICE: default 10, clamped to 0-19, 0 turns it off', () => {
+    expect(backgroundNice({})).toBe(10);
+    expect(backgroundNice({ BACKGROUND_NICE: '' })).toBe(10);
+    expect(backgroundNice({ BACKGROUND_NICE: '5' })).toBe(5);
+    expect(backgroundNice({ BACKGROUND_NICE: '0' })).toBe(0);
+    expect(backgroundNice({ BACKGROUND_NICE: '-4' })).toBe(0);
+    expect(backgroundNice({ BACKGROUND_NICE: '40' })).toBe(19);
+    expect(backgroundNice({ BACKGROUND_NICE: 'high' })).toBe(10);
+  });
+
+  it('lowers the calling process priority by that many steps, capped at 19 (in a child process, not the test runner)', () => {
+    const run = (nice: number) =>
+      JSON.parse(
+        execFileSync(
+          process.execPath,
+          [
+            '-r',
+            resolve(__dirname, '../../../test/support/swc-register.js'),
+            '-e',
+            `const os = require('node:os'); const { lowerProcessPriority } = require(${JSON.stringify(resolve(__dirname, 'process-priority.ts'))});
+             const before = os.getPriority(); const result = lowerProcessPriority(${nice});
+             process.stdout.write(JSON.stringify({ before, result, after: os.getPriority() }));`,
+          ],
+          { encoding: 'utf8' },
+        ),
+      ) as { before: number; result: number | null; after: number };
+    const lowered = run(10);
+    expect(lowered.after).toBe(Math.min(19, lowered.before + 10));
+    expect(lowered.result).toBe(lowered.after);
+    const capped = run(19);
+    expect(capped.after).toBe(19);
+    const untouched = run(0);
+    expect(untouched).toEqual({ before: untouched.before, result: null, after: untouched.before });
+  });
+});
