@@ -429,7 +429,7 @@ export class RelayPipelineService {
 
     let bodyBytes: Buffer;
     try {
-      bodyBytes = Buffer.from(await answer.body.arrayBuffer());
+      bodyBytes = await answer.body.bytes();
     } catch {
       return this.failed(channel, { status: 500, error: DO_REQUEST_FAILED, local: false });
     }

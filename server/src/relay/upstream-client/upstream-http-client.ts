@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { Agent, errors as undiciErrors, request } from 'undici';
+import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import type { UpstreamRequest } from '../../upstreams/upstream-adapter';
 
 export interface UpstreamCallOptions {
@@ -10,11 +10,20 @@ export interface UpstreamCallOptions {
   signal?: AbortSignal;
 }
 
+export interface UpstreamAnswerBody extends AsyncIterable<Buffer> {
+  /** The whole body (waits for its end); rejects if it broke off. */
+  bytes(): Promise<Buffer>;
+  text(): Promise<string>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  /** Stops reading and closes the upstream request (no-op once the body ended). */
+  destroy(error?: Error): void;
+}
+
 export interface UpstreamAnswer {
   status: number;
   contentType: string;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Buffer> & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; destroy(error?: Error): unknown };
+  body: UpstreamAnswerBody;
 }
 
 /** The upstream could not be reached or its answer broke off; the relay answers 500 do_request_failed. */
@@ -29,9 +38,181 @@ export function isBodyTimeout(error: unknown): boolean {
   return error instanceof undiciErrors.BodyTimeoutError;
 }
 
+/** Bytes queued for a reader that iterates before undici is asked to stop reading the socket (back-pressure). */
+const HIGH_WATER_MARK = 64 * 1024;
+
+/**
+ * An upstream answer's body, fed by undici's dispatch handler. Read it whole (`bytes()`: chunks are kept as they
+ * come and joined once) or iterate it (chunks as they arrive; past HIGH_WATER_MARK unread bytes the socket is
+ * paused until the reader catches up).
+ */
+class UpstreamBody implements UpstreamAnswerBody {
+  private readonly chunks: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private failure: Error | null = null;
+  private wake: (() => void) | null = null;
+  private iterating = false;
+  private closed = false;
+
+  constructor(private readonly controller: Dispatcher.DispatchController) {}
+
+  push(chunk: Buffer): void {
+    if (this.closed) return;
+    this.chunks.push(chunk);
+    this.queued += chunk.length;
+    if (this.iterating && this.queued > HIGH_WATER_MARK && !this.controller.paused) this.controller.pause();
+    this.notify();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.notify();
+  }
+
+  fail(error: Error): void {
+    if (this.ended) return;
+    this.failure = error;
+    this.notify();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  private settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  async bytes(): Promise<Buffer> {
+    while (!this.ended && !this.failure) await this.settled();
+    if (this.failure) throw this.failure;
+    const chunks = this.chunks.splice(0);
+    this.queued = 0;
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  }
+
+  async text(): Promise<string> {
+    return (await this.bytes()).toString('utf8');
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
+    this.iterating = true;
+    try {
+      for (;;) {
+        const chunk = this.chunks.shift();
+        if (chunk !== undefined) {
+          this.queued -= chunk.length;
+          if (this.controller.paused && this.queued <= HIGH_WATER_MARK / 2) this.controller.resume();
+          yield chunk;
+          continue;
+        }
+        if (this.failure) throw this.failure;
+        if (this.ended) return;
+        await this.settled();
+      }
+    } finally {
+      // A reader that stops early (break, an error in its loop) closes the request, as a Readable would.
+      if (!this.ended && !this.failure) this.destroy();
+    }
+  }
+
+  destroy(error?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.chunks.length = 0;
+    this.queued = 0;
+    if (this.ended || this.failure) return;
+    const reason = error ?? new undiciErrors.RequestAbortedError();
+    this.failure = reason;
+    if (!this.controller.aborted) this.controller.abort(reason);
+    this.notify();
+  }
+}
+
+/**
+ * One upstream call as an undici dispatch handler: resolves with the answer once its headers arrived, then feeds
+ * the body. It does what `undici.request()` did for the relay, without what the relay does not use (an
+ * AsyncResource and a Node Readable per request, an AbortSignal wiring of its own): about half the CPU per call
+ * (docs/benchmark.md). Errors before the headers reject with UpstreamTransportError; after them they reach the
+ * body's reader (undici's own error classes, so a body timeout is still `isBodyTimeout`).
+ */
+class UpstreamCall implements Dispatcher.DispatchHandler {
+  private body: UpstreamBody | null = null;
+  private controller: Dispatcher.DispatchController | null = null;
+  private abortedBefore: Error | null = null;
+  private done = false;
+  private readonly onAbort = () => this.abort(new undiciErrors.RequestAbortedError());
+
+  constructor(
+    private readonly resolve: (answer: UpstreamAnswer) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    if (signal) {
+      if (signal.aborted) this.abortedBefore = new undiciErrors.RequestAbortedError();
+      else signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  private abort(reason: Error): void {
+    if (this.done) return;
+    if (this.controller) {
+      if (!this.controller.aborted) this.controller.abort(reason);
+    } else {
+      this.abortedBefore = reason;
+    }
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortedBefore) controller.abort(this.abortedBefore);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    const contentType = headers['content-type'];
+    this.body = new UpstreamBody(controller);
+    this.resolve({
+      status: statusCode,
+      contentType: Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? ''),
+      headers,
+      body: this.body,
+    });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.body?.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+    this.body?.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish();
+    if (this.body) this.body.fail(error);
+    else this.reject(new UpstreamTransportError(error));
+  }
+}
+
 /**
  * Pooled keep-alive HTTP/1.1 to upstreams (undici: one pool per origin inside one Agent). Streams are read
- * chunk by chunk as they arrive; undici applies back-pressure when the relay stops reading.
+ * chunk by chunk as they arrive, with back-pressure when the relay stops reading.
  */
 @Injectable()
 export class UpstreamHttpClient implements OnModuleDestroy {
@@ -44,27 +225,26 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     pipelining: 1,
   });
 
-  async send(upstream: UpstreamRequest, options: UpstreamCallOptions): Promise<UpstreamAnswer> {
-    try {
-      const answer = await request(upstream.url, {
-        dispatcher: this.agent,
-        method: upstream.method,
-        headers: upstream.headers,
-        body: upstream.body,
-        headersTimeout: options.headersTimeoutMs,
-        bodyTimeout: options.bodyTimeoutMs,
-        signal: options.signal,
-      });
-      const contentType = answer.headers['content-type'];
-      return {
-        status: answer.statusCode,
-        contentType: Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? ''),
-        headers: answer.headers,
-        body: answer.body as unknown as UpstreamAnswer['body'],
-      };
-    } catch (error) {
-      throw new UpstreamTransportError(error);
-    }
+  send(upstream: UpstreamRequest, options: UpstreamCallOptions): Promise<UpstreamAnswer> {
+    return new Promise<UpstreamAnswer>((resolve, reject) => {
+      const call = new UpstreamCall(resolve, reject, options.signal);
+      try {
+        this.agent.dispatch(
+          {
+            origin: upstream.origin,
+            path: upstream.path,
+            method: upstream.method,
+            headers: upstream.headers,
+            body: upstream.body,
+            headersTimeout: options.headersTimeoutMs,
+            bodyTimeout: options.bodyTimeoutMs,
+          },
+          call,
+        );
+      } catch (error) {
+        reject(new UpstreamTransportError(error));
+      }
+    });
   }
 
   async onModuleDestroy(): Promise<void> {
