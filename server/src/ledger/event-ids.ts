@@ -9,13 +9,22 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
+/** A namespace UUID's 16 bytes, parsed once (ids are derived on the relay's hot path). */
+const namespaceBytes = new Map<string, Buffer>();
+
+function bytesOf(namespace: string): Buffer {
+  let bytes = namespaceBytes.get(namespace);
+  if (!bytes) {
+    if (!isUuid(namespace)) throw new TypeError(`uuidV5: namespace must be a UUID, got "${namespace}"`);
+    bytes = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+    if (namespaceBytes.size < 1024) namespaceBytes.set(namespace, bytes);
+  }
+  return bytes;
+}
+
 /** RFC 4122 §4.3 name-based UUID, version 5 (SHA-1). */
 export function uuidV5(namespace: string, name: string): string {
-  if (!isUuid(namespace)) throw new TypeError(`uuidV5: namespace must be a UUID, got "${namespace}"`);
-  const hash = createHash('sha1')
-    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
-    .update(Buffer.from(name, 'utf8'))
-    .digest();
+  const hash = createHash('sha1').update(bytesOf(namespace)).update(name, 'utf8').digest();
   const bytes = hash.subarray(0, 16);
   bytes[6] = (bytes[6] & 0x0f) | 0x50; // version 5
   bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
@@ -31,6 +40,13 @@ export function uuidV5(namespace: string, name: string): string {
  */
 export function deterministicEventId(namespace: string, key: string): string {
   if (!namespace) throw new TypeError('deterministicEventId: namespace is required');
-  const namespaceId = isUuid(namespace) ? namespace.toLowerCase() : uuidV5(TOLLGATE_EVENT_NAMESPACE, namespace);
+  let namespaceId = namespaceIds.get(namespace);
+  if (namespaceId === undefined) {
+    namespaceId = isUuid(namespace) ? namespace.toLowerCase() : uuidV5(TOLLGATE_EVENT_NAMESPACE, namespace);
+    if (namespaceIds.size < 1024) namespaceIds.set(namespace, namespaceId);
+  }
   return uuidV5(namespaceId, key);
 }
+
+/** Namespace names to their UUIDs (a handful of kinds of cause; one SHA-1 saved per id). */
+const namespaceIds = new Map<string, string>();
