@@ -101,6 +101,21 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
     expect((await admission.available(5)).user).toBe(100);
   });
 
+  it('renewMany extends the leases of a user that still exist, in one call, and leaves settled ones alone', async () => {
+    await setProjected(7, 1000, 5);
+    await reserve(7, 'w1', 100, 50);
+    await reserve(7, 'w2', 100, 50);
+    await reserve(7, 'w3', 100, 50);
+    await admission.settle({ requestId: 'w3', userId: 7, tokenId: null, amount: 30, position: 6 });
+    expect(await admission.renewMany(7, ['w1', 'w2', 'w3', 'unknown'], 60_000)).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 80)); // past the first leases
+    expect(await admission.sweepExpired()).toBe(0);
+    expect((await admission.available(7)).user).toBe(1000 - 200 - 30);
+    expect(await redis.zscore(keys.key('{u:7}:leases'), 'w3')).toBeNull();
+    await admission.settle({ requestId: 'w1', userId: 7, tokenId: null, amount: 100, position: 7 });
+    await admission.settle({ requestId: 'w2', userId: 7, tokenId: null, amount: 100, position: 8 });
+  });
+
   it('a pushed base for a user never loaded is ignored (it is read from the database when needed)', async () => {
     await setProjected(6, 10, 3);
     await admission.pushBase('account', 6, 6, 999, 4);

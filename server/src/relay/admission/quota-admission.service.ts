@@ -6,7 +6,7 @@ import { REDIS } from '../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { randomBytes } from 'node:crypto';
 import { LeaseRenewer } from '../leases/lease-renewer';
-import { EXPIRE, GROW, RELEASE, RENEW, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
+import { EXPIRE, GROW, RELEASE, RENEW, RENEW_MANY, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
 import { type BlockStore, DEFAULT_BLOCK_OPTIONS, type QuotaBlock, QuotaBlocks } from './quota-blocks';
 
 export interface ReservationRequest {
@@ -60,6 +60,7 @@ type Commands = Redis & {
   tgSettleMany(...args: Array<string | number>): Promise<number>;
   tgRelease(...args: Array<string | number>): Promise<number>;
   tgRenew(...args: Array<string | number>): Promise<number>;
+  tgRenewMany(...args: Array<string | number>): Promise<number>;
   tgExpire(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
   tgSetBase(...args: Array<string | number>): Promise<number>;
   tgGrow(...args: Array<string | number>): Promise<[number, number, number]>;
@@ -70,6 +71,13 @@ type Commands = Redis & {
 export const LEASE_MS = Math.max(1_000, Number(process.env.RELAY_LEASE_MS) || 60_000);
 
 export const QUOTA_ADMISSION_OPTIONS = Symbol('QUOTA_ADMISSION_OPTIONS');
+
+export interface QuotaAdmissionOptions {
+  /** false: every request reserves in Redis on its own (default: RELAY_QUOTA_BLOCKS). */
+  blocks?: boolean;
+  /** The lease of blocks and of renewals made through admission (default LEASE_MS; specs shorten it). */
+  leaseMs?: number;
+}
 
 /** RELAY_QUOTA_BLOCKS=off: every request reserves in Redis on its own (no blocks). */
 export function quotaBlocksEnabled(env: Record<string, string | undefined> = process.env): boolean {
@@ -89,6 +97,8 @@ export class QuotaAdmissionService implements OnModuleDestroy {
   private readonly blocks: QuotaBlocks | null;
   private readonly blockLeases: LeaseRenewer;
   private idleTimer: NodeJS.Timeout | null = null;
+  /** Lease of the blocks, and of what the settlement renews (renewMany): LEASE_MS unless a spec sets it. */
+  readonly leaseMs: number;
 
   constructor(
     @Inject(REDIS) redis: Redis,
@@ -96,8 +106,9 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     private readonly dataSource: DataSource,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     /** Specs of the Redis mechanics pass `{ blocks: false }`; the product reads RELAY_QUOTA_BLOCKS. */
-    @Optional() @Inject(QUOTA_ADMISSION_OPTIONS) options: { blocks?: boolean } | null = null,
+    @Optional() @Inject(QUOTA_ADMISSION_OPTIONS) options: QuotaAdmissionOptions | null = null,
   ) {
+    this.leaseMs = options?.leaseMs ?? LEASE_MS;
     // Admission's own connection, auto-pipelined: the scripts that concurrent relay requests issue in one turn of
     // the event loop (a reserve and its lease-index ZADD, other requests' settles) leave in one socket write
     // instead of one write each. Every admission command goes through this one connection, so they still run in
@@ -108,11 +119,12 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     this.redis.defineCommand('tgSettleMany', { numberOfKeys: 7, lua: SETTLE_MANY });
     this.redis.defineCommand('tgRelease', { numberOfKeys: 7, lua: RELEASE });
     this.redis.defineCommand('tgRenew', { numberOfKeys: 1, lua: RENEW });
+    this.redis.defineCommand('tgRenewMany', { numberOfKeys: 1, lua: RENEW_MANY });
     this.redis.defineCommand('tgExpire', { lua: EXPIRE });
     this.redis.defineCommand('tgSetBase', { numberOfKeys: 2, lua: SET_BASE });
     this.redis.defineCommand('tgGrow', { numberOfKeys: 8, lua: GROW });
     this.redis.defineCommand('tgShrink', { numberOfKeys: 3, lua: SHRINK });
-    this.blockLeases = new LeaseRenewer((blockId, userId) => this.renew({ requestId: blockId, userId, leaseMs: LEASE_MS }), Math.floor(LEASE_MS / 3));
+    this.blockLeases = new LeaseRenewer((blockId, userId) => this.renew({ requestId: blockId, userId, leaseMs: this.leaseMs }), Math.floor(this.leaseMs / 3));
     const owner = randomBytes(4).toString('hex');
     this.blocks = (options?.blocks ?? quotaBlocksEnabled())
       ? new QuotaBlocks(this.blockStore(), () => owner, {
@@ -128,7 +140,7 @@ export class QuotaAdmissionService implements OnModuleDestroy {
       grow: async (block, extra) => {
         const withToken = block.tokenId !== null;
         const keys = [...this.scriptKeys(block.userId, block.tokenId), this.accountKeys(block.userId).tokens];
-        const expiresAt = Date.now() + LEASE_MS;
+        const expiresAt = Date.now() + this.leaseMs;
         const [status, user, token] = await this.redis.tgGrow(...keys, block.id, Math.ceil(extra), expiresAt, withToken ? 1 : 0, block.tokenId ?? 0);
         if (status === 0) {
           // A balance is not loaded yet (the block's first request loaded it a moment ago, so rarely): not now.
@@ -274,7 +286,7 @@ export class QuotaAdmissionService implements OnModuleDestroy {
    */
   keepHeld(requestId: string): void {
     if (!this.blocks?.holdOf(requestId)) return;
-    setTimeout(() => this.blocks?.releaseHold(requestId), LEASE_MS).unref();
+    setTimeout(() => this.blocks?.releaseHold(requestId), this.leaseMs).unref();
   }
 
   async settle(request: SettlementRequest): Promise<void> {
@@ -309,6 +321,24 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     // A later expiry keeps the index's lower bound valid; LT only (re)adds the user if the index lost it.
     if (renewed) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
     return renewed === 1;
+  }
+
+  /**
+   * Extends the leases of several reservations of one user in one script (RENEW_MANY), for `leaseMs` (default: this
+   * admission's lease). Reservations already settled or swept are left alone. Resolves with how many were extended.
+   * A long outage can leave many charges of one user waiting: they go 1,000 per script, so none blocks Redis for long.
+   */
+  async renewMany(userId: number, reservationIds: readonly string[], leaseMs = this.leaseMs): Promise<number> {
+    if (reservationIds.length === 0) return 0;
+    const expiresAt = Date.now() + leaseMs;
+    const leases = this.accountKeys(userId).leases;
+    const scripts: Array<Promise<number>> = [];
+    for (let index = 0; index < reservationIds.length; index += 1_000) {
+      scripts.push(this.redis.tgRenewMany(leases, expiresAt, ...reservationIds.slice(index, index + 1_000)));
+    }
+    const renewed = (await Promise.all(scripts)).reduce((sum, count) => sum + count, 0);
+    if (renewed > 0) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(userId)).catch(() => undefined);
+    return renewed;
   }
 
   /**

@@ -175,6 +175,22 @@ return 0
 `;
 
 /**
+ * Extends several leases of one user at once (the settlement keeps the reservations of charges waiting for the ledger
+ * alive, see RelaySettlementService). Only leases that still exist are extended. KEYS: leases
+ * ARGV: expiresAtMs, then the reservation ids. Returns how many were extended.
+ */
+export const RENEW_MANY = `
+local renewed = 0
+for i = 2, #ARGV do
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[i])
+    renewed = renewed + 1
+  end
+end
+return renewed
+`;
+
+/**
  * Leases that ran out belong to requests whose process died (or hung). Such a request may or may not have
  * appended its QuotaConsumed before dying, and only at a position ≤ the head position now (ARGV[2]). So each
  * expired reservation becomes a settled-like entry at that head position: it keeps counting until the projection

@@ -6,7 +6,8 @@ import { newEvent, userActor } from '../../ledger/event-envelope';
 import { deterministicEventId } from '../../ledger/event-ids';
 import { EVENT_STORE, type AppendResult, type EventStore } from '../../ledger/event-store.port';
 import { accountStream } from '../../ledger/streams';
-import { QuotaAdmissionService, type ShippedCharge } from '../admission/quota-admission.service';
+import { LEASE_MS, QuotaAdmissionService, type ShippedCharge } from '../admission/quota-admission.service';
+import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptionsFromEnv, JOURNAL_LINGER_MS } from './group-commit';
 import { JournalOwnerLock } from './journal-owner-lock';
@@ -67,6 +68,15 @@ const MAX_RETRY_DELAY_MS = 5_000;
  * the event's position (one Redis script per user per batch). A failed append is retried with backoff until it
  * commits: the charge is in the journal meanwhile, and its reservation keeps holding the quota.
  *
+ * Holding the quota while the ledger is down: the pipeline stops renewing a request's lease when its answer ends, so
+ * from the moment a charge is journalled until admission settled it, this service keeps that reservation's lease
+ * alive (WaitingChargeLeases: one shared timer, one RENEW_MANY per user, and only for charges that waited longer than
+ * half a renewal interval, so a healthy ledger costs no Redis command). Otherwise an outage longer than the lease
+ * would let the sweep free the reservation of a charge that is still to be shipped. A charge admitted from a quota
+ * block needs nothing here: the block counts it as used until it is shipped, never gives it back, and admission
+ * renews the block's lease for as long as anything is used (quota-blocks.ts). At shutdown the renewal stops with
+ * whatever is still unshipped; it stays in the journal for recoverOrphans (docs/ledger.md).
+ *
  * A process that dies leaves its journal behind; recoverOrphans() (at boot in the api role, and on every lease sweep
  * in the worker role) ships the charges of writers that are gone, which it knows by their journal owner lock.
  */
@@ -85,6 +95,9 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   private settleScheduled = false;
   private recovering: Promise<number> | null = null;
   private closed = false;
+  /** Leases of 'request' reservations whose charge is journalled and not yet settled by admission. */
+  private readonly waitingLeases: WaitingChargeLeases;
+  private renewFailures = 0;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -94,6 +107,9 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   ) {
     this.appender = new GroupCommitAppender(store, groupCommitOptionsFromEnv());
     this.durability = chargeDurabilityFromEnv();
+    // The lease the pipeline reserved with (LEASE_MS; a spec's admission may shorten it), renewed at a third as there.
+    const leaseMs = admission.leaseMs ?? LEASE_MS;
+    this.waitingLeases = new WaitingChargeLeases((userId, ids) => this.renewWaiting(userId, ids), Math.floor(leaseMs / 3));
   }
 
   /** Only processes that relay (api) or recover (worker) need the owner lock; the journal only where answers end. */
@@ -125,6 +141,8 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     await this.drain(10_000);
     for (const timer of this.retrying) clearTimeout(timer);
     this.retrying.clear();
+    // What is still unshipped stays in the journal; its leases run out one lease after their last renewal.
+    this.waitingLeases.stop();
     await this.recovering?.catch(() => undefined);
     if (this.journal) {
       this.journal.close();
@@ -171,6 +189,9 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
         this.logger.error(`charge journal write failed, appending ${record.settlement.requestId} directly: ${String(error)}`);
       }
       if (ticket) {
+        // The pipeline stops renewing the request's lease when this returns: from now on it is renewed here while the
+        // charge waits for the ledger (a map entry; Redis only if it waits longer than half a renewal interval).
+        if (record.settlement.kind === 'request') this.waitingLeases.add(record.settlement.reservation, record.settlement.userId);
         this.ship({ record, ticket, attempts: 0 });
         return { position: null };
       }
@@ -282,7 +303,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     this.track(attempt);
   }
 
-  /** The charge stays in the journal and its reservation keeps holding quota; the append is tried again. */
+  /** The charge stays in the journal and its reservation keeps holding quota (its lease renewed); the append is tried again. */
   private retry(shipment: Shipment, error: unknown): void {
     shipment.attempts++;
     this.consecutiveFailures++;
@@ -325,10 +346,29 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     this.settleBuffer = new Map();
     for (const { userId, tokenId, charges } of buffer.values()) {
       // Issued now, in order on admission's one connection, so the client's next request sees it. If it fails, the
-      // charges are in the ledger all the same and the lease sweep retires the reservations.
-      this.admission
-        .settleMany(userId, tokenId, charges)
-        .catch((error: unknown) => this.logger.error(`admission settle failed for user ${userId}: ${String(error)}`));
+      // charges are in the ledger all the same and the lease sweep retires the reservations: their renewal ends either way.
+      this.admission.settleMany(userId, tokenId, charges).then(
+        () => this.stopRenewing(charges),
+        (error: unknown) => {
+          this.logger.error(`admission settle failed for user ${userId}: ${String(error)}`);
+          this.stopRenewing(charges);
+        },
+      );
+    }
+  }
+
+  private stopRenewing(charges: ReadonlyArray<ShippedCharge>): void {
+    if (this.waitingLeases.size === 0) return;
+    for (const charge of charges) if (charge.kind === 'request') this.waitingLeases.remove(charge.reservation);
+  }
+
+  private async renewWaiting(userId: number, reservationIds: string[]): Promise<void> {
+    try {
+      await this.admission.renewMany(userId, reservationIds);
+    } catch (error) {
+      if (this.renewFailures++ % 100 === 0) {
+        this.logger.error(`lease renewal of ${reservationIds.length} unshipped charge(s) of user ${userId} failed (${this.renewFailures} so far): ${String(error)}`);
+      }
     }
   }
 }
