@@ -12,9 +12,14 @@ describe('LeaseSweeper', () => {
     const enabled = admissionDouble(async () => 2);
     const sweeper = new LeaseSweeper(enabled.admission, true, 10);
     sweeper.onApplicationBootstrap();
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // Two sweeps on a 10 ms interval; waited for rather than timed, so a loaded machine (parallel suites) cannot fail it.
+    const deadline = Date.now() + 5_000;
+    while (enabled.calls.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     await sweeper.onModuleDestroy();
     expect(enabled.calls.length).toBeGreaterThanOrEqual(2);
+    const afterStop = enabled.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(enabled.calls).toHaveLength(afterStop);
 
     const disabled = admissionDouble(async () => 0);
     const idle = new LeaseSweeper(disabled.admission, false, 10);
