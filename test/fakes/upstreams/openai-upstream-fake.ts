@@ -21,6 +21,8 @@ export interface FakeBehaviour {
   cutAfterChunks?: number;
   /** Report no usage at all (the relay must count locally). */
   omitUsage?: boolean;
+  /** Streams only: send every event in one write (one TCP segment), as a fast model or a busy upstream does. */
+  oneWrite?: boolean;
 }
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'server', 'src', 'upstreams');
@@ -157,7 +159,9 @@ export class OpenAIUpstreamFake extends HttpFake {
     const base = { id: 'chatcmpl-fakestream', object: 'chat.completion.chunk', created: 1741569952, model, system_fingerprint: 'fp_fake' };
     const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const write = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`);
+    // oneWrite: every event is kept and sent by end() as one piece of the body.
+    const held: string[] = [];
+    const write = (data: unknown) => (behaviour.oneWrite ? held.push(`data: ${JSON.stringify(data)}\n\n`) : response.write(`data: ${JSON.stringify(data)}\n\n`));
     write({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], ...(wantsUsage ? { usage: null } : {}) });
     let sent = 0;
     for (const piece of this.pieces()) {
@@ -172,7 +176,7 @@ export class OpenAIUpstreamFake extends HttpFake {
     }
     write({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], ...(wantsUsage ? { usage: null } : {}) });
     if (wantsUsage && !behaviour.omitUsage) write({ ...base, choices: [], usage: this.usage() });
-    response.end('data: [DONE]\n\n');
+    response.end(`${held.join('')}data: [DONE]\n\n`);
   }
 
   private async streamCompletion(body: Record<string, unknown>, model: string, response: ServerResponse, behaviour: FakeBehaviour): Promise<void> {

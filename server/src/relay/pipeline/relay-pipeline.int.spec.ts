@@ -60,6 +60,7 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
   const primary = new OpenAIUpstreamFake();
   const backup = new OpenAIUpstreamFake();
   const outcomes: RelayChannelOutcome[] = [];
+  const clientWrites: string[][] = [];
   let router: TestRouter;
   let settlement: RelaySettlementService;
 
@@ -98,6 +99,14 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
       new UpstreamHttpClient(),
     );
     server = createServer((request, response) => {
+      // What the pipeline writes to the client, write by write (the first-event test reads it).
+      const written: string[] = [];
+      clientWrites.push(written);
+      const write = response.write.bind(response) as (chunk: unknown, ...rest: unknown[]) => boolean;
+      response.write = ((chunk: unknown, ...rest: unknown[]) => {
+        written.push(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
+        return write(chunk, ...rest);
+      }) as typeof response.write;
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
@@ -253,6 +262,21 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
     expect(rows[0].data.completionTokens).toBeGreaterThan(0);
     expect(rows[0].data.completionTokens).toBeLessThan(7);
     expect(rows[0].data.channelPath).toEqual([1]);
+  });
+
+  it('sends the first event of a stream on its own, before transforming the rest of an upstream read that holds them all', async () => {
+    primary.next({ oneWrite: true });
+    clientWrites.length = 0;
+    const streamed = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const text = await streamed.text();
+    const [written] = clientWrites;
+    // The first write is exactly the role chunk; the rest of the read follows in one more write, then the end.
+    expect(written[0]).toMatch(/^data: \{"id":"chatcmpl-fakestream".*"delta":\{"role":"assistant","content":""\}.*\}\n\n$/);
+    expect(written[0].split('\n\n').filter(Boolean)).toHaveLength(1);
+    expect(written.length).toBeLessThanOrEqual(3);
+    expect(written.join('')).toBe(text.replace(/data: \[DONE\]\n\n$/, '').slice(0, written.join('').length));
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(await charges(streamed.headers.get('x-oneapi-request-id')!)).toHaveLength(1);
   });
 
   it('refuses bad input in the documented shapes and reserves nothing', async () => {

@@ -605,8 +605,21 @@ export class RelayPipelineService {
     });
     response.flushHeaders();
     let cause: StreamCloseCause = 'eof';
+    let first = true;
     try {
-      for await (const chunk of answer.body) {
+      for await (let chunk of answer.body) {
+        if (first) {
+          // An upstream read often holds many events (a fast model, a busy upstream). The first line goes out on its
+          // own, so the client's first token does not wait for the rest of the read to be transformed; after that,
+          // one write per read. Transformers take any split of the bytes, as TCP gives them.
+          first = false;
+          const cut = chunk.indexOf(10);
+          if (cut >= 0 && cut < chunk.length - 1) {
+            const head = transformer.push(chunk.subarray(0, cut + 1));
+            if (head !== null && !response.destroyed && !response.write(head)) await waitForDrain(response);
+            chunk = chunk.subarray(cut + 1);
+          }
+        }
         const out = transformer.push(chunk);
         if (out !== null && !response.destroyed) {
           if (!response.write(out)) await waitForDrain(response);
