@@ -1,5 +1,6 @@
 import { Pool, type PoolConfig } from 'pg';
 import { validateAppend } from '../append-validation';
+import { eventJson } from '../event-json';
 import {
   type AppendDurability,
   type AppendOptions,
@@ -98,9 +99,9 @@ export class PostgresEventStore implements EventStore {
   ): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     validateAppend(streamId, events, expected);
-    const payload = events.map((event) => ({ id: event.id, type: event.type, data: event.data, metadata: event.metadata }));
     // Group commit is appendMany (ledger_append_many); the relay's settlement batches its charges through it.
-    const { rows } = await this.pool.query<AppendRow>(appendStatement('one', options.durability), [streamId, String(expected), JSON.stringify(payload)]);
+    const payload = `[${events.map(eventJson).join(',')}]`;
+    const { rows } = await this.pool.query<AppendRow>(appendStatement('one', options.durability), [streamId, String(expected), payload]);
     const outcome = toOutcome(streamId, expected, rows[0]);
     if (!outcome.ok) throw outcome.error;
     return outcome.result;
@@ -113,7 +114,8 @@ export class PostgresEventStore implements EventStore {
   async appendMany(requests: AppendRequest[], options: { durability?: AppendDurability } = {}): Promise<AppendOutcome[]> {
     const outcomes: Array<AppendOutcome | undefined> = new Array(requests.length);
     const sent: number[] = [];
-    const batch: Array<{ stream: string; expected: string; events: unknown[] }> = [];
+    // The batch as JSON, built from each event's JSON (eventJson: a relay charge was serialised for its journal line).
+    const batch: string[] = [];
     requests.forEach((request, index) => {
       const expected = request.expectedRevision ?? 'any';
       try {
@@ -123,16 +125,12 @@ export class PostgresEventStore implements EventStore {
         return;
       }
       sent.push(index);
-      batch.push({
-        stream: request.streamId,
-        expected: String(expected),
-        events: request.events.map((event) => ({ id: event.id, type: event.type, data: event.data, metadata: event.metadata })),
-      });
+      batch.push(`{"stream":${JSON.stringify(request.streamId)},"expected":${JSON.stringify(String(expected))},"events":[${request.events.map(eventJson).join(',')}]}`);
     });
     if (batch.length > 0) {
       const { rows } = await this.pool.query<AppendRow & { ordinal: string }>(
         appendStatement('many', options.durability),
-        [JSON.stringify(batch)],
+        [`[${batch.join(',')}]`],
       );
       if (rows.length !== batch.length) throw new Error(`ledger_append_many answered ${rows.length} outcome(s) for ${batch.length} append(s)`);
       for (const row of rows) {

@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ChargeRecord, ChargeJournal, orphanSegments, readSegment, segmentFileName } from './charge-journal';
 
+// The module object itself (an `import * as` namespace would be a copy the journal does not call through).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const fs = require('node:fs') as typeof import('node:fs');
+
 function record(requestId: string, quota = 10): ChargeRecord {
   return {
     streamId: 'account-7',
@@ -31,6 +35,56 @@ describe('ChargeJournal', () => {
     const [file] = readdirSync(dir);
     expect(file).toBe(segmentFileName('0000abcd', 1));
     expect(readSegment(join(dir, file), 'db#prefix')).toEqual([record('1'), record('2', 25)]);
+  });
+
+  it('writes the charges queued in one turn with one write, resolving each once it is on disk', async () => {
+    const journal = new ChargeJournal({ dir, owner: '0000abcd', installation: 'db#prefix', fsync: true });
+    const writes = jest.spyOn(fs, 'writeSync');
+    const syncs = jest.spyOn(fs, 'fdatasyncSync');
+    try {
+      journal.append(record('0')); // opens the segment (header) outside the measured turn
+      writes.mockClear();
+      syncs.mockClear();
+      const tickets = await Promise.all([journal.write(record('1')), journal.write(record('2', 25)), journal.write(record('3'))]);
+      expect(writes).toHaveBeenCalledTimes(1);
+      expect(syncs).toHaveBeenCalledTimes(1);
+      expect(new Set(tickets).size).toBe(1);
+      expect(journal.pending).toBe(4);
+      const next = await journal.write(record('4'));
+      expect(writes).toHaveBeenCalledTimes(2);
+      expect(next.segment).toBe(tickets[0].segment);
+    } finally {
+      writes.mockRestore();
+      syncs.mockRestore();
+    }
+    expect(readSegment(join(dir, segmentFileName('0000abcd', 1)), 'db#prefix')).toEqual(['0', '1', '2', '3', '4'].map((id) => record(id, id === '2' ? 25 : 10)));
+  });
+
+  it('rejects every charge of a failed write, and writes the next ones to a new segment', async () => {
+    const journal = new ChargeJournal({ dir, owner: '0000abcd', installation: 'db#prefix', fsync: false });
+    journal.append(record('1'));
+    const writes = jest.spyOn(fs, 'writeSync').mockImplementationOnce(() => {
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    });
+    try {
+      const failed = await Promise.allSettled([journal.write(record('2')), journal.write(record('3'))]);
+      expect(failed.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect(journal.pending).toBe(1);
+      await journal.write(record('4'));
+    } finally {
+      writes.mockRestore();
+    }
+    expect(readdirSync(dir).sort()).toEqual([segmentFileName('0000abcd', 1), segmentFileName('0000abcd', 2)]);
+    expect(readSegment(join(dir, segmentFileName('0000abcd', 1)), 'db#prefix')).toEqual([record('1')]);
+    expect(readSegment(join(dir, segmentFileName('0000abcd', 2)), 'db#prefix')).toEqual([record('4')]);
+  });
+
+  it('writes what is queued when it is closed', async () => {
+    const journal = new ChargeJournal({ dir, owner: '0000abcd', installation: 'db#prefix', fsync: false });
+    const queued = journal.write(record('1'));
+    journal.close();
+    await queued;
+    expect(readSegment(join(dir, segmentFileName('0000abcd', 1)), 'db#prefix')).toEqual([record('1')]);
   });
 
   it('skips an unfinished last line (the process died inside the write; that answer never ended)', () => {

@@ -183,7 +183,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     if (this.journal) {
       let ticket: JournalTicket | null = null;
       try {
-        ticket = this.journal.append(record);
+        ticket = await this.journal.write(record);
       } catch (error) {
         // The disk refused (full, read-only): fall back to the ledger itself before the answer ends.
         this.logger.error(`charge journal write failed, appending ${record.settlement.requestId} directly: ${String(error)}`);
