@@ -27,6 +27,12 @@ export const configSchema = z.object({
   SESSION_SECRET: z.string().optional(),
   SESSION_TTL_SECONDS: int(30 * 24 * 3600),
   DATA_DIR: z.string().default('./data'),
+  /**
+   * Root of the relay's charge journal (default DATA_DIR/journal). A RAM-backed folder (tmpfs) removes the file
+   * system's journalling stalls from the answer's path and keeps the default guarantee (a charge survives the
+   * process dying); only with a disk folder does RELAY_JOURNAL_FSYNC=on also survive the machine.
+   */
+  RELAY_JOURNAL_DIR: z.string().optional(),
   /** Allows `apt-get install redis-server` when no Redis can be found. */
   ALLOW_PACKAGE_INSTALL: bool.default(true),
   GLOBAL_API_RATE_LIMIT: int(180),

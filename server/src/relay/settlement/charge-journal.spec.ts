@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ChargeRecord, ChargeJournal, orphanSegments, readSegment, segmentFileName } from './charge-journal';
+import { journalDirectory } from './relay-settlement.service';
 
 // The module object itself (an `import * as` namespace would be a copy the journal does not call through).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -19,6 +20,15 @@ function record(requestId: string, quota = 10): ChargeRecord {
     settlement: { requestId, userId: 7, tokenId: 3, amount: quota, reservation: 'blk:0000abcd:1', kind: 'block' },
   };
 }
+
+describe('journalDirectory', () => {
+  it('is DATA_DIR/journal/<database> unless RELAY_JOURNAL_DIR names another root (a tmpfs, say)', () => {
+    const url = 'postgres://u@db:5432/tollgate%20prod';
+    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: undefined, DATABASE_URL: url })).toBe('/srv/data/journal/tollgate_prod');
+    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: '/dev/shm/tollgate', DATABASE_URL: url })).toBe('/dev/shm/tollgate/tollgate_prod');
+    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: ' ', DATABASE_URL: 'not a url' })).toBe('/srv/data/journal/tollgate');
+  });
+});
 
 describe('ChargeJournal', () => {
   let dir: string;

@@ -42,15 +42,17 @@ export function chargeDurabilityFromEnv(env: Record<string, string | undefined> 
   return (env.RELAY_CHARGE_DURABILITY ?? '').trim().toLowerCase() === 'ledger' ? 'ledger' : 'journal';
 }
 
-/** Where an installation's charge journal lives: DATA_DIR/journal/<database name>. */
-export function journalDirectory(dataDir: string, databaseUrl: string): string {
+/** Where an installation's charge journal lives: <RELAY_JOURNAL_DIR, default DATA_DIR/journal>/<database name>. */
+export function journalDirectory(config: Pick<AppConfig, 'DATA_DIR' | 'RELAY_JOURNAL_DIR' | 'DATABASE_URL'>): string {
+  const databaseUrl = config.DATABASE_URL;
+  const root = config.RELAY_JOURNAL_DIR?.trim() ? config.RELAY_JOURNAL_DIR : join(config.DATA_DIR, 'journal');
   let database = 'tollgate';
   try {
     database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) || database;
   } catch {
     // not a URL (a socket path?): one folder for the default name
   }
-  return join(resolve(dataDir), 'journal', database.replace(/[^A-Za-z0-9_.-]/g, '_'));
+  return join(resolve(root), database.replace(/[^A-Za-z0-9_.-]/g, '_'));
 }
 
 interface Shipment {
@@ -121,7 +123,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     const owner = await this.ownerLock.acquireOwnership();
     if (roles.includes('api') && this.durability === 'journal') {
       this.journal = new ChargeJournal({
-        dir: journalDirectory(config.DATA_DIR, config.DATABASE_URL),
+        dir: journalDirectory(config),
         owner,
         installation: this.installation(),
         fsync: ['on', 'true', '1'].includes((process.env.RELAY_JOURNAL_FSYNC ?? '').trim().toLowerCase()),
@@ -227,7 +229,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     const lock = this.ownerLock;
     if (!lock || !this.config || this.closed) return 0;
     await lock.ensure();
-    const dir = journalDirectory(this.config.DATA_DIR, this.config.DATABASE_URL);
+    const dir = journalDirectory(this.config);
     let shipped = 0;
     for (const [owner, files] of orphanSegments(dir, lock.owner)) {
       if (!(await lock.tryLock(owner))) continue; // its writer is alive (or another process is recovering it)
