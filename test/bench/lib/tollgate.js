@@ -28,7 +28,11 @@ async function buildTollgate(outDir, log) {
   return main;
 }
 
-/** Drops and re-creates the benchmark database, so every run starts from a fresh ledger (root/123456 is seeded). */
+/**
+ * Drops and re-creates the benchmark database, so every run starts from a fresh ledger (root/123456 is seeded), and
+ * removes the charge journal of that database (DATA_DIR/journal/<name>, or RELAY_JOURNAL_DIR/<name>): segments a
+ * killed run left behind belong to a ledger that no longer exists.
+ */
 async function freshDatabase(databaseUrl) {
   const { Client } = require(path.join(ROOT, 'node_modules', 'pg'));
   const url = new URL(databaseUrl);
@@ -42,6 +46,8 @@ async function freshDatabase(databaseUrl) {
   } finally {
     await client.end();
   }
+  const journalRoot = process.env.RELAY_JOURNAL_DIR || path.join(path.resolve(ROOT, process.env.DATA_DIR || 'data'), 'journal');
+  fs.rmSync(path.join(journalRoot, name.replace(/[^A-Za-z0-9_.-]/g, '_')), { recursive: true, force: true });
 }
 
 /** PIDs of the Postgres backends serving `database` (their CPU is the store's share of a request). */

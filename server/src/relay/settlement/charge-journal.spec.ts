@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChargeRecord, ChargeJournal, orphanSegments, readSegment, segmentFileName } from './charge-journal';
+import { type ChargeRecord, ChargeJournal, orphanSegments, readSegment, readSegmentHeader, segmentFileName } from './charge-journal';
 import { journalDirectory } from './relay-settlement.service';
 
 // The module object itself (an `import * as` namespace would be a copy the journal does not call through).
@@ -109,6 +109,22 @@ describe('ChargeJournal', () => {
     const journal = new ChargeJournal({ dir, owner: '0000abcd', installation: 'db-a#prefix', fsync: false });
     journal.append(record('1'));
     expect(readSegment(join(dir, segmentFileName('0000abcd', 1)), 'db-b#prefix')).toBeNull();
+  });
+
+  it('reads only the header of another installation\'s segment (it is left alone, however large)', () => {
+    const journal = new ChargeJournal({ dir, owner: '0000abcd', installation: 'db-a#prefix', fsync: false });
+    for (let i = 1; i <= 200; i++) journal.append(record(String(i)));
+    const file = join(dir, segmentFileName('0000abcd', 1));
+    expect(readSegmentHeader(file)).toEqual({ journal: 1, owner: '0000abcd', installation: 'db-a#prefix' });
+    const whole = jest.spyOn(fs, 'readFileSync');
+    try {
+      expect(readSegment(file, 'db-b#prefix')).toBeNull();
+      expect(whole).not.toHaveBeenCalled();
+      expect(readSegment(file, 'db-a#prefix')).toHaveLength(200);
+      expect(whole).toHaveBeenCalledTimes(1);
+    } finally {
+      whole.mockRestore();
+    }
   });
 
   it('deletes a sealed segment once every charge in it is in the ledger, and the open one on close', () => {

@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventJson } from '../../ledger/event-json';
 import type { NewEvent } from '../../ledger/event-store.port';
@@ -27,7 +27,7 @@ export interface ChargeRecord {
   settlement: ChargeSettlement;
 }
 
-interface SegmentHeader {
+export interface SegmentHeader {
   journal: 1;
   owner: string;
   /** The installation the charges belong to: only a process of the same one may ship them. */
@@ -219,6 +219,19 @@ export class ChargeJournal {
   }
 }
 
+/** A segment's header line (null: none complete yet), read with one small read. */
+export function readSegmentHeader(file: string): SegmentHeader | null {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(4096);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    const end = buffer.subarray(0, length).indexOf(10);
+    return end < 0 ? null : (JSON.parse(buffer.toString('utf8', 0, end)) as SegmentHeader);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** One journal line: the event's JSON is shared with the ledger append (eventJson), serialised once. */
 function recordLine(record: ChargeRecord): string {
   return `{"s":${JSON.stringify(record.streamId)},"e":${eventJson(record.event)},"a":${JSON.stringify(record.settlement)}}\n`;
@@ -247,12 +260,15 @@ export function orphanSegments(dir: string, liveOwner: string): Map<string, stri
  * belongs to another installation (same folder shared by mistake) and must not be shipped here.
  */
 export function readSegment(file: string, installation: string): ChargeRecord[] | null {
+  // The header first, alone: a segment of another installation is not read further (it may be megabytes).
+  const header = readSegmentHeader(file);
+  if (header !== null && (header.journal !== 1 || header.installation !== installation)) return null;
   const text = readFileSync(file, 'utf8');
   // Split on newlines and drop the last piece: '' after a final newline, or the unfinished line.
   const [first, ...rest] = text.split('\n').slice(0, -1);
   if (first === undefined) return [];
-  const header = JSON.parse(first) as SegmentHeader;
-  if (header.journal !== 1 || header.installation !== installation) return null;
+  const parsedHeader = JSON.parse(first) as SegmentHeader;
+  if (parsedHeader.journal !== 1 || parsedHeader.installation !== installation) return null;
   const records: ChargeRecord[] = [];
   for (const line of rest) {
     if (line === '') continue;

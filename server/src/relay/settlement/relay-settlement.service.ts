@@ -100,6 +100,8 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   /** Leases of 'request' reservations whose charge is journalled and not yet settled by admission. */
   private readonly waitingLeases: WaitingChargeLeases;
   private renewFailures = 0;
+  /** Segments in this folder that belong to another installation (a shared folder): skipped by every later sweep. */
+  private readonly foreignSegments = new Set<string>();
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -235,8 +237,11 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
       if (!(await lock.tryLock(owner))) continue; // its writer is alive (or another process is recovering it)
       try {
         for (const file of files) {
+          if (this.foreignSegments.has(file)) continue;
           const records = readSegment(file, this.installation());
           if (records === null) {
+            // Said once, and never read again by this process (the sweep runs every few seconds).
+            this.foreignSegments.add(file);
             this.logger.warn(`charge journal ${file} belongs to another installation; left alone`);
             continue;
           }

@@ -1,9 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { UpstreamRequest } from '../../upstreams/upstream-adapter';
-import { isBodyTimeout, UpstreamHttpClient, UpstreamTransportError } from './upstream-http-client';
+import { isBodyTimeout, UpstreamHttpClient, upstreamKeepAliveMs, UpstreamTransportError } from './upstream-http-client';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: Buffer) => void;
+
+describe('upstreamKeepAliveMs', () => {
+  it('is 20 s unless UPSTREAM_KEEPALIVE_MS names at least one second', () => {
+    expect(upstreamKeepAliveMs({})).toBe(20_000);
+    expect(upstreamKeepAliveMs({ UPSTREAM_KEEPALIVE_MS: '60000' })).toBe(60_000);
+    expect(upstreamKeepAliveMs({ UPSTREAM_KEEPALIVE_MS: '10' })).toBe(20_000);
+    expect(upstreamKeepAliveMs({ UPSTREAM_KEEPALIVE_MS: 'soon' })).toBe(20_000);
+  });
+});
 
 describe('UpstreamHttpClient (undici dispatch)', () => {
   let server: Server;

@@ -210,6 +210,11 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 }
 
+export function upstreamKeepAliveMs(env: Record<string, string | undefined> = process.env): number {
+  const value = Number(env.UPSTREAM_KEEPALIVE_MS);
+  return env.UPSTREAM_KEEPALIVE_MS !== undefined && env.UPSTREAM_KEEPALIVE_MS !== '' && Number.isFinite(value) && value >= 1000 ? Math.trunc(value) : 20_000;
+}
+
 /**
  * Pooled keep-alive HTTP/1.1 to upstreams (undici: one pool per origin inside one Agent). Streams are read
  * chunk by chunk as they arrive, with back-pressure when the relay stops reading.
@@ -217,8 +222,11 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
 @Injectable()
 export class UpstreamHttpClient implements OnModuleDestroy {
   private readonly agent = new Agent({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 300_000,
+    // An idle upstream socket is closed after UPSTREAM_KEEPALIVE_MS (default 20 s), however long the upstream's
+    // Keep-Alive header offers: after a burst of 1,000 streams, 1,000 idle sockets held ~50 MB for the minute
+    // Node-style upstreams offer. A busy relay keeps its sockets busy; a quiet one pays a new connection.
+    keepAliveTimeout: upstreamKeepAliveMs(),
+    keepAliveMaxTimeout: upstreamKeepAliveMs(),
     // Per origin. Model answers are long-lived streams: a small cap queues whole requests behind each other
     // (1,000 concurrent streams to one provider need 1,000 sockets). UPSTREAM_MAX_CONNECTIONS, default 4096.
     connections: Number(process.env.UPSTREAM_MAX_CONNECTIONS ?? 4096),
