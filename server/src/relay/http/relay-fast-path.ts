@@ -4,7 +4,6 @@ import { performance } from 'node:perf_hooks';
 import type { HttpMetrics } from '../../modules/metrics/http-metrics';
 import type { RelayMode } from '../../upstreams/upstream-adapter';
 import type { RelayPipelineService } from '../pipeline/relay-pipeline.service';
-import { relayModeOf } from '../pipeline/relay-request';
 import { RelayError } from '../relay-error';
 import { RELAY_POST_ROUTES, relayHttpRequest, sendRelayError, splitUrl } from './relay-routes';
 
@@ -99,7 +98,7 @@ export class RelayFastPath {
         return;
       }
       const input = relayHttpRequest(requestId, request.url ?? route.path, request.headers, this.clientIp(request), response, body);
-      this.options.pipeline.handle(input, response, relayModeOf(route.path) ?? route.mode).catch((failure: unknown) => {
+      this.options.pipeline.handle(input, response, route.mode).catch((failure: unknown) => {
         // handle() answers every error itself; this is the last resort if answering failed too.
         response.destroy(failure instanceof Error ? failure : new Error(String(failure)));
       });

@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } 
 import { type AdmittedBy, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { LeaseRenewer } from '../leases/lease-renewer';
 import type { QuotaConsumedData } from './quota-consumed.event';
+import { quotaConsumedFixture } from '../../../../test/support/quota-consumed-fixture';
 import { quotaConsumedEventId, RelaySettlementService } from './relay-settlement.service';
 
 jest.setTimeout(60_000);
@@ -21,35 +22,7 @@ jest.setTimeout(60_000);
 const LEASE = 600;
 
 function charge(requestId: string, userId: number, quota: number): QuotaConsumedData {
-  return {
-    requestId,
-    userId,
-    username: `u${userId}`,
-    tokenId: 0,
-    tokenName: 't',
-    group: 'default',
-    modelName: 'gpt-3.5-turbo',
-    upstreamModel: 'gpt-3.5-turbo',
-    channelId: 1,
-    channelName: 'c',
-    channelPath: [1],
-    relayMode: 'chat',
-    promptTokens: 12,
-    completionTokens: 7,
-    cachedTokens: 0,
-    modelRatio: 0.25,
-    completionRatio: 3,
-    groupRatio: 1,
-    modelPrice: -1,
-    quota,
-    tokenUnlimited: true,
-    isStream: false,
-    useTimeSeconds: 0,
-    firstTokenMs: 0,
-    content: '',
-    other: {},
-    createdAt: Math.floor(Date.now() / 1000),
-  } as unknown as QuotaConsumedData;
+  return quotaConsumedFixture(requestId, userId, { quota });
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

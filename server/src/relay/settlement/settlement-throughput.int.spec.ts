@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } 
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
 import { DEFAULT_GROUP_COMMIT, type GroupCommitOptions } from './group-commit';
 import type { QuotaConsumedData } from './quota-consumed.event';
+import { quotaConsumedFixture } from '../../../../test/support/quota-consumed-fixture';
 import { quotaConsumedEventId, RelaySettlementService } from './relay-settlement.service';
 
 jest.setTimeout(120_000);
@@ -18,35 +19,7 @@ const PER_WORKER = 30;
 const USERS = 10;
 
 function charge(requestId: string, userId: number): QuotaConsumedData {
-  return {
-    requestId,
-    userId,
-    username: `u${userId}`,
-    tokenId: userId * 10,
-    tokenName: 't',
-    group: 'default',
-    modelName: 'gpt-3.5-turbo',
-    upstreamModel: 'gpt-3.5-turbo',
-    channelId: 1,
-    channelName: 'c',
-    channelPath: [1],
-    relayMode: 'chat',
-    promptTokens: 12,
-    completionTokens: 7,
-    cachedTokens: 0,
-    modelRatio: 0.25,
-    completionRatio: 3,
-    groupRatio: 1,
-    modelPrice: -1,
-    quota: 8,
-    tokenUnlimited: false,
-    isStream: false,
-    useTimeSeconds: 0,
-    firstTokenMs: 0,
-    content: '',
-    other: {},
-    createdAt: Math.floor(Date.now() / 1000),
-  } as unknown as QuotaConsumedData;
+  return quotaConsumedFixture(requestId, userId, { tokenId: userId * 10, tokenUnlimited: false });
 }
 
 /**

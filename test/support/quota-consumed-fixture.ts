@@ -1,0 +1,35 @@
+import type { QuotaConsumedData } from '../../server/src/relay/settlement/quota-consumed.event';
+
+/** A relay charge as the pipeline builds it (a gpt-3.5-turbo chat, 12 + 7 tokens), for the settlement specs. */
+export function quotaConsumedFixture(requestId: string, userId: number, overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {
+  return {
+    requestId,
+    userId,
+    username: `u${userId}`,
+    tokenId: 0,
+    tokenName: 't',
+    group: 'default',
+    modelName: 'gpt-3.5-turbo',
+    upstreamModel: 'gpt-3.5-turbo',
+    channelId: 1,
+    channelName: 'c',
+    channelPath: [1],
+    relayMode: 'chat',
+    promptTokens: 12,
+    completionTokens: 7,
+    cachedTokens: 0,
+    modelRatio: 0.25,
+    completionRatio: 3,
+    groupRatio: 1,
+    modelPrice: -1,
+    quota: 8,
+    tokenUnlimited: true,
+    isStream: false,
+    useTimeSeconds: 0,
+    firstTokenMs: 0,
+    content: '',
+    other: {},
+    createdAt: Math.floor(Date.now() / 1000),
+    ...overrides,
+  } as unknown as QuotaConsumedData;
+}
