@@ -188,7 +188,8 @@ let projector = null;
  */
 async function startTollgate(nodeArgs = [], logName = 'tollgate') {
   const port = await proc.freePort();
-  const service = await tollgate.startTollgate({ main: tollgateMain, port, env: tollgateEnv(), nodeArgs, logFile: path.join(LOGS, `${logName}.log`) });
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const service = await tollgate.startTollgate({ main: tollgateMain, port, env: tollgateEnv(), nodeArgs: [...extra, ...nodeArgs], logFile: path.join(LOGS, `${logName}.log`) });
   service.port = port;
   if (!projector || projector.child.exitCode !== null || projector.child.signalCode !== null) {
     projector = await tollgate.startProjector({ main: tollgateMain, env: tollgateEnv(), logFile: path.join(LOGS, 'tollgate-projector.log'), databaseUrl: opt.databaseUrl });

@@ -71,8 +71,7 @@ describe('admission bases follow the account balances', () => {
       requestId: 'req-base-1', userId: user.id, tokenId, tokenName: 'k', group: 'default', modelName: 'm', upstreamModel: 'm',
       channelId: 1, channelName: 'c', channelPath: [1], relayMode: 'chat', promptTokens: 1, completionTokens: 1, cachedTokens: 0,
       modelRatio: 1, completionRatio: 1, groupRatio: 1, modelPrice: -1, quota: 300, tokenUnlimited: false, isStream: false,
-      useTimeSeconds: 1, firstTokenMs: 0, content: '', other: {}, createdAt: Math.floor(Date.now() / 1000), username: 'tokbase',
-      quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 },
+      useTimeSeconds: 1, firstTokenMs: 0, createdAt: Math.floor(Date.now() / 1000), username: 'tokbase',
     };
     await eventStore(target).appendToStream(accountStream(user.id), [
       newEvent(QUOTA_CONSUMED, data as unknown as Record<string, unknown>, {

@@ -17,7 +17,6 @@ describe('log API (/api/log)', () => {
   let alice: Caller;
   let bob: Caller;
   const now = Math.floor(Date.now() / 1000);
-  const display = { inCurrency: true, quotaPerUnit: 500000 };
 
   interface Charge {
     requestId: string;
@@ -59,11 +58,8 @@ describe('log API (/api/log)', () => {
       isStream: charge.stream ?? false,
       useTimeSeconds: 2,
       firstTokenMs: charge.stream ? 300 : 0,
-      content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00',
-      other: {},
       createdAt: charge.at,
       username: charge.user.username,
-      quotaDisplay: display,
     };
   }
 

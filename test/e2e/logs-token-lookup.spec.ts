@@ -45,11 +45,8 @@ describe('GET /api/log/token (lookup by key)', () => {
       isStream: false,
       useTimeSeconds: 1,
       firstTokenMs: 0,
-      content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00',
-      other: {},
       createdAt: at,
       username: alice.username,
-      quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 },
     };
     await eventStore(target).appendToStream(
       accountStream(alice.id),

@@ -27,9 +27,7 @@ export function quotaConsumedFixture(requestId: string, userId: number, override
     isStream: false,
     useTimeSeconds: 0,
     firstTokenMs: 0,
-    content: '',
-    other: {},
     createdAt: Math.floor(Date.now() / 1000),
     ...overrides,
-  } as unknown as QuotaConsumedData;
+  };
 }

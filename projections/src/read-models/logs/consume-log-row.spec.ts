@@ -1,5 +1,5 @@
 import type { QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
-import { consumeLogOther, consumeLogRow } from './consume-log-row';
+import { consumeLogContent, consumeLogOther, consumeLogRow } from './consume-log-row';
 
 function consumed(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {
   return {
@@ -26,11 +26,8 @@ function consumed(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData
     isStream: true,
     useTimeSeconds: 3,
     firstTokenMs: 420,
-    content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00',
-    other: {},
     createdAt: 1_732_400_000,
     username: 'alice',
-    quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 },
     ...overrides,
   };
 }
@@ -109,6 +106,20 @@ describe('consumeLogRow', () => {
   it('refuses an event whose charge is not a safe integer (the projection must not invent one)', () => {
     expect(() => consumeLogRow(7, consumed({ quota: 1.5 }), ledgerTime)).toThrow(/quota/);
     expect(() => consumeLogRow(7, { ...consumed(), quota: undefined as unknown as number }, ledgerTime)).toThrow(/quota/);
+  });
+
+  it('derives the wording from the prices and counts, as the relay wrote it into older events', () => {
+    expect(consumeLogContent(consumed())).toBe('模型倍率 0.07，补全倍率 4.00，分组倍率 1.00');
+    expect(consumeLogContent(consumed({ modelPrice: 0.04, modelRatio: 0, groupRatio: 1.5 }))).toBe('模型价格 0.04，分组倍率 1.50');
+    expect(consumeLogContent(consumed({ promptTokens: 0, completionTokens: 0 }))).toBe('模型倍率 0.07，补全倍率 4.00，分组倍率 1.00（可能是上游超时）');
+  });
+
+  it("keeps an event's own wording: an image's size and quality, and every event written before it was derived", () => {
+    const image = '模型价格 0.04，分组倍率 1.00 , 大小 1024x1024, 品质 standard';
+    expect(consumeLogRow(7, consumed({ content: image, modelPrice: 0.04, modelRatio: 0 }), ledgerTime).content).toBe(image);
+    // An older event: wording, other and quotaDisplay stored in it; the row is the one it always gave.
+    const older = { ...consumed(), content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00', other: {}, quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 } };
+    expect(consumeLogRow(7, older, ledgerTime)).toEqual(consumeLogRow(7, consumed(), ledgerTime));
   });
 
   it('is deterministic: the same event gives the same row', () => {

@@ -1,3 +1,4 @@
+import { consumeContent } from '../../../../server/src/relay/pricing/relay-pricing';
 import type { QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
 import { chargedQuota } from '../account-balances/quota-consumed-fold';
 import { LogType } from './log.entity';
@@ -87,6 +88,26 @@ export function consumeLogOther(data: Partial<QuotaConsumedData>): string {
 }
 
 /**
+ * The row's human line (relay-behaviour.md §4.5): the event's own `content` when it has one (an image generation's
+ * size and quality; every event written before the wording moved here), else derived from its prices and counts
+ * exactly as the relay wrote it before: "模型倍率 0.07，补全倍率 4.00，分组倍率 1.00", or "模型价格 …" for a model with
+ * a fixed price, with "（可能是上游超时）" when no token was counted.
+ */
+export function consumeLogContent(data: Partial<QuotaConsumedData>): string {
+  if (typeof data.content === 'string') return text(data.content);
+  return consumeContent(
+    {
+      modelPrice: ratio(data.modelPrice, -1),
+      modelRatio: ratio(data.modelRatio, 0),
+      completionRatio: ratio(data.completionRatio, 1),
+      groupRatio: ratio(data.groupRatio, 1),
+    },
+    { promptTokens: count(data.promptTokens), completionTokens: count(data.completionTokens) },
+    false,
+  );
+}
+
+/**
  * The type 2 row of one QuotaConsumed (reference §9.1 / relay §4.5). Everything comes from the event (the
  * username recorded when it happened, the admission time as `created_at`, falling back to the ledger time), so a
  * replay writes the same row. The logged model is the one the client asked for (the later reference's choice;
@@ -99,7 +120,7 @@ export function consumeLogRow(userId: number, data: Partial<QuotaConsumedData>, 
     userId,
     createdAt,
     type: LogType.Consume,
-    content: text(data.content),
+    content: consumeLogContent(data),
     username: text(data.username, WIDTH.username),
     tokenName: text(data.tokenName, WIDTH.tokenName),
     modelName: text(data.modelName, WIDTH.modelName),

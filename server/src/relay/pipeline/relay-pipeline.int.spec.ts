@@ -189,7 +189,8 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
 
     const logged = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
     const loggedId = logged.headers.get('x-oneapi-request-id')!;
-    expect((await charges(loggedId))[0].data).toMatchObject({ logConsume: true });
+    // On (the default) the key is left out of the charge: absent reads as true.
+    expect((await charges(loggedId))[0].data).not.toHaveProperty('logConsume');
     expect(await logRowOf(loggedId)).toEqual([{ type: 2 }]);
   });
 
@@ -201,6 +202,28 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
     const rows = await charges(response.headers.get('x-oneapi-request-id')!);
     expect(rows).toHaveLength(1);
     expect(rows[0].data).toMatchObject({ channelId: 2, channelPath: [1, 2] });
+  });
+
+  it('records facts in the charge, and the log row gets the wording and other JSON the reference shows', async () => {
+    const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    const requestId = response.headers.get('x-oneapi-request-id')!;
+    const [{ data }] = await charges(requestId);
+    for (const rendered of ['content', 'other', 'quotaDisplay']) expect(data).not.toHaveProperty(rendered);
+    await projected(target);
+    const [row] = await dataSource(target).query(
+      `SELECT l.content, l.other FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
+      [requestId],
+    );
+    expect(row.content).toBe('模型倍率 0.25，补全倍率 3.00，分组倍率 1.00');
+    expect(JSON.parse(row.other)).toEqual({
+      admin_info: { use_channel: [String(data.channelId)] },
+      cache_tokens: 0,
+      completion_ratio: 3,
+      frt: -1000,
+      group_ratio: 1,
+      model_price: -1,
+      model_ratio: 0.25,
+    });
   });
 
   it('answers the last upstream error (not 获取重试渠道失败) when every attempt fails, releasing the reservation', async () => {

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OptionsService } from '../../modules/options/options.service';
-import { type QuotaDisplay, quotaDisplayFromOptions } from '../../modules/accounts/quota-display';
 import type {
   ClientHeaders,
   InlineMedia,
@@ -115,7 +114,6 @@ interface RelayContext {
   settled: boolean;
   channelPath: number[];
   promptTokensMemo: Map<string, number>;
-  display: QuotaDisplay;
   /** Remote images fetched once for adapters with `needsRemoteMedia` (null: not fetched yet). */
   media: Map<string, InlineMedia> | null;
 }
@@ -222,7 +220,6 @@ export class RelayPipelineService {
       settled: false,
       channelPath: [],
       promptTokensMemo: new Map(),
-      display: quotaDisplayFromOptions(this.options),
       media: null,
     };
   }
@@ -671,26 +668,22 @@ export class RelayPipelineService {
     const { caller, tables } = context;
     let pricing: ModelPricing;
     let quota: number;
+    // The log wording is derived from the ratios by the logs projection; only an image's size and quality are not.
+    let content: string | undefined;
     if (context.mode === 'images-generations') {
       const image = priceImageRequest(tables, context.body, upstreamModel, caller.group);
       pricing = { modelPrice: image.imageRatio, modelRatio: 0, completionRatio: 0, groupRatio: image.groupRatio };
       quota = image.quota;
+      content = `${consumeContent(pricing, usage, false)} , 大小 ${image.size}, 品质 ${image.quality}`;
     } else {
       pricing = pricingFor(tables, upstreamModel, caller.group);
       quota = finalQuota(tables, pricing, usage);
     }
     const now = Date.now();
-    const frt = firstTokenMs ?? -1000;
-    let content = consumeContent(pricing, usage, false);
-    if (context.mode === 'images-generations') {
-      const image = priceImageRequest(tables, context.body, upstreamModel, caller.group);
-      content += ` , 大小 ${image.size}, 品质 ${image.quality}`;
-    }
     const data: QuotaConsumedData = {
       requestId: context.request.requestId,
       userId: caller.user.id,
       username: caller.user.username,
-      quotaDisplay: context.display,
       tokenId: caller.token.id,
       tokenName: caller.token.name,
       group: caller.group,
@@ -712,19 +705,10 @@ export class RelayPipelineService {
       isStream: context.isStream,
       useTimeSeconds: Math.floor((now - context.startedAt) / 1000),
       firstTokenMs: firstTokenMs ?? 0,
-      content,
-      other: {
-        model_ratio: pricing.modelRatio,
-        group_ratio: pricing.groupRatio,
-        completion_ratio: pricing.completionRatio,
-        model_price: pricing.modelPrice,
-        frt,
-        cache_tokens: usage.cachedTokens,
-        admin_info: { use_channel: context.channelPath.map(String) },
-      },
       createdAt: Math.floor(context.startedAt / 1000),
-      logConsume: this.options.getBool('LogConsumeEnabled'),
     };
+    if (content !== undefined) data.content = content;
+    if (!this.options.getBool('LogConsumeEnabled')) data.logConsume = false;
     try {
       await this.settlement.settle({
         data,
