@@ -21,7 +21,8 @@
  *   --keep-db            leave the tollgate_bench database in place at the end
  *
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/tollgate_bench; dropped and
- * re-created each run), BENCH_REDIS_URL (default redis://127.0.0.1:6379). Everything it installs goes into
+ * re-created each run), BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_NODE_ARGS (extra node flags for
+ * the gateway process, e.g. "--max-semi-space-size=32"; other variables pass through to Tollgate as they are). Everything it installs goes into
  * test/bench/.work/ (git-ignored): Portkey 1.15.2 with @hono/node-server pinned to 1.14.2, the build, logs, results.
  */
 const fs = require('node:fs');

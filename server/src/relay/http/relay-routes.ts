@@ -7,6 +7,7 @@ import { relayModeOf } from '../pipeline/relay-request';
 import type { RelayHttpRequest, RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { RelayError } from '../relay-error';
 import type { RelayModelsService } from './relay-models.service';
+import { ClientGoneSignal } from './client-gone-signal';
 
 /** The relay's POST routes and their modes (reference §1); `/pg/chat/completions` is below (session auth). */
 export const RELAY_POST_ROUTES: ReadonlyArray<readonly [string, RelayMode]> = [
@@ -61,11 +62,11 @@ export function relayHttpRequest(
   // Routes ignore a trailing slash (ignoreTrailingSlash); the pipeline and the upstream get the canonical path.
   const path = split.path.length > 1 && split.path.endsWith('/') ? split.path.slice(0, -1) : split.path;
   const query = split.query;
-  const controller = new AbortController();
+  const signal = new ClientGoneSignal();
   response.once('close', () => {
-    if (!response.writableFinished) controller.abort();
+    if (!response.writableFinished) signal.abort();
   });
-  return { requestId, path, query, headers, rawBody, clientIp, signal: controller.signal };
+  return { requestId, path, query, headers, rawBody, clientIp, signal };
 }
 
 function fromFastify(request: FastifyRequest, response: ServerResponse, rawBody: Buffer | null): RelayHttpRequest {

@@ -19,6 +19,7 @@ import type {
 import { UpstreamLocalError } from '../../upstreams/upstream-errors';
 import { createUpstreamRegistry, type UpstreamRegistry } from '../../upstreams/upstream-registry';
 import { type AdmittedBy, LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
+import type { RelaySignal } from '../http/client-gone-signal';
 import { LeaseRenewer } from '../leases/lease-renewer';
 import { priceImageRequest } from '../pricing/image-pricing';
 import { PricingService } from '../pricing/pricing.service';
@@ -63,7 +64,7 @@ export interface RelayHttpRequest {
   rawBody: Buffer | null;
   clientIp: string;
   /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  signal: RelaySignal;
 }
 
 /** The playground (`/pg/chat/completions`): a session user instead of a token. */

@@ -3,6 +3,7 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import type { InlineMedia, JsonObject } from '../../upstreams/upstream-adapter';
 import { RelayError } from '../relay-error';
+import type { RelaySignal } from '../http/client-gone-signal';
 
 /** Reference §6.4: at most 16 images per message go to Gemini; later image parts of a message are dropped. */
 export const MAX_IMAGES_PER_MESSAGE = 16;
@@ -12,7 +13,7 @@ export const MEDIA_MAX_BYTES = 20 * 1024 * 1024;
 export interface RemoteMediaOptions {
   timeoutMs?: number;
   maxBytes?: number;
-  signal?: AbortSignal;
+  signal?: RelaySignal;
   /**
    * Fetch from loopback, private, link-local and other internal addresses too. Off by default: a client must not
    * make the gateway read its own network (SSRF) and hand the bytes to a model. RELAY_MEDIA_ALLOW_PRIVATE=true.

@@ -1,13 +1,14 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import type { UpstreamRequest } from '../../upstreams/upstream-adapter';
+import type { RelaySignal } from '../http/client-gone-signal';
 
 export interface UpstreamCallOptions {
   /** Total time allowed for the answer headers (RELAY_TIMEOUT; 0: none). */
   headersTimeoutMs: number;
   /** Longest silence between body chunks (STREAMING_TIMEOUT). */
   bodyTimeoutMs: number;
-  signal?: AbortSignal;
+  signal?: RelaySignal;
 }
 
 export interface UpstreamAnswerBody extends AsyncIterable<Buffer> {
@@ -156,7 +157,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   constructor(
     private readonly resolve: (answer: UpstreamAnswer) => void,
     private readonly reject: (error: unknown) => void,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: RelaySignal | undefined,
   ) {
     if (signal) {
       if (signal.aborted) this.abortedBefore = new undiciErrors.RequestAbortedError();
