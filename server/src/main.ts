@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { loadRuntimeConfig } from './bootstrap-config';
 import { parseRoles } from './config/app-config';
+import { startIdleHeapCollector } from './config/idle-heap-collector';
 import { backgroundNice, lowerProcessPriority } from './config/process-priority';
 import { createHttpApp, nestLogLevels } from './http-app';
 
@@ -34,7 +35,10 @@ async function main(): Promise<void> {
     await context.init();
     app = context;
   }
+  // Memory a burst left behind goes back once the process is quiet (IDLE_GC; config/idle-heap-collector.ts).
+  const collector = startIdleHeapCollector();
   const shutdown = async () => {
+    collector?.stop();
     await app.close();
     await stop();
     process.exit(0);

@@ -14,6 +14,8 @@
  *   --streams            the slow-stream mode instead: 1,000 paced streams held through Tollgate, RSS before/during/after
  *     --stream-count N   (default 1000)   --chunk-ms N (default 100)   --stream-seconds S (default 20)
  *     --settle S         seconds to wait after the streams for GC before reading RSS again (default 30)
+ *     --waves N          bursts of streams one after the other, each followed by the settle (default 1); the
+ *                        targets judge the first, later ones show whether memory is retained or leaked
  *     --target NAME      tollgate (default) or portkey
  *   --serve              start the fake upstream, Tollgate (api,worker + projector) and set them up, print the URL, the
  *                        key and a wrk command, then keep running until Ctrl-C (to probe or profile by hand)
@@ -54,6 +56,7 @@ const opt = {
   chunkMs: Number(flags['chunk-ms'] ?? 100),
   streamSeconds: Number(flags['stream-seconds'] ?? 20),
   settle: Number(flags.settle ?? (quick ? 10 : 30)),
+  waves: Math.max(1, Number(flags.waves ?? 1)),
   streamTarget: String(flags.target ?? 'tollgate'),
   databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tollgate_bench',
   redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -472,38 +475,57 @@ async function streamsMode() {
   const before = median([sampleRss(), (await proc.sleep(1000), sampleRss()), (await proc.sleep(1000), sampleRss())]);
   log(`- RSS before: ${report.fmt(before, 1)} MB; opening ${opt.streamCount} concurrent streams`);
 
-  const hold = client.holdStreams(url, headers, opt.streamCount, { timeoutMs: (opt.streamSeconds + 120) * 1000 });
-  let peak = before;
+  // Each wave: opt.streamCount streams at once, then opt.settle seconds idle. A second wave tells retention (the
+  // process keeps what the first wave made it grow to, and reuses it) from a leak (it grows again by as much).
+  const waves = [];
   const started = Date.now();
-  let finished = false;
-  hold.done.then(() => (finished = true));
-  while (!finished) {
-    await proc.sleep(1000);
-    const mb = sampleRss();
-    samples.push({ s: (Date.now() - started) / 1000, mb, open: hold.state.open });
-    if (mb > peak) peak = mb;
-    const second = Math.round((Date.now() - started) / 1000);
-    if (second % 5 === 0) log(`    t=${String(second).padStart(3)} s  open ${String(hold.state.open).padStart(5)}  done ${hold.state.done}  failed ${hold.state.failed}  RSS ${report.fmt(mb, 1)} MB`);
+  let state;
+  for (let wave = 1; wave <= opt.waves; wave++) {
+    if (opt.waves > 1) log(`- wave ${wave} of ${opt.waves}`);
+    const hold = client.holdStreams(url, headers, opt.streamCount, { timeoutMs: (opt.streamSeconds + 120) * 1000 });
+    let peak = wave === 1 ? before : waves[wave - 2].after;
+    let finished = false;
+    hold.done.then(() => (finished = true));
+    while (!finished) {
+      await proc.sleep(1000);
+      const mb = sampleRss();
+      samples.push({ wave, s: (Date.now() - started) / 1000, mb, open: hold.state.open });
+      if (mb > peak) peak = mb;
+      const second = Math.round((Date.now() - started) / 1000);
+      if (second % 5 === 0) log(`    t=${String(second).padStart(3)} s  open ${String(hold.state.open).padStart(5)}  done ${hold.state.done}  failed ${hold.state.failed}  RSS ${report.fmt(mb, 1)} MB`);
+    }
+    state = await hold.done;
+    log(`- all streams ended after ${report.fmt(state.seconds, 1)} s: ${state.done} completed, ${state.failed} failed${state.lastError ? ` (last: ${state.lastError.slice(0, 200)})` : ''}; at most ${state.maxOpen} open at once`);
+    log(`  first byte: p50 ${report.fmt(median(state.firstByteMs), 1)} ms, max ${report.fmt(Math.max(...state.firstByteMs), 1)} ms`);
+    log(`- settling ${opt.settle} s for GC`);
+    for (let waited = 0; waited < opt.settle; waited += 1) {
+      await proc.sleep(1000);
+      samples.push({ wave, s: (Date.now() - started) / 1000, mb: sampleRss(), open: 0 });
+    }
+    waves.push({ wave, peak, after: sampleRss(), failed: state.failed, maxOpen: state.maxOpen });
   }
-  const state = await hold.done;
-  log(`- all streams ended after ${report.fmt(state.seconds, 1)} s: ${state.done} completed, ${state.failed} failed${state.lastError ? ` (last: ${state.lastError.slice(0, 200)})` : ''}; at most ${state.maxOpen} open at once`);
-  log(`  first byte: p50 ${report.fmt(median(state.firstByteMs), 1)} ms, max ${report.fmt(Math.max(...state.firstByteMs), 1)} ms`);
-  log(`- settling ${opt.settle} s for GC`);
-  for (let waited = 0; waited < opt.settle; waited += 1) {
-    await proc.sleep(1000);
-    samples.push({ s: (Date.now() - started) / 1000, mb: sampleRss(), open: 0 });
-  }
-  const after = sampleRss();
+  // The targets judge the first wave (growth from the baseline, and how far it came back); later waves are printed.
+  const { peak, after } = waves[0];
   log('');
-  log(report.table(['RSS', 'MB'], [['before', report.fmt(before, 1)], ['peak during', report.fmt(peak, 1)], ['after settle', report.fmt(after, 1)]]));
+  const rows = [['before', report.fmt(before, 1)]];
+  for (const w of waves) {
+    const label = opt.waves > 1 ? ` (wave ${w.wave})` : '';
+    rows.push([`peak during${label}`, report.fmt(w.peak, 1)], [`after settle${label}`, report.fmt(w.after, 1)]);
+  }
+  log(report.table(['RSS', 'MB'], rows));
+  if (opt.waves > 1) {
+    const last = waves[waves.length - 1];
+    log(`  after the last wave vs after the first: ${last.after - after >= 0 ? '+' : ''}${report.fmt(last.after - after, 1)} MB over ${opt.waves - 1} more wave(s)`);
+  }
   log('');
   log(`Targets (issue 3 §5), ${target.name}:`);
-  const checks = report.checkStreamTargets({ before, peak, after, failed: state.failed, count: opt.streamCount, maxOpen: state.maxOpen });
+  const failed = waves.reduce((sum, w) => sum + w.failed, 0);
+  const checks = report.checkStreamTargets({ before, peak, after, failed, count: opt.streamCount, maxOpen: Math.min(...waves.map((w) => w.maxOpen)) });
   for (const line of report.targetLines(checks)) log(line);
   const out = path.join(WORK, 'results', `streams-${stamp()}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const { firstByteMs, ...counts } = state;
-  fs.writeFileSync(out, JSON.stringify({ options: opt, target: target.name, before, peak, after, counts, checks, samples }, null, 2));
+  fs.writeFileSync(out, JSON.stringify({ options: opt, target: target.name, before, peak, after, waves, counts, checks, samples }, null, 2));
   log('');
   log(`raw figures: ${path.relative(ROOT, out)}`);
 }
