@@ -232,4 +232,58 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     await admission.sweepExpired();
     expect((await admission.available(userId)).user).toBe(1_000_000 - 60);
   });
+  it("a dead gateway's journalled charge: held through a failing recovery, then shipped and settled once", async () => {
+    const userId = 41;
+    const requestId = 'user-41-req';
+    const dead = await gateway(false);
+    await setProjected(userId, 1000);
+
+    const reserved = await dead.admission.reserve({ requestId, userId, tokenId: null, amount: 100, leaseMs: LEASE });
+    expect(reserved).toMatchObject({ ok: true, reservation: { id: requestId, kind: 'request' } });
+    failing = true;
+    await dead.settlement.settle({
+      data: charge(requestId, userId, 60),
+      userRole: 1,
+      clientIp: '127.0.0.1',
+      reservedTokenId: null,
+      reservation: (reserved as { reservation: AdmittedBy }).reservation,
+    });
+    // The gateway stops with the charge unshipped (as after a kill: its journal stays, its owner lock is free, nothing
+    // renews its leases any more).
+    await dead.settlement.onModuleDestroy();
+    await dead.admission.onModuleDestroy();
+
+    // A worker (lease sweeper + journal recovery) sweeps through three leases of outage, as LeaseSweeper.sweep does:
+    // recovery first (it fails: appends are refused), then the expiry pass. The reservation must stay held.
+    const worker = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks: false, leaseMs: LEASE });
+    const config = { roles: ['worker'], DATA_DIR: journalDir, DATABASE_URL: database.url, REDIS_PREFIX: keys.prefix } as unknown as AppConfig;
+    const recovery = new RelaySettlementService(outageStore(), worker, config);
+    await recovery.onModuleInit();
+    closers.push(() => recovery.onModuleDestroy(), () => worker.onModuleDestroy());
+    const seen = new Set<number>();
+    const started = Date.now();
+    let failedRecoveries = 0;
+    while (Date.now() - started < 3 * LEASE) {
+      await recovery.recoverOrphans().catch(() => failedRecoveries++);
+      await worker.sweepExpired();
+      seen.add((await worker.available(userId)).user);
+      await pause(LEASE / 4);
+    }
+    expect(failedRecoveries).toBeGreaterThan(2);
+    expect([...seen]).toEqual([900]);
+    expect(await reservations(userId)).toEqual({ [requestId]: '100' });
+    expect(await charged(userId, requestId)).toEqual([]);
+
+    // The ledger is back: the next recovery ships the charge once and admission settles the reservation.
+    failing = false;
+    expect(await recovery.recoverOrphans()).toBe(1);
+    await eventually(async () => Object.keys(await reservations(userId)).length === 0);
+    const events = await charged(userId, requestId);
+    expect(events).toEqual([{ id: quotaConsumedEventId(requestId), position: expect.any(Number) }]);
+    expect(await settledEntries(userId)).toEqual([`${requestId}:60`, String(events[0].position)]);
+    expect((await worker.available(userId)).user).toBe(940);
+    await pause(LEASE + 50);
+    expect(await worker.sweepExpired()).toBe(0);
+    expect((await worker.available(userId)).user).toBe(940);
+  });
 });

@@ -245,6 +245,21 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
             this.logger.warn(`charge journal ${file} belongs to another installation; left alone`);
             continue;
           }
+          // The dead writer no longer renews the leases of its unshipped charges, so every recovery attempt does, before
+          // its appends: if they fail (the ledger refuses appends while the projections, which only read, carry on),
+          // the reservations stay held until a later sweep ships the charges, instead of this sweep's expiry pass
+          // freeing them while the charges wait. One renewal per sweep (RELAY_LEASE_SWEEP_MS, 5 s) is well inside a
+          // lease (RELAY_LEASE_MS, 60 s); if no process sweeps any more, the leases run out as they should. Renewal
+          // only touches leases that still exist: a reservation already settled or expired is left alone. A quota
+          // block's lease (its charges' reservation) is renewed the same way: the dead process no longer renews it, and
+          // the block counts the unshipped charges as used.
+          const byUser = new Map<number, Set<string>>();
+          for (const { settlement } of records) {
+            const ids = byUser.get(settlement.userId);
+            if (ids) ids.add(settlement.reservation);
+            else byUser.set(settlement.userId, new Set([settlement.reservation]));
+          }
+          for (const [userId, ids] of byUser) await this.renewWaiting(userId, [...ids]);
           const results = await Promise.all(
             records.map((record) => this.appender.append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' })),
           );
