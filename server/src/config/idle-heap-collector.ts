@@ -13,8 +13,8 @@ import { runInNewContext } from 'node:vm';
  * So: every `intervalMs` the collector looks at the event loop's utilisation over the interval. Once the process has
  * been quiet (utilisation under `idleUtilization`) for `idleIntervals` intervals in a row and its heap has grown by
  * at least `minGrowthBytes` since the last collection, it runs one full collection, at most once per quiet period
- * (it waits for a busy interval again) and never more often than every `minSpacingMs`. A busy process is never
- * touched. IDLE_GC=off turns it off; IDLE_GC_MIN_GROWTH_MB (default 32) sets the growth that is worth a collection.
+ * (it waits for a busy interval again) and never more often than every `minSpacingMs` (30 s). A busy process is
+ * never touched. IDLE_GC=off turns it off; IDLE_GC_MIN_GROWTH_MB (default 32) sets the growth that is worth a collection.
  */
 export interface IdleHeapCollectorOptions {
   intervalMs: number;
@@ -39,7 +39,7 @@ export const DEFAULT_IDLE_HEAP_COLLECTOR: IdleHeapCollectorOptions = {
   idleIntervals: 2,
   idleUtilization: 0.02,
   minGrowthBytes: 32 * 1024 * 1024,
-  minSpacingMs: 60_000,
+  minSpacingMs: 30_000,
 };
 
 export function idleHeapCollectorOptionsFromEnv(env: Record<string, string | undefined> = process.env): IdleHeapCollectorOptions | null {
