@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     app = context;
   }
   // Memory a burst left behind goes back once the process is quiet (IDLE_GC; config/idle-heap-collector.ts).
-  const collector = startIdleHeapCollector();
+  const collector = startIdleHeapCollector(process.env, (line) => logger.log(line));
   const shutdown = async () => {
     collector?.stop();
     await app.close();
