@@ -103,17 +103,23 @@ export class LedgerBuilder {
   }
 }
 
-/** The data of one relayed request, with text that exercises array literals (quotes, braces, commas, unicode). */
+/**
+ * The data of one relayed request, with text that exercises array literals (quotes, braces, commas, unicode). Every
+ * other one is in the shape the relay wrote before the wording moved to the projection (its own `content`, `other`
+ * and `quotaDisplay`), the rest in today's shape (facts only), so both are folded side by side.
+ */
 export function consumed(userId: number, i: number, overrides: Partial<QuotaConsumedData> = {}): Record<string, unknown> {
   const tokenId = 100 + userId;
+  const legacy = i % 2 === 0
+    ? { content: `模型倍率 1.25，补全倍率 4.00，分组倍率 1.00 "q" {x} NULL`, other: { note: `n${i}`, nested: { z: 1, a: [i] } }, quotaDisplay: display }
+    : {};
   return {
     requestId: `req-${userId}-${i}`, userId, tokenId, tokenName: `tok "${userId}", {a,b} \\ é`, group: i % 4 ? 'default' : 'vip',
     modelName: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', upstreamModel: i % 5 ? (i % 2 ? 'gpt-4o' : 'gpt-4o-mini') : 'gpt-4o-2024-08-06',
     channelId: 1 + (i % 3), channelName: 'c', channelPath: i % 2 ? [3, 1 + (i % 3)] : [1 + (i % 3)], relayMode: 'chat',
     promptTokens: 10 * i, completionTokens: i, cachedTokens: i % 7, modelRatio: 1.25, completionRatio: 4, groupRatio: 1,
     modelPrice: -1, quota: 100 + i, tokenUnlimited: false, isStream: i % 3 === 0, useTimeSeconds: 1 + (i % 4), firstTokenMs: 250 + i,
-    content: `模型倍率 1.25，补全倍率 4.00，分组倍率 1.00 "q" {x} NULL`, other: { note: `n${i}`, nested: { z: 1, a: [i] } },
-    createdAt: BASE_TIME + i, username: `user${userId}`, quotaDisplay: display, ...overrides,
+    createdAt: BASE_TIME + i, username: `user${userId}`, ...legacy, ...overrides,
   };
 }
 

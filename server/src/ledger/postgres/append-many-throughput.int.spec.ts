@@ -24,8 +24,7 @@ function charge(index: number): AppendRequest {
         modelName: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini', channelId: 3, channelName: 'openai-main', channelPath: [3],
         relayMode: 'chat', promptTokens: 812, completionTokens: 193, cachedTokens: 0, modelRatio: 0.075, completionRatio: 4,
         groupRatio: 1, modelPrice: -1, quota: 118, tokenUnlimited: false, isStream: true, useTimeSeconds: 2,
-        firstTokenMs: 412, content: 'model ratio 0.075, completion ratio 4, group ratio 1', other: { frt: 412 },
-        createdAt: 1_732_300_000 + index,
+        firstTokenMs: 412, createdAt: 1_732_300_000 + index,
       }, {
         id: randomUUID(),
         metadata: { correlationId: requestId, reasonCode: 'relay_request', actor: userActor(userId, 1), clientIp: '10.0.0.7' },
