@@ -6,8 +6,8 @@ import type { RelayMode } from '../../upstreams/upstream-adapter';
 import { relayModeOf } from '../pipeline/relay-request';
 import type { RelayHttpRequest, RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { RelayError } from '../relay-error';
-import type { RelayModelsService } from './relay-models.service';
 import { ClientGoneSignal } from './client-gone-signal';
+import type { RelayModelsService } from './relay-models.service';
 
 /** The relay's POST routes and their modes (reference §1); `/pg/chat/completions` is below (session auth). */
 export const RELAY_POST_ROUTES: ReadonlyArray<readonly [string, RelayMode]> = [

@@ -2,8 +2,8 @@ import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import type { InlineMedia, JsonObject } from '../../upstreams/upstream-adapter';
-import { RelayError } from '../relay-error';
 import type { RelaySignal } from '../http/client-gone-signal';
+import { RelayError } from '../relay-error';
 
 /** Reference §6.4: at most 16 images per message go to Gemini; later image parts of a message are dropped. */
 export const MAX_IMAGES_PER_MESSAGE = 16;
