@@ -129,4 +129,29 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
     expect(charged[0]).toBe(4); // chat twice (one with a trailing slash), the stream, the embeddings
     expect(charged[1]).toBe(charged[0]);
   });
+  it('stops the upstream call when the client leaves before the answer, and charges nothing (both installations)', async () => {
+    for (const installation of installations) {
+      await projected(installation.target);
+      const before = await chargeCount(installation.target);
+      const calls = upstream.requests.length;
+      upstream.next({ delayMs: 1_500 });
+      const origin = installation.baseURL.replace(/\/v1$/, '');
+      const client = new AbortController();
+      const leaving = setTimeout(() => client.abort(), 300);
+      await expect(
+        fetch(`${origin}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${installation.key}` },
+          body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hi' }] }),
+          signal: client.signal,
+        }),
+      ).rejects.toThrow();
+      clearTimeout(leaving);
+      // Past the upstream's delay: had the gateway kept waiting, the answer would have arrived and been charged.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await projected(installation.target);
+      expect({ installation: installation.name, charged: await chargeCount(installation.target) }).toEqual({ installation: installation.name, charged: before });
+      expect(upstream.requests.length).toBe(calls + 1);
+    }
+  });
 });
