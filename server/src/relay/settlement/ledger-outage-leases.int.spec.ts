@@ -127,12 +127,22 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
   const reservations = (userId: number) => redis.hgetall(keys.key(`{u:${userId}}:acct:resv`));
   const settledEntries = (userId: number) => redis.zrange(keys.key(`{u:${userId}}:acct:settled`), 0, -1, 'WITHSCORES');
 
-  /** Sweeps (as the worker does every few seconds) for `ms`, checking the user's available quota after each. */
-  async function sweepThroughOutage(admission: QuotaAdmissionService, userId: number, ms: number, expected: number, midway?: () => Promise<void>) {
+  /**
+   * Sweeps (as the worker does every few seconds) for `ms`, checking the user's available quota after each.
+   * `beforeSweep` runs first in each sweep, as LeaseSweeper.sweep runs the journal recovery before the expiry pass.
+   */
+  async function sweepThroughOutage(
+    admission: QuotaAdmissionService,
+    userId: number,
+    ms: number,
+    expected: number,
+    { midway, beforeSweep }: { midway?: () => Promise<void>; beforeSweep?: () => Promise<unknown> } = {},
+  ) {
     const seen = new Set<number>();
     const started = Date.now();
     let midwayDone = false;
     while (Date.now() - started < ms) {
+      await beforeSweep?.();
       await admission.sweepExpired();
       seen.add((await admission.available(userId)).user);
       if (midway && !midwayDone && Date.now() - started > ms / 2) {
@@ -142,6 +152,25 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
       await pause(40);
     }
     expect([...seen]).toEqual([expected]);
+  }
+
+  /** The answer ends while the ledger refuses appends: the charge goes to the journal and waits there. */
+  async function settleWhileDown(settlement: RelaySettlementService, requestId: string, userId: number, reserved: unknown) {
+    failing = true;
+    await settlement.settle({
+      data: charge(requestId, userId, 60),
+      userRole: 1,
+      clientIp: '127.0.0.1',
+      reservedTokenId: null,
+      reservation: (reserved as { reservation: AdmittedBy }).reservation,
+    });
+  }
+
+  /** The charge is in the ledger exactly once, and admission moved its 60 into the settled set at its position. */
+  async function expectChargedOnce(userId: number, requestId: string) {
+    const events = await charged(userId, requestId);
+    expect(events).toEqual([{ id: quotaConsumedEventId(requestId), position: expect.any(Number) }]);
+    expect(await settledEntries(userId)).toEqual([`${requestId}:60`, String(events[0].position)]);
   }
 
   it("a request's own reservation: held through the outage, then settled once the charge is in the ledger", async () => {
@@ -155,14 +184,7 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     // The request runs longer than a lease: the pipeline renews it. Then the answer ends with the ledger down.
     pipelineLeases.hold(requestId, userId);
     await pause(LEASE + 100);
-    failing = true;
-    await settlement.settle({
-      data: charge(requestId, userId, 60),
-      userRole: 1,
-      clientIp: '127.0.0.1',
-      reservedTokenId: null,
-      reservation: (reserved as { reservation: AdmittedBy }).reservation,
-    });
+    await settleWhileDown(settlement, requestId, userId, reserved);
     pipelineLeases.release(requestId); // run()'s finally: the pipeline's renewal ends with the answer
     expect(settlement.unshipped).toBe(1);
 
@@ -176,9 +198,7 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     // The ledger is back: the retried append commits once and admission settles the reservation.
     failing = false;
     await eventually(async () => settlement.unshipped === 0 && Object.keys(await reservations(userId)).length === 0);
-    const events = await charged(userId, requestId);
-    expect(events).toEqual([{ id: quotaConsumedEventId(requestId), position: expect.any(Number) }]);
-    expect(await settledEntries(userId)).toEqual([`${requestId}:60`, String(events[0].position)]);
+    await expectChargedOnce(userId, requestId);
     expect((await admission.available(userId)).user).toBe(940);
     // Nothing is left to renew or to expire: later sweeps change nothing.
     await pause(LEASE + 50);
@@ -201,20 +221,15 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     expect(reserved).toMatchObject({ ok: true, reservation: { kind: 'block' } });
     const blockId = (reserved as { reservation: AdmittedBy }).reservation.id;
 
-    failing = true;
-    await settlement.settle({
-      data: charge(requestId, userId, 60),
-      userRole: 1,
-      clientIp: '127.0.0.1',
-      reservedTokenId: null,
-      reservation: (reserved as { reservation: AdmittedBy }).reservation,
-    });
+    await settleWhileDown(settlement, requestId, userId, reserved);
     admission.charged(requestId, 60); // as the pipeline does once settle resolved
 
     // Midway, a request larger than the balance is refused: the process first gives its blocks' free capacity back
     // (the block drains), but the unshipped charge stays held under the block, whose lease is still renewed.
-    await sweepThroughOutage(admission, userId, 3 * LEASE, 1_000_000 - 60, async () => {
-      expect(await admission.reserve({ requestId: 'user-31-huge', userId, tokenId: null, amount: 2_000_000, leaseMs: LEASE })).toMatchObject({ ok: false });
+    await sweepThroughOutage(admission, userId, 3 * LEASE, 1_000_000 - 60, {
+      midway: async () => {
+        expect(await admission.reserve({ requestId: 'user-31-huge', userId, tokenId: null, amount: 2_000_000, leaseMs: LEASE })).toMatchObject({ ok: false });
+      },
     });
     expect(await reservations(userId)).toEqual({ [blockId]: '60' });
     expect(admission.quotaBlocks.filter((block) => block.id === blockId)).toEqual([expect.objectContaining({ size: 60, used: 60, draining: true })]);
@@ -223,15 +238,14 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
 
     failing = false;
     await eventually(async () => settlement.unshipped === 0 && Object.keys(await reservations(userId)).length === 0);
-    const events = await charged(userId, requestId);
-    expect(events).toEqual([{ id: quotaConsumedEventId(requestId), position: expect.any(Number) }]);
-    expect(await settledEntries(userId)).toEqual([`${requestId}:60`, String(events[0].position)]);
+    await expectChargedOnce(userId, requestId);
     expect(admission.quotaBlocks.filter((block) => block.userId === userId)).toEqual([]);
     expect((await admission.available(userId)).user).toBe(1_000_000 - 60);
     await pause(LEASE + 50);
     await admission.sweepExpired();
     expect((await admission.available(userId)).user).toBe(1_000_000 - 60);
   });
+
   it("a dead gateway's journalled charge: held through a failing recovery, then shipped and settled once", async () => {
     const userId = 41;
     const requestId = 'user-41-req';
@@ -240,14 +254,7 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
 
     const reserved = await dead.admission.reserve({ requestId, userId, tokenId: null, amount: 100, leaseMs: LEASE });
     expect(reserved).toMatchObject({ ok: true, reservation: { id: requestId, kind: 'request' } });
-    failing = true;
-    await dead.settlement.settle({
-      data: charge(requestId, userId, 60),
-      userRole: 1,
-      clientIp: '127.0.0.1',
-      reservedTokenId: null,
-      reservation: (reserved as { reservation: AdmittedBy }).reservation,
-    });
+    await settleWhileDown(dead.settlement, requestId, userId, reserved);
     // The gateway stops with the charge unshipped (as after a kill: its journal stays, its owner lock is free, nothing
     // renews its leases any more).
     await dead.settlement.onModuleDestroy();
@@ -260,17 +267,9 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     const recovery = new RelaySettlementService(outageStore(), worker, config);
     await recovery.onModuleInit();
     closers.push(() => recovery.onModuleDestroy(), () => worker.onModuleDestroy());
-    const seen = new Set<number>();
-    const started = Date.now();
     let failedRecoveries = 0;
-    while (Date.now() - started < 3 * LEASE) {
-      await recovery.recoverOrphans().catch(() => failedRecoveries++);
-      await worker.sweepExpired();
-      seen.add((await worker.available(userId)).user);
-      await pause(LEASE / 4);
-    }
+    await sweepThroughOutage(worker, userId, 3 * LEASE, 900, { beforeSweep: () => recovery.recoverOrphans().catch(() => failedRecoveries++) });
     expect(failedRecoveries).toBeGreaterThan(2);
-    expect([...seen]).toEqual([900]);
     expect(await reservations(userId)).toEqual({ [requestId]: '100' });
     expect(await charged(userId, requestId)).toEqual([]);
 
@@ -278,9 +277,7 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     failing = false;
     expect(await recovery.recoverOrphans()).toBe(1);
     await eventually(async () => Object.keys(await reservations(userId)).length === 0);
-    const events = await charged(userId, requestId);
-    expect(events).toEqual([{ id: quotaConsumedEventId(requestId), position: expect.any(Number) }]);
-    expect(await settledEntries(userId)).toEqual([`${requestId}:60`, String(events[0].position)]);
+    await expectChargedOnce(userId, requestId);
     expect((await worker.available(userId)).user).toBe(940);
     await pause(LEASE + 50);
     expect(await worker.sweepExpired()).toBe(0);
