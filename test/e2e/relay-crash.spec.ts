@@ -301,6 +301,7 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
     return {
       service,
       async close() {
+        await service.onModuleDestroy(); // its own Redis connection
         await store.close();
         await dataSource.destroy();
         redis.disconnect();

@@ -32,6 +32,7 @@ describe('lease sweep (real Redis and Postgres)', () => {
     admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store, { blocks: false });
   });
   afterAll(async () => {
+    await admission.onModuleDestroy(); // its own Redis connection
     await store.close();
     await dataSource.destroy();
     redis.disconnect();

@@ -31,6 +31,7 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
   let dataSource: DataSource;
   let redis: Redis;
   let store: EventStore;
+  let admission: QuotaAdmissionService;
   let settlement: RelaySettlementService;
   const figures: string[] = [];
 
@@ -39,12 +40,14 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
     dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
     redis = new Redis(testRedisUrl());
     store = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: undefined });
-    const admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store, { blocks: false });
+    admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store, { blocks: false });
     settlement = new RelaySettlementService(store, admission);
   });
   afterAll(async () => {
     // eslint-disable-next-line no-console
     if (figures.length) console.log(`settlement throughput, ${CONCURRENCY} concurrent requests:\n${figures.join('\n')}`);
+    await settlement.onModuleDestroy();
+    await admission.onModuleDestroy(); // its own Redis connection
     await store.close();
     await dataSource.destroy();
     redis.disconnect();
