@@ -94,4 +94,40 @@ describe('GroupCommitAppender', () => {
     await Promise.all([single.append(request('o')), single.append(request('o'))]);
     expect(single.stats()).toMatchObject({ appends: 2, batches: 2, largestBatch: 1 });
   });
+
+  it('under load, appends that arrive while a batch is out wait out their own linger instead of leaving when it returns', async () => {
+    const store = new InMemoryEventStore();
+    const appendMany = store.appendMany.bind(store);
+    // A store that takes 20 ms per batch, as a busy ledger does.
+    store.appendMany = (requests, options) => new Promise((resolve) => setTimeout(resolve, 20)).then(() => appendMany(requests, options));
+    const appender = new GroupCommitAppender(store, { maxBatch: 64, maxInFlight: 1, lingerMs: 60 });
+    const first = Promise.all([appender.append(request('a')), appender.append(request('a'))]);
+    await new Promise((resolve) => setTimeout(resolve, 70)); // the first batch has left and is out
+    const sentAt = Date.now();
+    const second = Promise.all([appender.append(request('b')), appender.append(request('b'))]);
+    await first;
+    expect(appender.stats()).toMatchObject({ appends: 2, batches: 1 }); // the first batch came back; these stayed
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const third = appender.append(request('b'));
+    await Promise.all([second, third]);
+    // One batch for the three, sent a linger after the first of them (not when the first batch returned, ~10 ms in).
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(55);
+    expect(appender.stats()).toMatchObject({ appends: 5, batches: 2, largestBatch: 3 });
+  });
+
+  it('sends appends that found no free slot as soon as a batch returns, having waited their linger already', async () => {
+    const store = new InMemoryEventStore();
+    const appendMany = store.appendMany.bind(store);
+    store.appendMany = (requests, options) => new Promise((resolve) => setTimeout(resolve, 80)).then(() => appendMany(requests, options));
+    const appender = new GroupCommitAppender(store, { maxBatch: 64, maxInFlight: 1, lingerMs: 20 });
+    const first = Promise.all([appender.append(request('c')), appender.append(request('c'))]);
+    await new Promise((resolve) => setTimeout(resolve, 25)); // out, for 80 ms
+    const late = Promise.all([appender.append(request('d')), appender.append(request('d'))]);
+    await first; // their linger ran out while the only slot was taken
+    const returned = Date.now();
+    await late;
+    expect(Date.now() - returned).toBeLessThan(100); // the store's 80 ms, no second linger on top
+    expect(Date.now() - returned).toBeGreaterThanOrEqual(75);
+    expect(appender.stats()).toMatchObject({ appends: 4, batches: 2, largestBatch: 2 });
+  });
 });
