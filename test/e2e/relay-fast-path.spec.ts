@@ -1,3 +1,5 @@
+import { ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { chargeCount, createChannel, listen, routable, userWithToken } from './relay-support';
@@ -152,6 +154,64 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
       await projected(installation.target);
       expect({ installation: installation.name, charged: await chargeCount(installation.target) }).toEqual({ installation: installation.name, charged: before });
       expect(upstream.requests.length).toBe(calls + 1);
+    }
+  });
+
+  /** A streamed chat over a raw socket: every read with its time (ms from the request), as the client's kernel hands them over. */
+  async function rawStream(installation: (typeof installations)[number]): Promise<Array<{ atMs: number; text: string }>> {
+    const { hostname, port } = new URL(installation.baseURL);
+    const body = JSON.stringify({ model: 'gpt-3.5-turbo', stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const reads: Array<{ atMs: number; text: string }> = [];
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        const started = performance.now();
+        socket.on('data', (chunk: Buffer) => {
+          reads.push({ atMs: performance.now() - started, text: chunk.toString('utf8') });
+          if (reads.map((read) => read.text).join('').includes('data: [DONE]')) socket.end();
+        });
+        socket.write(
+          `POST /v1/chat/completions HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
+            `Authorization: Bearer ${installation.key}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    return reads;
+  }
+
+  it('sends a stream\'s headers at once while the model thinks, and with the first event when that is already there (both installations)', async () => {
+    // The local ports of answers whose headers went out on their own (flushHeaders); the fake upstream, in this process
+    // too, flushes its own. Of the gateway's answers only the slow stream should need it.
+    const flushedOn: number[] = [];
+    const flushHeaders = ServerResponse.prototype.flushHeaders;
+    const spy = jest.spyOn(ServerResponse.prototype, 'flushHeaders').mockImplementation(function (this: ServerResponse) {
+      flushedOn.push(this.socket?.localPort ?? 0);
+      flushHeaders.call(this);
+    });
+    try {
+      for (const installation of installations) {
+        // The upstream answers its headers, then thinks for 600 ms: the client has the 200 long before the first event.
+        const gatewayPort = Number(new URL(installation.baseURL).port);
+        const gatewayFlushes = () => flushedOn.filter((port) => port === gatewayPort).length;
+        flushedOn.length = 0;
+        upstream.next({ firstEventDelayMs: 600 });
+        const slow = await rawStream(installation);
+        const headersAt = slow.find((read) => read.text.startsWith('HTTP/1.1 200'))?.atMs ?? Infinity;
+        const firstEventAt = slow.find((read) => read.text.includes('data: {'))?.atMs ?? Infinity;
+        expect({ installation: installation.name, headersEarly: headersAt < 400, eventLate: firstEventAt >= 550, flushes: gatewayFlushes() })
+          .toEqual({ installation: installation.name, headersEarly: true, eventLate: true, flushes: 1 });
+
+        // Every event in one upstream write: no headers on their own; the first write carries them with the first
+        // event (one write, and one wake-up of the client, fewer per stream).
+        flushedOn.length = 0;
+        upstream.next({ oneWrite: true });
+        const fast = await rawStream(installation);
+        expect(fast.map((read) => read.text).join('')).toMatch(/^HTTP\/1\.1 200[\s\S]*\r\n\r\n[0-9a-f]+\r\ndata: \{[\s\S]*data: \[DONE\]/);
+        expect({ installation: installation.name, flushes: gatewayFlushes() }).toEqual({ installation: installation.name, flushes: 0 });
+      }
+    } finally {
+      spy.mockRestore();
     }
   });
 });

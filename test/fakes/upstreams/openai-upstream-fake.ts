@@ -23,6 +23,8 @@ export interface FakeBehaviour {
   omitUsage?: boolean;
   /** Streams only: send every event in one write (one TCP segment), as a fast model or a busy upstream does. */
   oneWrite?: boolean;
+  /** Streams only: the headers go out at once, the first event this much later (a model still thinking). */
+  firstEventDelayMs?: number;
 }
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'server', 'src', 'upstreams');
@@ -159,6 +161,10 @@ export class OpenAIUpstreamFake extends HttpFake {
     const base = { id: 'chatcmpl-fakestream', object: 'chat.completion.chunk', created: 1741569952, model, system_fingerprint: 'fp_fake' };
     const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (behaviour.firstEventDelayMs) {
+      response.flushHeaders();
+      await sleep(behaviour.firstEventDelayMs);
+    }
     // oneWrite: every event is kept and sent by end() as one piece of the body.
     const held: string[] = [];
     const write = (data: unknown) => (behaviour.oneWrite ? held.push(`data: ${JSON.stringify(data)}\n\n`) : response.write(`data: ${JSON.stringify(data)}\n\n`));

@@ -107,6 +107,27 @@ describe('UpstreamHttpClient (undici dispatch)', () => {
     expect(writtenWhenFirstRead).toBeLessThan(pieces / 2);
   });
 
+  it('tells whether a read would wait: not before the first bytes, yes once they or the end arrived, not once taken', async () => {
+    let send: (text: string) => void = () => undefined;
+    let finish: () => void = () => undefined;
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      send = (text) => response.write(text);
+      finish = () => response.end();
+    };
+    const answer = await client.send(call('/ready'), timeouts);
+    expect(answer.body.ready()).toBe(false); // headers only: a model still thinking
+    send('data: 1\n\n');
+    await waitUntil(() => answer.body.ready());
+    const reader = answer.body[Symbol.asyncIterator]();
+    expect((await reader.next()).value.toString()).toBe('data: 1\n\n');
+    expect(answer.body.ready()).toBe(false); // taken
+    finish();
+    await waitUntil(() => answer.body.ready()); // the end is there: a read returns at once
+    expect((await reader.next()).done).toBe(true);
+  });
+
   it('closes the upstream request when the reader stops early or destroys the body', async () => {
     handler = (request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -181,5 +202,13 @@ async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<voi
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -18,6 +18,8 @@ export interface UpstreamAnswerBody extends AsyncIterable<Buffer> {
   arrayBuffer(): Promise<ArrayBuffer>;
   /** Stops reading and closes the upstream request (no-op once the body ended). */
   destroy(error?: Error): void;
+  /** Whether bytes (or the end) already arrived that no reader has taken yet: a read now would not wait. */
+  ready(): boolean;
 }
 
 export interface UpstreamAnswer {
@@ -69,6 +71,10 @@ class UpstreamBody implements UpstreamAnswerBody {
   end(): void {
     this.ended = true;
     this.notify();
+  }
+
+  ready(): boolean {
+    return this.chunks.length > 0 || this.ended || this.failure !== null;
   }
 
   fail(error: Error): void {
