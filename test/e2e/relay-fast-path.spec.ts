@@ -202,6 +202,15 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
         expect({ installation: installation.name, headersEarly: headersAt < 400, eventLate: firstEventAt >= 550, flushes: gatewayFlushes() })
           .toEqual({ installation: installation.name, headersEarly: true, eventLate: true, flushes: 1 });
 
+        // Headers and a keep-alive comment in one upstream packet, then the wait: the bytes were there, but nothing for
+        // the client yet, so the headers still go out at once.
+        upstream.next({ firstEventDelayMs: 600, preamble: ': PROCESSING\n\n' });
+        const commented = await rawStream(installation);
+        const commentedHeadersAt = commented.find((read) => read.text.startsWith('HTTP/1.1 200'))?.atMs ?? Infinity;
+        const commentedEventAt = commented.find((read) => read.text.includes('data: {'))?.atMs ?? Infinity;
+        expect({ installation: installation.name, headersEarly: commentedHeadersAt < 400, eventLate: commentedEventAt >= 550 })
+          .toEqual({ installation: installation.name, headersEarly: true, eventLate: true });
+
         // Every event in one upstream write: no headers on their own; the first write carries them with the first
         // event (one write, and one wake-up of the client, fewer per stream).
         flushedOn.length = 0;

@@ -25,6 +25,8 @@ export interface FakeBehaviour {
   oneWrite?: boolean;
   /** Streams only: the headers go out at once, the first event this much later (a model still thinking). */
   firstEventDelayMs?: number;
+  /** Streams only, with firstEventDelayMs: written with the headers, before the wait (an SSE comment, as some providers send). */
+  preamble?: string;
 }
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'server', 'src', 'upstreams');
@@ -162,7 +164,8 @@ export class OpenAIUpstreamFake extends HttpFake {
     const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (behaviour.firstEventDelayMs) {
-      response.flushHeaders();
+      if (behaviour.preamble) response.write(behaviour.preamble);
+      else response.flushHeaders();
       await sleep(behaviour.firstEventDelayMs);
     }
     // oneWrite: every event is kept and sent by end() as one piece of the body.

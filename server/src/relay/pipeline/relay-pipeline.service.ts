@@ -604,7 +604,9 @@ export class RelayPipelineService {
     // Headers go out now only if the first bytes are not here yet (a model still thinking: the client learns at once
     // that its stream started). When they are, the first write carries headers and first event together: one
     // packet, one wake-up of the client instead of two (docs/benchmark.md, stream TTFB).
-    if (!answer.body.ready()) response.flushHeaders();
+    // (`headersSent` is true from writeHead on, before anything reached the socket: hence a flag of our own.)
+    let headersOut = !answer.body.ready();
+    if (headersOut) response.flushHeaders();
     let cause: StreamCloseCause = 'eof';
     let first = true;
     try {
@@ -617,13 +619,23 @@ export class RelayPipelineService {
           const cut = chunk.indexOf(10);
           if (cut >= 0 && cut < chunk.length - 1) {
             const head = transformer.push(chunk.subarray(0, cut + 1));
-            if (head !== null && !response.destroyed && !response.write(head)) await waitForDrain(response);
+            if (head !== null && !response.destroyed) {
+              headersOut = true;
+              if (!response.write(head)) await waitForDrain(response);
+            }
             chunk = chunk.subarray(cut + 1);
           }
         }
         const out = transformer.push(chunk);
         if (out !== null && !response.destroyed) {
+          headersOut = true;
           if (!response.write(out)) await waitForDrain(response);
+        }
+        if (!headersOut) {
+          // The first read gave the client nothing yet (a keep-alive comment, half an event): headers now, not when
+          // the model gets to its first token.
+          headersOut = true;
+          if (!response.destroyed) response.flushHeaders();
         }
       }
     } catch (error) {

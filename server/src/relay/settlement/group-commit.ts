@@ -157,8 +157,8 @@ export class GroupCommitAppender {
    * A batch came back. Without a linger, whatever queued meanwhile leaves now (the adaptive linger). With one, only
    * what is due: a full batch, or appends a flush could not send for want of a slot; newer appends wait out their
    * own linger, so under load every batch carries a linger's worth of charges rather than the few that arrived
-   * during the last round trip (on the dev machine, ~10 charges a batch instead of ~45 at 4,700 requests/s, and
-   * the ledger's statement costs Postgres about as much for 10 as for 45).
+   * during the last round trip (on the dev machine at ~4,600 requests/s: ~39 charges a batch instead of ~11, and
+   * Postgres time per charge in ledger_append_many 51-53 µs instead of 62-86; docs/benchmark.md).
    */
   private returned(): void {
     this.inFlight--;
