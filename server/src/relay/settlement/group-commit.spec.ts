@@ -13,6 +13,14 @@ const request = (streamId: string, id?: string, expectedRevision?: AppendRequest
   expectedRevision,
 });
 
+/** An in-memory store whose batches take `ms` to commit, as a busy ledger's do. */
+function slowStore(ms: number): InMemoryEventStore {
+  const store = new InMemoryEventStore();
+  const appendMany = store.appendMany.bind(store);
+  store.appendMany = (requests, options) => new Promise((resolve) => setTimeout(resolve, ms)).then(() => appendMany(requests, options));
+  return store;
+}
+
 describe('GroupCommitAppender', () => {
   it('appends relay charges with durability async unless RELAY_CHARGE_SYNC_COMMIT=on', async () => {
     expect(chargeDurabilityFromEnv({})).toBe('async');
@@ -96,11 +104,7 @@ describe('GroupCommitAppender', () => {
   });
 
   it('under load, appends that arrive while a batch is out wait out their own linger instead of leaving when it returns', async () => {
-    const store = new InMemoryEventStore();
-    const appendMany = store.appendMany.bind(store);
-    // A store that takes 20 ms per batch, as a busy ledger does.
-    store.appendMany = (requests, options) => new Promise((resolve) => setTimeout(resolve, 20)).then(() => appendMany(requests, options));
-    const appender = new GroupCommitAppender(store, { maxBatch: 64, maxInFlight: 1, lingerMs: 60 });
+    const appender = new GroupCommitAppender(slowStore(20), { maxBatch: 64, maxInFlight: 1, lingerMs: 60 });
     const first = Promise.all([appender.append(request('a')), appender.append(request('a'))]);
     await new Promise((resolve) => setTimeout(resolve, 70)); // the first batch has left and is out
     const sentAt = Date.now();
@@ -116,10 +120,7 @@ describe('GroupCommitAppender', () => {
   });
 
   it('sends appends that found no free slot as soon as a batch returns, having waited their linger already', async () => {
-    const store = new InMemoryEventStore();
-    const appendMany = store.appendMany.bind(store);
-    store.appendMany = (requests, options) => new Promise((resolve) => setTimeout(resolve, 80)).then(() => appendMany(requests, options));
-    const appender = new GroupCommitAppender(store, { maxBatch: 64, maxInFlight: 1, lingerMs: 20 });
+    const appender = new GroupCommitAppender(slowStore(80), { maxBatch: 64, maxInFlight: 1, lingerMs: 20 });
     const first = Promise.all([appender.append(request('c')), appender.append(request('c'))]);
     await new Promise((resolve) => setTimeout(resolve, 25)); // out, for 80 ms
     const late = Promise.all([appender.append(request('d')), appender.append(request('d'))]);
