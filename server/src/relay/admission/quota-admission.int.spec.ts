@@ -122,6 +122,18 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
     expect((await admission.available(6)).user).toBe(10);
   });
 
+  it('stops with QUIT, twice over, and leaves no timer behind to keep the process alive', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const own = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks: false });
+    await setProjected(8, 10, 3);
+    expect((await own.available(8)).user).toBe(10); // its connection is up
+    const before = timers();
+    await own.onModuleDestroy();
+    await own.onModuleDestroy(); // as a spec's cleanup after a test that stopped it already
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
   describe('with quota blocks (admission in memory between Redis grows)', () => {
     let blocks: QuotaAdmissionService;
     let other: QuotaAdmissionService;

@@ -186,12 +186,14 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     this.idleTimer = null;
     await this.blocks?.drainAll().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.redis.quit().catch(() => undefined),
-      new Promise((resolve) => (timer = setTimeout(resolve, 1000))),
+    const quit = await Promise.race([
+      this.redis.quit().then(() => true, () => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000))),
     ]);
     clearTimeout(timer);
-    this.redis.disconnect();
+    // Only when QUIT did not go through: after it, the server closes the socket, and ioredis's disconnect() would arm
+    // a 2 s timer that waits for a 'close' already emitted (it kept a stopping process, and jest's workers, alive).
+    if (!quit && this.redis.status !== 'end') this.redis.disconnect();
   }
 
   private tag(userId: number): string {

@@ -246,6 +246,25 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     expect((await admission.available(userId)).user).toBe(1_000_000 - 60);
   });
 
+  it('drain() returns once the charges are in, and its 10 s deadline does not outlive it', async () => {
+    const userId = 31;
+    const requestId = 'user-31-req';
+    const { admission, settlement } = await gateway(false);
+    await setProjected(userId, 1000);
+    const reserved = await admission.reserve({ requestId, userId, tokenId: null, amount: 100, leaseMs: LEASE });
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const before = timers();
+    await settlement.settle({ data: charge(requestId, userId, 60), userRole: 1, clientIp: '127.0.0.1', reservedTokenId: null, reservation: (reserved as { reservation: AdmittedBy }).reservation });
+    const started = Date.now();
+    await settlement.drain(10_000); // the charge is on its way to the ledger (group commit's linger)
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(settlement.unshipped).toBe(0);
+    await eventually(async () => (await settledEntries(userId)).length > 0);
+    await expectChargedOnce(userId, requestId);
+    // The deadline's timer was cleared: a stopping process is not held for the rest of the 10 s.
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
   it("a dead gateway's journalled charge: held through a failing recovery, then shipped and settled once", async () => {
     const userId = 41;
     const requestId = 'user-41-req';

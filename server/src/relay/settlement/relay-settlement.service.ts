@@ -209,7 +209,12 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   async drain(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) {
-      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((done) => setTimeout(done, Math.max(1, deadline - Date.now())))]);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise((done) => {
+        timer = setTimeout(done, Math.max(1, deadline - Date.now()));
+      });
+      // The deadline's timer goes as soon as the charges are in: left pending, it kept a stopping process alive.
+      await Promise.race([Promise.allSettled([...this.inFlight]), timedOut]).finally(() => clearTimeout(timer));
     }
     this.flushSettlements();
   }
