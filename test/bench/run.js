@@ -410,7 +410,9 @@ async function profileMode(target, lua) {
   const connections = Math.max(1, Number(flags['profile-connections'] ?? 50));
   await wrk(url, connections, opt.warmup, lua);
   const fromUs = Number(process.hrtime.bigint() / 1000n);
+  const sched0 = proc.mainThreadSched(service.pid);
   const load = await wrk(url, connections, opt.duration, lua);
+  const sched1 = proc.mainThreadSched(service.pid);
   const toUs = Number(process.hrtime.bigint() / 1000n);
   await service.stop();
   services.splice(services.indexOf(service), 1);
@@ -421,6 +423,11 @@ async function profileMode(target, lua) {
   }
   const summary = summarizeProfile(readProfile(path.join(dir, file)), { fromUs, toUs });
   log(`  ${report.fmtInt(load.rps)} rps under the profiler; ${report.fmt(summary.busyMs, 0)} ms busy, ${report.fmt(summary.idleMs, 0)} ms idle${summary.windowed ? ' in the saturation window' : ' (whole process: the window matched no sample)'}`);
+  const onCpuMs = (sched1.onCpuUs - sched0.onCpuUs) / 1000;
+  const waitingMs = (sched1.waitingUs - sched0.waitingUs) / 1000;
+  if (Number.isFinite(onCpuMs)) {
+    log(`  main thread in the window (schedstat): ${report.fmt(onCpuMs, 0)} ms on a CPU, ${report.fmt(waitingMs, 0)} ms runnable and waiting for one; samples are wall time, so the waiting counts as busy below, on the frame where the thread was preempted (often a socket write that woke its reader)`);
+  }
   log('');
   log('Self time by part (share of busy CPU):');
   log(report.table(['part', 'ms', 'share'], summary.categories.slice(0, 20).map((c) => [c.name, report.fmt(c.us / 1000, 0), `${report.fmt(c.share * 100, 1)}%`])));

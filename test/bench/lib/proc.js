@@ -31,6 +31,20 @@ function cpuMicros(pid) {
   }
 }
 
+/**
+ * The main thread's scheduler times (`/proc/<pid>/task/<pid>/schedstat`), in µs: on a CPU, and runnable but waiting
+ * for one. A sampling profiler takes its samples in wall time, so time spent waiting counts as busy, on whatever
+ * frame the thread was preempted in; this tells how much of "busy" that was.
+ */
+function mainThreadSched(pid) {
+  try {
+    const [onCpuNs, waitingNs] = fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+    return { onCpuUs: onCpuNs / 1000, waitingUs: waitingNs / 1000 };
+  } catch {
+    return { onCpuUs: NaN, waitingUs: NaN };
+  }
+}
+
 function rssMb(pid) {
   try {
     return rssMbFromStatus(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -166,4 +180,4 @@ function run(command, args, { cwd, env, input } = {}) {
   });
 }
 
-module.exports = { clkTck, cpuMicros, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };
+module.exports = { clkTck, cpuMicros, mainThreadSched, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };
