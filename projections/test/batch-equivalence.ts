@@ -1,9 +1,10 @@
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { compareTables } from '../../test/support/compare-tables';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database';
 import { dataSourceOptions } from '../../server/src/infrastructure/database/data-source';
 import type { RecordedEvent } from '../../server/src/ledger/event-store.port';
 import { type Projection, ProjectionEventError } from '../src/runner/projection';
+import { countingStatements } from './counting-statements';
 import { handWrittenLedger, LedgerBuilder, random, randomEvents } from './mixed-ledger';
 
 export type BatchProjection = Projection & Required<Pick<Projection, 'applyBatch'>>;
@@ -11,21 +12,6 @@ export type BatchProjection = Projection & Required<Pick<Projection, 'applyBatch
 /** The events the runner would hand `projection`: those of the types it handles, in order. */
 export function handledBy(projection: Projection, events: readonly RecordedEvent[]): RecordedEvent[] {
   return events.filter((event) => (projection.handles as readonly string[]).includes(event.type));
-}
-
-/** `manager` with its `query` calls counted: the statements a projection issued. */
-export function countingQueries(manager: EntityManager): { manager: EntityManager; statements: () => number } {
-  let statements = 0;
-  const counted = new Proxy(manager, {
-    get(target, key, receiver) {
-      if (key !== 'query') return Reflect.get(target, key, receiver);
-      return (sql: string, parameters?: unknown[]) => {
-        statements++;
-        return target.query(sql, parameters);
-      };
-    },
-  });
-  return { manager: counted, statements: () => statements };
 }
 
 /**
@@ -106,8 +92,12 @@ export function describeBatchEquivalence(
         builder.charge(1 + (i % 5), { tokenId: 100 + (i % 7), channelId: 1 + (i % 4), tokenUnlimited: i % 11 === 0, quota: i }),
       );
       await context.batched.transaction(async (manager) => {
-        const counted = countingQueries(manager);
-        await projection.applyBatch(charges, counted.manager);
+        const counted = await countingStatements(manager);
+        try {
+          await projection.applyBatch(charges, manager);
+        } finally {
+          counted.stop();
+        }
         expect(counted.statements()).toBe(1);
       });
       await applyOneByOne(context.perEvent, events);

@@ -13,6 +13,7 @@ import { LogsProjection } from '../src/read-models/logs/logs.projection';
 import { TokenBalancesProjection } from '../src/read-models/token-balances/token-balances.projection';
 import { CheckpointStore } from '../src/runner/checkpoint-store';
 import type { Projection } from '../src/runner/projection';
+import { countingStatements } from './counting-statements';
 import { consumed } from './mixed-ledger';
 
 /**
@@ -67,17 +68,15 @@ export async function measureQuotaConsumedThroughput(databaseUrl: string, events
     const batches = await appendCharges(store, events);
 
     let statements = 0;
-    const counted = new WeakMap<EntityManager, EntityManager>();
-    const counting = (manager: EntityManager): EntityManager => {
-      let proxy = counted.get(manager);
-      if (!proxy) {
-        proxy = new Proxy(manager, {
-          get: (target, key, receiver) =>
-            key === 'query' ? (sql: string, parameters?: unknown[]) => (statements++, target.query(sql, parameters)) : Reflect.get(target, key, receiver),
-        });
-        counted.set(manager, proxy);
+    // Counted on the batch's connection, so the named batch statements (prepared-query.ts) count as well.
+    const counting = async <T>(manager: EntityManager, run: () => Promise<T>): Promise<T> => {
+      const counter = await countingStatements(manager);
+      try {
+        return await run();
+      } finally {
+        counter.stop();
+        statements += counter.statements();
       }
-      return proxy;
     };
     // Neither apply nor applyBatch uses the admission service or the data source (afterCommit does; not called here).
     const real: Projection[] = [
@@ -90,8 +89,8 @@ export async function measureQuotaConsumedThroughput(databaseUrl: string, events
       name: projection.name,
       tables: projection.tables,
       handles: projection.handles,
-      apply: (event, manager) => projection.apply(event, counting(manager)),
-      ...(batched && projection.applyBatch ? { applyBatch: (events, manager) => projection.applyBatch!(events, counting(manager)) } : {}),
+      apply: (event, manager) => counting(manager, () => projection.apply(event, manager)),
+      ...(batched && projection.applyBatch ? { applyBatch: (events, manager) => counting(manager, () => projection.applyBatch!(events, manager)) } : {}),
     });
 
     const project = async (mode: Measurement['mode'], of: RecordedEvent[][]): Promise<Measurement> => {

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../../server/src/ledger/event-store.port';
 import { CheckpointMovedError, type Projection, ProjectionApplyError, ProjectionEventError } from './projection';
+import { queryPrepared } from './prepared-query';
 
 export type Checkpoints = Map<string, number>;
 
@@ -96,7 +97,8 @@ export class CheckpointStore {
           await applyShare(projection, share, manager);
           applied.set(projection.name, share.length);
         }
-        await manager.query(
+        await queryPrepared(
+          manager,
           `UPDATE projection_checkpoints SET position = $2, updated_at = now(), last_error = NULL, last_error_at = NULL
             WHERE name = ANY($1) AND position < $2`,
           [names, last],
@@ -147,7 +149,8 @@ export class CheckpointStore {
 
   private async lockRows(manager: EntityManager, names: string[]): Promise<Checkpoints> {
     // ORDER BY keeps lock order stable, so two transactions can only wait, never deadlock, on these rows.
-    const rows: Array<{ name: string; position: string }> = await manager.query(
+    const rows = await queryPrepared<{ name: string; position: string }>(
+      manager,
       'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1) ORDER BY name FOR UPDATE',
       [names],
     );

@@ -8,6 +8,7 @@ import { toAccountEvent } from '../../../../server/src/modules/accounts/account-
 import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
+import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyQuotaConsumed, chargedQuota } from './quota-consumed-fold';
 
@@ -57,7 +58,8 @@ export class AccountBalancesProjection implements Projection {
       ...new Set(events.filter((event) => handled.has(event.type) && streamCategory(event.streamId) === 'account').map((event) => streamKey(event.streamId))),
     ];
     if (userIds.length === 0) return;
-    const rows: Array<{ user_id: number; quota: string }> = await this.dataSource.query(
+    const rows = await queryPreparedOn<{ user_id: number; quota: string }>(
+      this.dataSource,
       'SELECT user_id, quota FROM account_balances WHERE user_id = ANY($1)',
       [userIds],
     );
@@ -142,7 +144,8 @@ export class AccountBalancesProjection implements Projection {
     const folded = advancingPerKey(charges, (charge) => charge.userId, (charge) => charge.revision);
     if (folded.length === 0) return;
     const initial = initialAccountState;
-    await manager.query(
+    await queryPrepared(
+      manager,
       `WITH charge AS (
          SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bigint[]) AS c(user_id, revision, quota)
        ), folded AS (

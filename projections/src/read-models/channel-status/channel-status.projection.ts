@@ -6,6 +6,7 @@ import { toChannelEvent } from '../../../../server/src/modules/channels/channel-
 import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
+import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyChannelEvent, applyChannelUsage, type ChannelStatusFigures, emptyChannelStatus } from './channel-status-fold';
 
@@ -106,7 +107,8 @@ export class ChannelStatusProjection implements Projection {
     const folded = advancingPerKey(usages, (usage) => usage.channelId, (usage) => usage.position);
     if (folded.length === 0) return;
     const empty = emptyChannelStatus;
-    await manager.query(
+    await queryPrepared(
+      manager,
       `WITH usage AS (
          SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bigint[]) AS u(channel_id, quota, position)
        ), folded AS (

@@ -7,6 +7,7 @@ import { LOGS_STREAM, LogsEventType, toLogsPurged } from '../../../../server/src
 import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
 import { applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
+import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { accountLogLine } from './account-log-lines';
 import { channelTestLogRow } from './channel-test-log-row';
@@ -102,7 +103,8 @@ export class LogsProjection implements Projection {
     }
     if (rows.length === 0) return;
     const values = <V>(value: (item: { event: RecordedEvent; row: ConsumeLogRow }) => V) => rows.map(value);
-    await manager.query(
+    await queryPrepared(
+      manager,
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
          completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
        SELECT r.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::integer[], $5::text[], $6::text[], $7::text[],

@@ -7,6 +7,7 @@ import { tokenConsumptionOf, toTokenEvent } from '../../../../server/src/modules
 import type { TokenConsumption } from '../../../../server/src/modules/tokens/token.events';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
+import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyAllotment, applyConsumption, emptyTokenBalance, type TokenBalance } from './token-balance';
 
@@ -59,7 +60,8 @@ export class TokenBalancesProjection implements Projection {
       }
     }
     if (tokenIds.size === 0) return;
-    const rows: Array<{ token_id: number; user_id: number; remain_quota: string }> = await this.dataSource.query(
+    const rows = await queryPreparedOn<{ token_id: number; user_id: number; remain_quota: string }>(
+      this.dataSource,
       'SELECT token_id, user_id, remain_quota FROM token_balances WHERE token_id = ANY($1) AND user_id > 0',
       [[...tokenIds]],
     );
@@ -131,7 +133,8 @@ export class TokenBalancesProjection implements Projection {
     const folded = advancingPerKey(charges, (charge) => charge.tokenId, (charge) => charge.position);
     if (folded.length === 0) return;
     const empty = emptyTokenBalance;
-    await manager.query(
+    await queryPrepared(
+      manager,
       `WITH charge AS (
          SELECT * FROM unnest($1::integer[], $2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
            AS c(token_id, user_id, spent, quota, at, position)

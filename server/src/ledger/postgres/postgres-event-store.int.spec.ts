@@ -258,7 +258,8 @@ describe('PostgresEventStore', () => {
           { durability: 'async' },
         );
         const strict = await single.appendToStream('sync-one', [event(3)]);
-        const texts = sent.mock.calls.map(([text]) => String(text));
+        // Each call is a query config (named statement) or a text.
+        const texts = sent.mock.calls.map(([query]) => (typeof query === 'string' ? query : (query as { text: string }).text));
         expect(texts.filter((text) => text.includes("set_config('synchronous_commit', 'off', true)"))).toHaveLength(2);
         expect(texts[2]).not.toContain('synchronous_commit');
         // SET LOCAL semantics: the session is back to the server's setting after the append's implicit transaction.

@@ -1,4 +1,5 @@
 import { Pool, type PoolConfig } from 'pg';
+import { batchStatement } from '../../infrastructure/database/named-statements';
 import { validateAppend } from '../append-validation';
 import { eventJson } from '../event-json';
 import {
@@ -101,7 +102,7 @@ export class PostgresEventStore implements EventStore {
     validateAppend(streamId, events, expected);
     // Group commit is appendMany (ledger_append_many); the relay's settlement batches its charges through it.
     const payload = `[${events.map(eventJson).join(',')}]`;
-    const { rows } = await this.pool.query<AppendRow>(appendStatement('one', options.durability), [streamId, String(expected), payload]);
+    const { rows } = await this.pool.query<AppendRow>(batchStatement(appendStatement('one', options.durability), [streamId, String(expected), payload]));
     const outcome = toOutcome(streamId, expected, rows[0]);
     if (!outcome.ok) throw outcome.error;
     return outcome.result;
@@ -129,8 +130,7 @@ export class PostgresEventStore implements EventStore {
     });
     if (batch.length > 0) {
       const { rows } = await this.pool.query<AppendRow & { ordinal: string }>(
-        appendStatement('many', options.durability),
-        [`[${batch.join(',')}]`],
+        batchStatement(appendStatement('many', options.durability), [`[${batch.join(',')}]`]),
       );
       if (rows.length !== batch.length) throw new Error(`ledger_append_many answered ${rows.length} outcome(s) for ${batch.length} append(s)`);
       for (const row of rows) {
@@ -153,8 +153,7 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: { after?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     // Safe because positions become visible in order (ledger_append's lock): nothing can appear below `after` later.
     const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`,
-      [options.after ?? 0, options.maxCount ?? null],
+      batchStatement(`SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [options.after ?? 0, options.maxCount ?? null]),
     );
     return rows.map(toRecordedEvent);
   }
