@@ -24,7 +24,8 @@
  *
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/tollgate_bench; dropped and
  * re-created each run), BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_NODE_ARGS (extra node flags for
- * the gateway process, e.g. "--max-semi-space-size=32"; other variables pass through to Tollgate as they are). Everything it installs goes into
+ * the gateway process, e.g. "--max-semi-space-size=32"), BENCH_PROJECTOR_NODE_ARGS (the same for the projector process,
+ * e.g. "--single-threaded-gc"); other variables pass through to Tollgate as they are. Everything it installs goes into
  * test/bench/.work/ (git-ignored): Portkey 1.15.2 with @hono/node-server pinned to 1.14.2, the build, logs, results.
  */
 const fs = require('node:fs');
@@ -196,7 +197,8 @@ async function startTollgate(nodeArgs = [], logName = 'tollgate') {
   const service = await tollgate.startTollgate({ main: tollgateMain, port, env: tollgateEnv(), nodeArgs: [...extra, ...nodeArgs], logFile: path.join(LOGS, `${logName}.log`) });
   service.port = port;
   if (!projector || projector.child.exitCode !== null || projector.child.signalCode !== null) {
-    projector = await tollgate.startProjector({ main: tollgateMain, env: tollgateEnv(), logFile: path.join(LOGS, 'tollgate-projector.log'), databaseUrl: opt.databaseUrl });
+    const projectorArgs = (process.env.BENCH_PROJECTOR_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    projector = await tollgate.startProjector({ main: tollgateMain, env: tollgateEnv(), logFile: path.join(LOGS, 'tollgate-projector.log'), databaseUrl: opt.databaseUrl, nodeArgs: projectorArgs });
     services.push(projector);
     log(`- Tollgate projector (--role projector) pid ${projector.pid} holds the projector lock`);
   }

@@ -144,11 +144,11 @@ async function projectorLeading(databaseUrl) {
 }
 
 /** Starts `node main.js --role projector` (no HTTP port) and waits until it holds the projector's leadership. */
-async function startProjector({ main, env, logFile, databaseUrl }) {
+async function startProjector({ main, env, logFile, databaseUrl, nodeArgs = [] }) {
   return startService({
     name: 'tollgate-projector',
     command: process.execPath,
-    args: [main, '--role', 'projector'],
+    args: [...nodeArgs, main, '--role', 'projector'],
     cwd: ROOT,
     env,
     logFile,
