@@ -33,6 +33,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { parseFlags } = require('./lib/flags');
 const { parseWrk, median } = require('./lib/stats');
+const { PER_REQUEST_LUA } = require('./lib/per-request-lua');
 const proc = require('./lib/proc');
 const client = require('./lib/client');
 const tollgate = require('./lib/tollgate');
@@ -207,18 +208,28 @@ async function startTollgate(nodeArgs = [], logName = 'tollgate') {
 
 // ---------------------------------------------------------------------------------------------------- measuring
 
-/** The same request bytes go to every target: Tollgate reads the key, Portkey forwards it upstream, the fake ignores it. */
-function writeLua(headers) {
-  const file = path.join(WORK, 'post.lua');
+/**
+ * The wrk script: a POST of client.BODY with `headers`, the same bytes to every target (Tollgate reads the key,
+ * Portkey forwards it upstream, the fake ignores it). With `perRequest`, the script also times every request with
+ * CLOCK_MONOTONIC (LuaJIT's ffi) and prints the list at the end: wrk 4.1's own percentiles are corrected for
+ * coordinated omission (for each request slower than twice the mean interval it adds made-up samples, one per
+ * interval it "should" have sent), so at c=1 they are not the latencies of the requests that were made. One
+ * connection per thread only: request() and response() cannot be paired per connection. docs/benchmark.md,
+ * "What wrk's percentiles are at c=1".
+ */
+function writeLua(headers, { perRequest = false } = {}) {
+  const file = path.join(WORK, perRequest ? 'post-per-request.lua' : 'post.lua');
   const lines = [
     'wrk.method = "POST"',
     `wrk.body = ${JSON.stringify(JSON.stringify(client.BODY))}`,
     'wrk.headers["Content-Type"] = "application/json"',
     ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
   ];
+  if (perRequest) lines.push(PER_REQUEST_LUA);
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
+
 
 async function wrk(url, connections, seconds, lua) {
   const result = await proc.run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', lua, url]);
@@ -272,6 +283,7 @@ const services = [];
 function describe(target, phase, result) {
   const bits = [];
   if ('rps' in result) bits.push(`${report.fmtInt(result.rps)} rps`, `p50 ${report.fmt(result.p50, 3)} ms`, `p99 ${report.fmt(result.p99, 3)} ms`);
+  if (Number.isFinite(result.wrkP99)) bits.push(`(${report.fmtInt(result.perRequest)} requests timed; wrk's corrected p99 ${report.fmt(result.wrkP99, 3)} ms)`);
   if (Number.isFinite(result.cpuUs)) bits.push(`cpu ${report.fmtInt(result.cpuUs)} us/req`);
   if (Number.isFinite(result.projectorUs)) bits.push(`projector ${report.fmtInt(result.projectorUs)} us/req`);
   if (Number.isFinite(result.storeUs)) bits.push(`pg ${report.fmtInt(result.storeUs)} us/req`);
@@ -320,6 +332,7 @@ async function benchmarkMode() {
     'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1`,
   };
   const lua = writeLua(headers);
+  const perRequestLua = writeLua(headers, { perRequest: true });
 
   for (const target of [...targets]) {
     try {
@@ -341,7 +354,7 @@ async function benchmarkMode() {
   const results = Object.fromEntries(names.map((name) => [name, { sat: [], seq: [], ttfb: [] }]));
   const phases = [
     ['sat', 'saturation, wrk -t1 -c50, non-streaming', (t) => loadPhase(t, 50, lua)],
-    ['seq', 'concurrency 1, wrk -t1 -c1, non-streaming', (t) => loadPhase(t, 1, lua)],
+    ['seq', 'concurrency 1, wrk -t1 -c1, non-streaming, every request timed', (t) => loadPhase(t, 1, perRequestLua)],
     ['ttfb', `streams at concurrency 1, time to first byte`, (t) => client.measureTtfb(t.url, headers, opt.ttfbCount)],
   ];
   for (const [phase, title, measure] of phases) {
@@ -365,10 +378,11 @@ async function benchmarkMode() {
   const rss = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, proc.rssMb(t.pid)]));
   const summary = report.summarize(results);
   log('');
-  log(`Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; CPU of the gateway process (Tollgate: --role api,worker); Proj = Tollgate's projector process; PG = its Postgres backends)`);
+  log(`Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; c=1 = percentiles of every request wrk made at concurrency 1, each timed; CPU of the gateway process (Tollgate: --role api,worker); Proj = Tollgate's projector process; PG = its Postgres backends)`);
   log(report.resultTable(summary));
   log('');
   for (const line of report.ratioLines(summary)) log(line);
+  for (const line of report.wrkCorrectedLine(summary)) log(line);
   log(`RSS after load: ${Object.entries(rss).map(([name, mb]) => `${name} ${report.fmt(mb, 0)} MB`).join(', ') || '-'}`);
   if (settlement) {
     const tollgateCount = results.tollgate
@@ -552,10 +566,12 @@ async function serveMode() {
   const headers = { Authorization: `Bearer ${key}` };
   await tollgate.smokeRelay(url, headers, { attempts: 20 });
   const lua = writeLua(headers);
+  const perRequestLua = writeLua(headers, { perRequest: true });
   log(`- serving: ${url}`);
   log(`  key ${key}`);
   log(`  pids: tollgate ${service.pid}, projector ${projector.pid}, fake upstream ${upstream.pid} (direct: http://127.0.0.1:${upstream.port}/v1/chat/completions)`);
   log(`  try: wrk -t1 -c50 -d10s --latency -s ${path.relative(ROOT, lua)} ${url}`);
+  log(`  c=1, every request timed (prints the list): wrk -t1 -c1 -d10s --latency -s ${path.relative(ROOT, perRequestLua)} ${url}`);
   log('  Ctrl-C stops everything');
   await new Promise(() => undefined);
 }

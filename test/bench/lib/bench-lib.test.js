@@ -2,8 +2,8 @@
 /** Checks of the benchmark's pure helpers: `node --test test/bench/lib/` (jest ignores test/bench/). */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { percentile, median, durationMs, parseWrk, cpuTicksFromStat, rssMbFromStatus } = require('./stats');
-const { summarize, checkTargets, checkStreamTargets } = require('./report');
+const { percentile, median, durationMs, parseWrk, PER_REQUEST_MARK, cpuTicksFromStat, rssMbFromStatus } = require('./stats');
+const { summarize, checkTargets, checkStreamTargets, wrkCorrectedLine } = require('./report');
 const { summarizeProfile, category } = require('./profile');
 const { parseFlags } = require('./flags');
 
@@ -38,6 +38,53 @@ test('wrk output: requests, RPS, percentiles in ms, errors', () => {
 
 test('wrk output without a summary is an error, not a zero', () => {
   assert.throws(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused\n'), /no summary/);
+});
+
+test('wrk output with the per-request line: percentiles of the timed requests, wrk\'s corrected ones kept beside', () => {
+  // 100 requests: 98 at 300 us, one at 2 ms, one at 12 ms. wrk's corrected p99 (printed) counts made-up samples.
+  const timed = [...Array(98).fill('300.0'), '2000.0', '12000.0'].join(',');
+  const r = parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} ${timed}\nRequests/sec`));
+  assert.equal(r.perRequest, 100);
+  assert.equal(r.p50, 0.3);
+  assert.equal(r.p90, 0.3);
+  assert.equal(r.p99, 2);
+  assert.equal(r.wrkP50, 0.845);
+  assert.equal(r.wrkP99, 1020);
+  assert.equal(r.requests, 120345);
+  assert.throws(() => parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} \nRequests/sec`)), /no latencies/);
+  assert.throws(() => parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} 1.0,x\nRequests/sec`)), /no latencies/);
+  // Without the line, wrk's own percentiles and no per-request fields.
+  const plain = parseWrk(WRK);
+  assert.equal(plain.perRequest, undefined);
+  assert.equal(plain.wrkP99, undefined);
+});
+
+test('the per-request wrk script runs under wrk and its line parses', { skip: !hasWrk() && 'wrk is not installed' }, async () => {
+  const http = require('node:http');
+  const { execFile } = require('node:child_process');
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('{"ok":true}'));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-lua-'));
+  try {
+    const lua = path.join(dir, 'post.lua');
+    fs.writeFileSync(lua, `wrk.method = "POST"\nwrk.body = "{}"\n${require('./per-request-lua').PER_REQUEST_LUA}\n`);
+    const out = await new Promise((resolve, reject) =>
+      execFile('wrk', ['-t1', '-c1', '-d1s', '--latency', '-s', lua, `http://127.0.0.1:${server.address().port}/`], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    const r = parseWrk(out);
+    assert.ok(r.perRequest > 100, `timed ${r.perRequest} requests`);
+    assert.ok(Math.abs(r.perRequest - r.requests) <= 1, `${r.perRequest} timed of ${r.requests}`);
+    assert.ok(r.p50 > 0 && r.p50 <= r.p99, `p50 ${r.p50} p99 ${r.p99}`);
+  } finally {
+    server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('durations, percentiles and medians', () => {
@@ -83,6 +130,14 @@ test('summary: medians over rounds and added latency against direct of the same 
   assert.equal(checks['RPS vs Portkey (c=50)'], true); // 5500 / 1000 = 5.5
   assert.equal(checks['added p50 at c=1'], true);
   assert.equal(checks['added stream TTFB (p50, c=1)'], true);
+  assert.deepEqual(wrkCorrectedLine(s), []);
+  const withWrk = summarize({
+    direct: { sat: [], seq: [{ p50: 0.09, p99: 0.16, wrkP99: 0.3 }], ttfb: [] },
+    tollgate: { sat: [], seq: [{ p50: 0.35, p99: 2.3, wrkP99: 6.3 }], ttfb: [] },
+  });
+  assert.ok(Math.abs(withWrk.tollgate.addedP99 - 2.14) < 1e-9);
+  assert.ok(Math.abs(withWrk.tollgate.addedWrkP99 - 6) < 1e-9);
+  assert.match(wrkCorrectedLine(withWrk)[0], /direct 0\.300, tollgate 6\.300 \(\+6\.000\) ms/);
 });
 
 test('targets without a Tollgate figure are n/a, never PASS', () => {
@@ -139,3 +194,13 @@ test('flags: values, = form and switches', () => {
     'no-build': true,
   });
 });
+
+function hasWrk() {
+  try {
+    require('node:child_process').execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    // wrk --version exits 1 after printing; only a missing binary is ENOENT.
+    return error.code !== 'ENOENT';
+  }
+}

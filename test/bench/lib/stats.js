@@ -26,9 +26,18 @@ function durationMs(text) {
   return Number(match[1]) * UNIT_MS[match[2]];
 }
 
+/** The line the per-request wrk script prints at the end, before the comma-separated latencies in µs. */
+const PER_REQUEST_MARK = 'per-request latency us:';
+
 /**
  * Reads `wrk --latency` output: completed requests, duration, RPS, p50/p90/p99 (ms), non-2xx count and socket
  * errors. Throws when the output has no summary (wrk failed), so a broken run never looks like a slow one.
+ *
+ * wrk 4.1 corrects its percentiles for coordinated omission: after the run, every latency of at least twice the
+ * mean interval between requests adds made-up samples at that latency minus one, two, ... intervals. When the
+ * output holds the per-request line of the per-request script (PER_REQUEST_MARK), p50/p90/p99 are the nearest-rank
+ * percentiles of those measured latencies, `perRequest` is their count, and wrk's corrected figures stay in
+ * wrkP50/wrkP90/wrkP99; otherwise p50/p90/p99 are wrk's.
  */
 function parseWrk(text) {
   const done = /(\d+) requests in ([\d.]+)(us|ms|s|m)/.exec(text);
@@ -40,16 +49,39 @@ function parseWrk(text) {
   };
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(text);
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const wrkPercentiles = { p50: pct(50), p90: pct(90), p99: pct(99) };
+  const measured = perRequestLatenciesMs(text);
   return {
     requests: Number(done[1]),
     seconds: durationMs(`${done[2]}${done[3]}`) / 1000,
     rps: Number(rps[1]),
-    p50: pct(50),
-    p90: pct(90),
-    p99: pct(99),
+    ...(measured
+      ? {
+          p50: percentile(measured, 50),
+          p90: percentile(measured, 90),
+          p99: percentile(measured, 99),
+          perRequest: measured.length,
+          wrkP50: wrkPercentiles.p50,
+          wrkP90: wrkPercentiles.p90,
+          wrkP99: wrkPercentiles.p99,
+        }
+      : wrkPercentiles),
     non2xx: non2xx ? Number(non2xx[1]) : 0,
     socketErrors: sock ? sock.slice(1, 5).reduce((sum, n) => sum + Number(n), 0) : 0,
   };
+}
+
+/** The latencies (ms) of the per-request line, or null when there is none; a line without a number is an error. */
+function perRequestLatenciesMs(text) {
+  const at = text.indexOf(PER_REQUEST_MARK);
+  if (at < 0) return null;
+  const end = text.indexOf('\n', at);
+  const list = text.slice(at + PER_REQUEST_MARK.length, end < 0 ? undefined : end).trim();
+  const values = list ? list.split(',').map((us) => Number(us) / 1000) : [];
+  if (!values.length || values.some((v) => !Number.isFinite(v) || v < 0)) {
+    throw new Error(`wrk's per-request line holds no latencies: ${list.slice(0, 80)}`);
+  }
+  return values;
 }
 
 /** utime + stime (clock ticks) from the text of /proc/PID/stat; the command name may hold spaces and parentheses. */
@@ -65,4 +97,4 @@ function rssMbFromStatus(statusText) {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
-module.exports = { percentile, median, durationMs, parseWrk, cpuTicksFromStat, rssMbFromStatus };
+module.exports = { percentile, median, durationMs, parseWrk, PER_REQUEST_MARK, cpuTicksFromStat, rssMbFromStatus };
