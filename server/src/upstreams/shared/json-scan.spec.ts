@@ -33,4 +33,59 @@ describe('json-scan', () => {
   it('stops at a string cut before its closing quote', () => {
     expect(strings('{"content":"unterminated')).toEqual([]);
   });
+
+  it('looks only between start and end, forwards and backwards', () => {
+    const buffer = Buffer.from('{"usage":{"a":1}}\n{"content":"x"}\n{"usage":{"b":2}}');
+    const second = buffer.indexOf('{"content"');
+    const secondEnd = buffer.indexOf('\n', second);
+    expect(findKeyValue(buffer, USAGE, second, secondEnd)).toBe(-1);
+    expect(findKeyValue(buffer, USAGE, second, secondEnd, true)).toBe(-1);
+    expect(lastObjectValue(buffer, USAGE, second, secondEnd)).toBeUndefined();
+    expect(lastObjectValue(buffer, USAGE, 0, second)).toEqual({ a: 1 });
+    expect(lastObjectValue(buffer, USAGE)).toEqual({ b: 2 });
+    expect(buffer[findKeyValue(buffer, CONTENT, second, secondEnd)]).toBe(34);
+    // A key cut by `end` is not a key.
+    expect(findKeyValue(buffer, USAGE, 0, 5)).toBe(-1);
+  });
+
+  it('searches each event of a many-event chunk within the event (linear, not quadratic, in the chunk)', () => {
+    const event = '{"id":"c1","choices":[{"delta":{"content":"word"},"finish_reason":null}],"usage":null}';
+    const events = Array.from({ length: 2000 }, () => event);
+    const buffer = Buffer.from(events.join('\n'));
+    const offered = bytesOfferedToSearch(() => {
+      let start = 0;
+      for (const line of events) {
+        const end = start + line.length;
+        for (const key of [USAGE, CONTENT, Buffer.from('"error"'), Buffer.from('"tool_calls"')]) findKeyValue(buffer, key, start, end);
+        start = end + 1;
+      }
+    });
+    // Four keys per event over its own bytes: about 4x the chunk. Searching to the chunk's end each time was ~4,000x.
+    expect(offered).toBeLessThan(8 * buffer.length);
+  });
 });
+
+/** Bytes that Buffer#indexOf / #lastIndexOf calls were given to search while `run` ran. */
+function bytesOfferedToSearch(run: () => void): number {
+  type Search = (this: Buffer, ...args: unknown[]) => number;
+  const proto = Buffer.prototype as unknown as { indexOf: Search; lastIndexOf: Search };
+  const { indexOf, lastIndexOf } = proto;
+  let offered = 0;
+  proto.indexOf = function (this: Buffer, ...args: unknown[]) {
+    const from = typeof args[1] === 'number' ? args[1] : 0;
+    offered += Math.max(0, this.length - (from < 0 ? this.length + from : from));
+    return indexOf.apply(this, args);
+  };
+  proto.lastIndexOf = function (this: Buffer, ...args: unknown[]) {
+    const from = typeof args[1] === 'number' ? args[1] : this.length;
+    offered += Math.min(this.length, from + 1);
+    return lastIndexOf.apply(this, args);
+  };
+  try {
+    run();
+  } finally {
+    proto.indexOf = indexOf;
+    proto.lastIndexOf = lastIndexOf;
+  }
+  return offered;
+}

@@ -12,18 +12,25 @@ function isSpace(byte: number): boolean {
   return byte === 32 || byte === 10 || byte === 13 || byte === 9;
 }
 
-/** `key` includes its quotes (`"usage"`). Returns the index of the value's first byte, or -1. */
+/**
+ * `key` includes its quotes (`"usage"`). Returns the index of the value's first byte, or -1. Only [start, end) is
+ * searched: a stream chunk can hold hundreds of events, and a search that ran on to the end of the chunk (or back to
+ * its start) for every event and key would make reading a chunk quadratic in its size.
+ */
 export function findKeyValue(buffer: Buffer, key: Buffer, start: number, end: number, fromEnd = false): number {
-  let at = fromEnd ? buffer.lastIndexOf(key, end - key.length) : buffer.indexOf(key, start);
-  while (at !== -1 && at >= start && at + key.length <= end) {
-    let i = at + key.length;
+  const length = end - start;
+  if (length < key.length) return -1;
+  const view = start === 0 && end === buffer.length ? buffer : buffer.subarray(start, end);
+  let at = fromEnd ? view.lastIndexOf(key, length - key.length) : view.indexOf(key);
+  while (at !== -1) {
+    let i = start + at + key.length;
     while (i < end && isSpace(buffer[i])) i++;
     if (i < end && buffer[i] === 58 /* : */) {
       i++;
       while (i < end && isSpace(buffer[i])) i++;
       if (i < end) return i;
     }
-    at = fromEnd ? (at === 0 ? -1 : buffer.lastIndexOf(key, at - 1)) : buffer.indexOf(key, at + 1);
+    at = fromEnd ? (at === 0 ? -1 : view.lastIndexOf(key, at - 1)) : view.indexOf(key, at + 1);
   }
   return -1;
 }
