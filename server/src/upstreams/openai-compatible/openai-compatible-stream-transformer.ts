@@ -1,4 +1,4 @@
-import { findKeyValue, forEachStringValue } from '../shared/json-scan';
+import { bytesEqual, forEachKey, stringValueAt } from '../shared/json-scan';
 import { openAIErrorFromObject } from '../shared/map-upstream-error';
 import { normalizeOpenAIUsage } from '../shared/normalize-usage';
 import { StreamLineSplitter } from '../shared/stream-line-splitter';
@@ -18,13 +18,16 @@ const DATA = Buffer.from('data:');
 const DONE = Buffer.from('[DONE]');
 const DATA_SPACE = Buffer.from('data: ');
 const EVENT_END = Buffer.from('\n\n');
-const ERROR_KEY = Buffer.from('"error"');
-const USAGE_KEY = Buffer.from('"usage"');
-const TOOL_CALLS_KEY = Buffer.from('"tool_calls"');
-const FINISH_KEY = Buffer.from('"finish_reason"');
-const CONTENT_KEY = Buffer.from('"content"');
-const TEXT_KEY = Buffer.from('"text"');
-const REASONING_KEY = Buffer.from('"reasoning_content"');
+// Key names as they appear between their quotes.
+const ERROR_KEY = Buffer.from('error');
+const USAGE_KEY = Buffer.from('usage');
+const TOOL_CALLS_KEY = Buffer.from('tool_calls');
+const FINISH_KEY = Buffer.from('finish_reason');
+const CONTENT_KEY = Buffer.from('content');
+const TEXT_KEY = Buffer.from('text');
+const REASONING_KEY = Buffer.from('reasoning_content');
+const OPEN_BRACE = 123;
+const QUOTE = 34;
 
 type Json = Record<string, unknown>;
 
@@ -35,9 +38,9 @@ function isObject(value: unknown): value is Json {
 /**
  * Forwards an OpenAI-compatible SSE stream line by line, re-framed as `data: <payload>\n\n` (so `data:`
  * without a space is accepted — reference quirk 14 — and comments and `event:` lines are dropped). Per line
- * it only searches bytes for a few keys; JSON is parsed for the first event (id and model for a usage
- * chunk), for lines with an `"error"` or non-null `"usage"` value, and for tool-call deltas. Unlike the
- * reference it holds nothing back: usage-only chunks are recognised by content, not by being last.
+ * it reads the keys it needs in one pass over the bytes (forEachKey); JSON is parsed for the first event (id and
+ * model for a usage chunk), for lines with an `"error"` or non-null `"usage"` value, and for tool-call deltas.
+ * Unlike the reference it holds nothing back: usage-only chunks are recognised by content, not by being last.
  */
 export class OpenAICompatibleStreamTransformer implements StreamTransformer {
   private readonly progress: StreamProgress;
@@ -50,6 +53,26 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
   /** Set while flushing a last line that had no newline: it is forwarded only if it is whole. */
   private atEof = false;
   private readonly onLine = (buffer: Buffer, start: number, end: number): void => this.line(buffer, start, end);
+  /** What the key pass over the current event found (reset per event; arrays reused). */
+  private scanned: Buffer = EVENT_END;
+  private errorAt = -1;
+  private usageObject = false;
+  private toolCallsSeen = false;
+  private readonly textAt: number[] = [];
+  private readonly reasoningAt: number[] = [];
+  private readonly finishAt: number[] = [];
+  private readonly onKey = (keyStart: number, keyEnd: number, valueAt: number): void => {
+    const buffer = this.scanned;
+    const length = keyEnd - keyStart;
+    if (bytesEqual(buffer, keyStart, length, this.textKey)) this.textAt.push(valueAt);
+    else if (bytesEqual(buffer, keyStart, length, FINISH_KEY)) this.finishAt.push(valueAt);
+    else if (bytesEqual(buffer, keyStart, length, USAGE_KEY)) {
+      // OpenAI sends `"usage":null` on every other chunk: only an object counts.
+      if (buffer[valueAt] === OPEN_BRACE) this.usageObject = true;
+    } else if (bytesEqual(buffer, keyStart, length, REASONING_KEY)) this.reasoningAt.push(valueAt);
+    else if (bytesEqual(buffer, keyStart, length, TOOL_CALLS_KEY)) this.toolCallsSeen = true;
+    else if (this.errorAt === -1 && bytesEqual(buffer, keyStart, length, ERROR_KEY)) this.errorAt = valueAt;
+  };
 
   constructor(
     private readonly input: UpstreamRequestInput,
@@ -141,8 +164,9 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
         if (typeof first.model === 'string' && first.model !== '') progress.identity.model = first.model;
       }
     }
-    const errorAt = findKeyValue(buffer, ERROR_KEY, start, end);
-    if (errorAt !== -1 && (buffer[errorAt] === 123 || buffer[errorAt] === 34)) {
+    this.scanKeys(buffer, start, end);
+    const errorAt = this.errorAt;
+    if (errorAt !== -1 && (buffer[errorAt] === OPEN_BRACE || buffer[errorAt] === QUOTE)) {
       const error = parse()?.error;
       if (isObject(error)) return progress.fail('upstream_error', openAIErrorFromObject(error));
       if (typeof error === 'string' && error !== '') {
@@ -150,7 +174,7 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
       }
     }
     let usageOnly = false;
-    if (this.hasUsageObject(buffer, start, end)) {
+    if (this.usageObject) {
       const event = parse();
       const usage = event && (normalizeOpenAIUsage(event.usage) ?? usageInChoices(event.choices));
       if (usage) {
@@ -158,11 +182,10 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
         usageOnly = !Array.isArray(event.choices) || event.choices.length === 0;
       }
     }
-    if (findKeyValue(buffer, TOOL_CALLS_KEY, start, end) !== -1) this.toolCalls(parse());
-    const addText = (value: string) => progress.addText(value);
-    forEachStringValue(buffer, this.textKey, start, end, addText);
-    forEachStringValue(buffer, REASONING_KEY, start, end, addText);
-    forEachStringValue(buffer, FINISH_KEY, start, end, (reason) => (progress.finishReason = reason));
+    if (this.toolCallsSeen) this.toolCalls(parse());
+    this.addStrings(buffer, this.textAt, end, (value) => progress.addText(value));
+    this.addStrings(buffer, this.reasoningAt, end, (value) => progress.addText(value));
+    this.addStrings(buffer, this.finishAt, end, (reason) => (progress.finishReason = reason));
 
     // With forced include_usage the usage-only chunk is ours, not the client's, unless it asked.
     if (usageOnly) {
@@ -174,14 +197,26 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
     progress.forwarded();
   }
 
-  /** True if some `"usage"` key has an object value (OpenAI sends `"usage":null` on every other chunk). */
-  private hasUsageObject(buffer: Buffer, start: number, end: number): boolean {
-    let from = start;
-    for (;;) {
-      const at = findKeyValue(buffer, USAGE_KEY, from, end);
-      if (at === -1) return false;
-      if (buffer[at] === 123) return true;
-      from = at;
+  /** One pass over the event's keys: where "error" is, whether a usage object or tool calls are there, and the string values to read. */
+  private scanKeys(buffer: Buffer, start: number, end: number): void {
+    this.scanned = buffer;
+    this.errorAt = -1;
+    this.usageObject = false;
+    this.toolCallsSeen = false;
+    this.textAt.length = 0;
+    this.reasoningAt.length = 0;
+    this.finishAt.length = 0;
+    forEachKey(buffer, start, end, this.onKey);
+    this.scanned = EVENT_END;
+  }
+
+  /** Hands `sink` the string values at `positions` in order (null and non-string values skipped, as a cut string ends them). */
+  private addStrings(buffer: Buffer, positions: readonly number[], end: number, sink: (value: string) => void): void {
+    for (const at of positions) {
+      if (buffer[at] !== QUOTE) continue;
+      const value = stringValueAt(buffer, at, end);
+      if (value === null) return;
+      sink(value);
     }
   }
 

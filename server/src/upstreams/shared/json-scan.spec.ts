@@ -1,4 +1,4 @@
-import { findKeyValue, forEachStringValue, lastObjectValue } from './json-scan';
+import { bytesEqual, findKeyValue, forEachKey, forEachStringValue, lastObjectValue, stringValueAt } from './json-scan';
 
 const USAGE = Buffer.from('"usage"');
 const CONTENT = Buffer.from('"content"');
@@ -32,6 +32,45 @@ describe('json-scan', () => {
 
   it('stops at a string cut before its closing quote', () => {
     expect(strings('{"content":"unterminated')).toEqual([]);
+  });
+
+  it('walks every key once, at any depth, with the first byte of its value', () => {
+    const json = '{"id":"c1","choices":[{"delta":{"content" : "a \\"b\\": c"},"finish_reason":null}],"usage":{"total_tokens":3}}';
+    const buffer = Buffer.from(json);
+    const keys: Array<[string, string]> = [];
+    forEachKey(buffer, 0, buffer.length, (keyStart, keyEnd, valueAt) => keys.push([buffer.toString('utf8', keyStart, keyEnd), json[valueAt]]));
+    expect(keys).toEqual([
+      ['id', '"'],
+      ['choices', '['],
+      ['delta', '{'],
+      ['content', '"'],
+      ['finish_reason', 'n'],
+      ['usage', '{'],
+      ['total_tokens', '3'],
+    ]);
+    // The escaped quotes inside the content value are not keys; the value decodes with its escapes.
+    const content = json.indexOf('"a ');
+    expect(stringValueAt(buffer, content, buffer.length)).toBe('a "b": c');
+    expect(stringValueAt(buffer, json.indexOf('null'), buffer.length)).toBeNull();
+    expect(bytesEqual(buffer, json.indexOf('usage'), 5, Buffer.from('usage'))).toBe(true);
+    expect(bytesEqual(buffer, json.indexOf('usage'), 5, Buffer.from('usages'))).toBe(false);
+  });
+
+  it('stops the key walk at a string that does not close, and never reads past end', () => {
+    const buffer = Buffer.from('{"a":1,"b":"cut here,"c":2}');
+    const seen: string[] = [];
+    forEachKey(buffer, 0, buffer.indexOf('here'), (keyStart, keyEnd) => seen.push(buffer.toString('utf8', keyStart, keyEnd)));
+    expect(seen).toEqual(['a', 'b']);
+    const event = Buffer.from('{"a":1}\n{"b":2}');
+    const first: string[] = [];
+    forEachKey(event, 0, event.indexOf('\n'), (keyStart, keyEnd) => first.push(event.toString('utf8', keyStart, keyEnd)));
+    expect(first).toEqual(['a']);
+    // A key whose colon or value lies past end is not reported.
+    const cut = Buffer.from('{"a": 1}');
+    const none: string[] = [];
+    forEachKey(cut, 0, cut.indexOf(':'), (keyStart, keyEnd) => none.push(cut.toString('utf8', keyStart, keyEnd)));
+    forEachKey(cut, 0, cut.indexOf('1'), (keyStart, keyEnd) => none.push(cut.toString('utf8', keyStart, keyEnd)));
+    expect(none).toEqual([]);
   });
 
   it('looks only between start and end, forwards and backwards', () => {

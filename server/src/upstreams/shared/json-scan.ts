@@ -35,6 +35,65 @@ export function findKeyValue(buffer: Buffer, key: Buffer, start: number, end: nu
   return -1;
 }
 
+/**
+ * One pass over the JSON between start and end that calls `onKey(keyStart, keyEnd, valueAt)` for every key, at
+ * any depth, in order: [keyStart, keyEnd) are the key's bytes inside its quotes and `valueAt` the value's first
+ * byte. A string is a key when a colon follows it; strings are skipped whole, escapes included, so a quote inside
+ * one is never taken for a key. A stream transformer asks for several keys per event: one pass does it for all of
+ * them, where a search per key costs a native call each (and stops at an unterminated string the same way).
+ */
+export function forEachKey(
+  buffer: Buffer,
+  start: number,
+  end: number,
+  onKey: (keyStart: number, keyEnd: number, valueAt: number) => void,
+): void {
+  let i = start;
+  while (i < end) {
+    if (buffer[i] !== QUOTE) {
+      i++;
+      continue;
+    }
+    const open = i + 1;
+    i = open;
+    while (i < end) {
+      const byte = buffer[i];
+      if (byte === BACKSLASH) i += 2;
+      else if (byte === QUOTE) break;
+      else i++;
+    }
+    if (i >= end) return;
+    const close = i;
+    i++;
+    let value = i;
+    while (value < end && isSpace(buffer[value])) value++;
+    if (value < end && buffer[value] === 58 /* : */) {
+      value++;
+      while (value < end && isSpace(buffer[value])) value++;
+      if (value < end) onKey(open, close, value);
+      i = value;
+    }
+  }
+}
+
+/** True if buffer[at, at + length) holds exactly the bytes of `name`. */
+export function bytesEqual(buffer: Buffer, at: number, length: number, name: Buffer): boolean {
+  if (length !== name.length) return false;
+  for (let k = 0; k < length; k++) if (buffer[at + k] !== name[k]) return false;
+  return true;
+}
+
+/**
+ * The string value whose opening quote is at `at`, decoded; null if `at` is not a quote or the string does not
+ * close before `end`.
+ */
+export function stringValueAt(buffer: Buffer, at: number, end: number): string | null {
+  if (buffer[at] !== QUOTE) return null;
+  const found = stringEnd(buffer, at + 1, end);
+  if (!found) return null;
+  return found.escaped ? (JSON.parse(buffer.toString('utf8', at, found.close + 1)) as string) : buffer.toString('utf8', at + 1, found.close);
+}
+
 /** Index just past the object or array that opens at `start`, or -1 if it does not close before `end`. */
 export function compositeEnd(buffer: Buffer, start: number, end: number): number {
   let depth = 0;
