@@ -181,6 +181,32 @@ describe('OpenAICompatibleStreamTransformer', () => {
     expect(run.summary.usage?.total_tokens).toBe(12);
   });
 
+  it('reads reasoning and content in order from one chunk of many events, keys only where they are keys', () => {
+    const event = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-r1', object: 'chat.completion.chunk', created: 1, model: 'deepseek-reasoner', choices: [{ index: 0, delta, finish_reason: null }], usage: null, ...extra })}\n\n`;
+    const chunk = Buffer.from(
+      [
+        event({ role: 'assistant', content: null, reasoning_content: 'Think' }),
+        // A value that spells a key ("error": {...}, "usage": {...}) inside a string is text, not a key.
+        event({ reasoning_content: ' "error": {"usage": {"total_tokens": 9}}' }),
+        event({ content: 'An', reasoning_content: null }, { error: null }),
+        event({ content: 'swer' }),
+        `data: ${JSON.stringify({ id: 'chatcmpl-r1', object: 'chat.completion.chunk', created: 1, model: 'deepseek-reasoner', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null })}\n\n`,
+        'data: [DONE]\n\n',
+      ].join(''),
+    );
+    const whole = runStream(create(), [chunk]);
+    expect(whole.summary).toMatchObject({
+      end: 'done',
+      error: null,
+      usage: null,
+      completionText: 'Think "error": {"usage": {"total_tokens": 9}}Answer',
+      finishReason: 'stop',
+      eventsForwarded: 5,
+    });
+    for (const pieces of randomSplits(chunk, 30)) expect(runStream(create(), pieces)).toEqual(whole);
+  });
+
   it('reports an idle timeout before the answer finished', () => {
     const run = runStream(create(), [withUsage.subarray(0, 900)], { cause: 'idle_timeout' });
     expect(run.summary.end).toBe('idle_timeout');
