@@ -1,12 +1,23 @@
-import { bytesEqual, findKeyValue, forEachKey, forEachStringValue, lastObjectValue, stringValueAt } from './json-scan';
+import { bytesEqual, findKeyValue, forEachKey, lastObjectValue, stringValueAt } from './json-scan';
 
 const USAGE = Buffer.from('"usage"');
 const CONTENT = Buffer.from('"content"');
 
+/** The string values of `key` in order, as the stream transformer reads them (a string cut short ends the list). */
 function strings(json: string, key = CONTENT): string[] {
-  const out: string[] = [];
   const buffer = Buffer.from(json);
-  forEachStringValue(buffer, key, 0, buffer.length, (value) => out.push(value));
+  const name = key.subarray(1, key.length - 1);
+  const positions: number[] = [];
+  forEachKey(buffer, 0, buffer.length, (keyStart, keyEnd, valueAt) => {
+    if (bytesEqual(buffer, keyStart, keyEnd - keyStart, name)) positions.push(valueAt);
+  });
+  const out: string[] = [];
+  for (const at of positions) {
+    if (buffer[at] !== 34) continue;
+    const value = stringValueAt(buffer, at, buffer.length);
+    if (value === null) break;
+    out.push(value);
+  }
   return out;
 }
 

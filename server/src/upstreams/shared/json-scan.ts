@@ -126,31 +126,6 @@ function stringEnd(buffer: Buffer, start: number, end: number): { close: number;
   return null;
 }
 
-/** Calls `sink` with every string value of `key` between start and end (null and non-string values skipped). */
-export function forEachStringValue(
-  buffer: Buffer,
-  key: Buffer,
-  start: number,
-  end: number,
-  sink: (value: string) => void,
-): void {
-  let from = start;
-  for (;;) {
-    const value = findKeyValue(buffer, key, from, end);
-    if (value === -1) return;
-    from = value;
-    if (buffer[value] !== QUOTE) continue;
-    const found = stringEnd(buffer, value + 1, end);
-    if (!found) return;
-    sink(
-      found.escaped
-        ? (JSON.parse(buffer.toString('utf8', value, found.close + 1)) as string)
-        : buffer.toString('utf8', value + 1, found.close),
-    );
-    from = found.close + 1;
-  }
-}
-
 /** The parsed object value of the last `key` in the buffer, or undefined (absent, null, not an object). */
 export function lastObjectValue(buffer: Buffer, key: Buffer, start = 0, end = buffer.length): unknown {
   const value = findKeyValue(buffer, key, start, end, true);
