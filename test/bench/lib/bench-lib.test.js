@@ -44,13 +44,8 @@ test('wrk output with the per-request line: percentiles of the timed requests, w
   // 100 requests: 98 at 300 us, one at 2 ms, one at 12 ms. wrk's corrected p99 (printed) counts made-up samples.
   const timed = [...Array(98).fill('300.0'), '2000.0', '12000.0'].join(',');
   const r = parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} ${timed}\nRequests/sec`));
-  assert.equal(r.perRequest, 100);
-  assert.equal(r.p50, 0.3);
-  assert.equal(r.p90, 0.3);
-  assert.equal(r.p99, 2);
-  assert.equal(r.wrkP50, 0.845);
-  assert.equal(r.wrkP99, 1020);
-  assert.equal(r.requests, 120345);
+  const { perRequest, p50, p90, p99, wrkP50, wrkP99, requests } = r;
+  assert.deepEqual({ perRequest, p50, p90, p99, wrkP50, wrkP99, requests }, { perRequest: 100, p50: 0.3, p90: 0.3, p99: 2, wrkP50: 0.845, wrkP99: 1020, requests: 120345 });
   assert.throws(() => parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} \nRequests/sec`)), /no latencies/);
   assert.throws(() => parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} 1.0,x\nRequests/sec`)), /no latencies/);
   // Without the line, wrk's own percentiles and no per-request fields.
