@@ -230,7 +230,6 @@ function writeLua(headers, { perRequest = false } = {}) {
   return file;
 }
 
-
 async function wrk(url, connections, seconds, lua) {
   const result = await proc.run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', lua, url]);
   if (result.code !== 0) throw new Error(`wrk failed (${result.code}): ${result.stderr || result.stdout}`);
