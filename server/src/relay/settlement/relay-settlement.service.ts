@@ -63,6 +63,15 @@ interface Shipment {
 
 const MAX_RETRY_DELAY_MS = 5_000;
 
+/** Waits for `work` or until `deadline` (epoch ms); the timer goes as soon as `work` settles, so it never keeps a stopping process alive. */
+async function untilOrDeadline(work: Promise<unknown>, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise((done) => {
+    timer = setTimeout(done, Math.max(1, deadline - Date.now()));
+  });
+  await Promise.race([work, timedOut]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Turns an answered request into its one QuotaConsumed event. The charge is first made durable (the journal, or the
  * ledger itself in `ledger` mode) and only then may the answer end; the ledger append goes through group commit
@@ -95,6 +104,8 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   /** Admission settlements of the current turn, per user and token: one script each. */
   private settleBuffer = new Map<string, { userId: number; tokenId: number | null; charges: ShippedCharge[] }>();
   private settleScheduled = false;
+  /** Admission settles sent and not answered yet: drain() waits for them too. */
+  private readonly settling = new Set<Promise<void>>();
   private recovering: Promise<number> | null = null;
   private closed = false;
   /** Leases of 'request' reservations whose charge is journalled and not yet settled by admission. */
@@ -205,18 +216,17 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     return { position: result.position };
   }
 
-  /** Resolves when every charge handed over so far is in the ledger, or after `timeoutMs`. */
+  /**
+   * Resolves when every charge handed over so far is in the ledger and admission has settled it in Redis, or after
+   * `timeoutMs`. At shutdown this is what lets the reservations go at once rather than at the lease sweep.
+   */
   async drain(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise((done) => {
-        timer = setTimeout(done, Math.max(1, deadline - Date.now()));
-      });
-      // The deadline's timer goes as soon as the charges are in: left pending, it kept a stopping process alive.
-      await Promise.race([Promise.allSettled([...this.inFlight]), timedOut]).finally(() => clearTimeout(timer));
+      await untilOrDeadline(Promise.allSettled([...this.inFlight]), deadline);
     }
     this.flushSettlements();
+    if (this.settling.size > 0 && Date.now() < deadline) await untilOrDeadline(Promise.allSettled([...this.settling]), deadline);
   }
 
   /**
@@ -374,13 +384,15 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     for (const { userId, tokenId, charges } of buffer.values()) {
       // Issued now, in order on admission's one connection, so the client's next request sees it. If it fails, the
       // charges are in the ledger all the same and the lease sweep retires the reservations: their renewal ends either way.
-      this.admission.settleMany(userId, tokenId, charges).then(
+      const settled = this.admission.settleMany(userId, tokenId, charges).then(
         () => this.stopRenewing(charges),
         (error: unknown) => {
           this.logger.error(`admission settle failed for user ${userId}: ${String(error)}`);
           this.stopRenewing(charges);
         },
       );
+      this.settling.add(settled);
+      void settled.finally(() => this.settling.delete(settled));
     }
   }
 
