@@ -1,4 +1,4 @@
-import { bytesEqual, forEachKey, stringValueAt } from '../shared/json-scan';
+import { bytesEqual, forEachKey, forEachStringAt } from '../shared/json-scan';
 import { openAIErrorFromObject } from '../shared/map-upstream-error';
 import { normalizeOpenAIUsage } from '../shared/normalize-usage';
 import { StreamLineSplitter } from '../shared/stream-line-splitter';
@@ -183,9 +183,9 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
       }
     }
     if (this.toolCallsSeen) this.toolCalls(parse());
-    this.addStrings(buffer, this.textAt, end, (value) => progress.addText(value));
-    this.addStrings(buffer, this.reasoningAt, end, (value) => progress.addText(value));
-    this.addStrings(buffer, this.finishAt, end, (reason) => (progress.finishReason = reason));
+    forEachStringAt(buffer, this.textAt, end, (value) => progress.addText(value));
+    forEachStringAt(buffer, this.reasoningAt, end, (value) => progress.addText(value));
+    forEachStringAt(buffer, this.finishAt, end, (reason) => (progress.finishReason = reason));
 
     // With forced include_usage the usage-only chunk is ours, not the client's, unless it asked.
     if (usageOnly) {
@@ -208,16 +208,6 @@ export class OpenAICompatibleStreamTransformer implements StreamTransformer {
     this.finishAt.length = 0;
     forEachKey(buffer, start, end, this.onKey);
     this.scanned = EVENT_END;
-  }
-
-  /** Hands `sink` the string values at `positions` in order (null and non-string values skipped, as a cut string ends them). */
-  private addStrings(buffer: Buffer, positions: readonly number[], end: number, sink: (value: string) => void): void {
-    for (const at of positions) {
-      if (buffer[at] !== QUOTE) continue;
-      const value = stringValueAt(buffer, at, end);
-      if (value === null) return;
-      sink(value);
-    }
   }
 
   private toolCalls(event: Json | null): void {

@@ -1,4 +1,4 @@
-import { bytesEqual, findKeyValue, forEachKey, lastObjectValue, stringValueAt } from './json-scan';
+import { bytesEqual, findKeyValue, forEachKey, forEachStringAt, lastObjectValue, stringValueAt } from './json-scan';
 
 const USAGE = Buffer.from('"usage"');
 const CONTENT = Buffer.from('"content"');
@@ -12,12 +12,7 @@ function strings(json: string, key = CONTENT): string[] {
     if (bytesEqual(buffer, keyStart, keyEnd - keyStart, name)) positions.push(valueAt);
   });
   const out: string[] = [];
-  for (const at of positions) {
-    if (buffer[at] !== 34) continue;
-    const value = stringValueAt(buffer, at, buffer.length);
-    if (value === null) break;
-    out.push(value);
-  }
+  forEachStringAt(buffer, positions, buffer.length, (value) => out.push(value));
   return out;
 }
 

@@ -1,8 +1,9 @@
 /**
  * Byte-level reads of a few keys in JSON the gateway forwards without parsing (OpenAI-compatible bodies
  * and stream lines). They rely on one JSON property: inside a string value a quote is always escaped, so an
- * unescaped `"usage"` followed by a colon can only be a key. Callers fall back to JSON.parse for anything
- * they need beyond a key's raw value.
+ * unescaped `"usage"` followed by a colon can only be a key. findKeyValue searches for one key; forEachKey walks
+ * every key of an event once (the stream transformer, which needs several per event). Callers fall back to
+ * JSON.parse for anything they need beyond a key's raw value.
  */
 
 const QUOTE = 34;
@@ -92,6 +93,19 @@ export function stringValueAt(buffer: Buffer, at: number, end: number): string |
   const found = stringEnd(buffer, at + 1, end);
   if (!found) return null;
   return found.escaped ? (JSON.parse(buffer.toString('utf8', at, found.close + 1)) as string) : buffer.toString('utf8', at + 1, found.close);
+}
+
+/**
+ * Hands `sink` the string values whose first bytes are at `positions` (as forEachKey reported them), in order:
+ * other values (null, numbers, objects) are skipped, and a string that does not close before `end` ends the list.
+ */
+export function forEachStringAt(buffer: Buffer, positions: readonly number[], end: number, sink: (value: string) => void): void {
+  for (const at of positions) {
+    if (buffer[at] !== QUOTE) continue;
+    const value = stringValueAt(buffer, at, end);
+    if (value === null) return;
+    sink(value);
+  }
 }
 
 /** Index just past the object or array that opens at `start`, or -1 if it does not close before `end`. */
