@@ -17,6 +17,8 @@
  *     --waves N          bursts of streams one after the other, each followed by the settle (default 1); the
  *                        targets judge the first, later ones show whether memory is retained or leaked
  *     --target NAME      tollgate (default) or portkey
+ *   --one-cpu-loop       add a c=1 phase with wrk, the fake upstream and the target's process (all threads) on CPU 0,
+ *                        Postgres, Redis and the projector free (taskset); printed beside the targets, never judged
  *   --serve              start the fake upstream, Tollgate (api,worker + projector) and set them up, print the URL, the
  *                        key and a wrk command, then keep running until Ctrl-C (to probe or profile by hand)
  *   --no-build           reuse the last build in test/bench/.work/build
@@ -230,8 +232,9 @@ function writeLua(headers, { perRequest = false } = {}) {
   return file;
 }
 
-async function wrk(url, connections, seconds, lua) {
-  const result = await proc.run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', lua, url]);
+async function wrk(url, connections, seconds, lua, { cpus = null } = {}) {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', lua, url];
+  const result = cpus === null ? await proc.run('wrk', args) : await proc.run('taskset', ['-c', cpus, 'wrk', ...args]);
   if (result.code !== 0) throw new Error(`wrk failed (${result.code}): ${result.stderr || result.stdout}`);
   return parseWrk(result.stdout);
 }
@@ -253,7 +256,7 @@ function cpuDelta(before, after) {
   return total;
 }
 
-async function loadPhase(target, connections, lua) {
+async function loadPhase(target, connections, lua, wrkOptions = {}) {
   const gatewayPids = target.pid ? [target.pid] : [];
   const storePids = target.name === 'tollgate' ? () => tollgate.backendPids(opt.databaseUrl).catch(() => []) : () => [];
   const projectorPids = target.name === 'tollgate' && projector ? [projector.pid] : [];
@@ -261,7 +264,7 @@ async function loadPhase(target, connections, lua) {
   const s0 = await cpuOf(storePids);
   const p0 = await cpuOf(projectorPids);
   const m0 = await cpuOf([upstream.pid]);
-  const w = await wrk(target.url, connections, opt.duration, lua);
+  const w = await wrk(target.url, connections, opt.duration, lua, wrkOptions);
   const g1 = await cpuOf(gatewayPids);
   const s1 = await cpuOf(storePids);
   const p1 = await cpuOf(projectorPids);
@@ -274,6 +277,20 @@ async function loadPhase(target, connections, lua) {
     projectorUs: projectorPids.length ? per(cpuDelta(p0, p1)) : NaN,
     mockUs: per(cpuDelta(m0, m1)),
   };
+}
+
+/**
+ * Runs `measure` with the fake upstream and the target's process (every thread) on CPU 0, then gives them every CPU
+ * back, even when it fails. The projector, Postgres and Redis are left where the scheduler puts them.
+ */
+async function onOneCpu(target, measure) {
+  const pids = [upstream.pid, ...(target.pid ? [target.pid] : [])];
+  for (const pid of pids) proc.pinProcess(pid, '0');
+  try {
+    return await measure();
+  } finally {
+    for (const pid of pids) proc.pinProcess(pid, proc.allCpus());
+  }
 }
 
 let upstream = null;
@@ -350,10 +367,13 @@ async function benchmarkMode() {
   for (const target of targets) await wrk(target.url, 50, opt.warmup, lua);
   for (const target of targets) await client.measureTtfb(target.url, headers, 20);
 
-  const results = Object.fromEntries(names.map((name) => [name, { sat: [], seq: [], ttfb: [] }]));
+  const results = Object.fromEntries(names.map((name) => [name, { sat: [], seq: [], ttfb: [], ...(flags['one-cpu-loop'] ? { seq1: [] } : {}) }]));
   const phases = [
     ['sat', 'saturation, wrk -t1 -c50, non-streaming', (t) => loadPhase(t, 50, lua)],
     ['seq', 'concurrency 1, wrk -t1 -c1, non-streaming, every request timed', (t) => loadPhase(t, 1, perRequestLua)],
+    ...(flags['one-cpu-loop']
+      ? [['seq1', 'concurrency 1 as above, with wrk, the fake upstream and the target on CPU 0 (Postgres, Redis, the projector free)', (t) => onOneCpu(t, () => loadPhase(t, 1, perRequestLua, { cpus: '0' }))]]
+      : []),
     ['ttfb', `streams at concurrency 1, time to first byte`, (t) => client.measureTtfb(t.url, headers, opt.ttfbCount)],
   ];
   for (const [phase, title, measure] of phases) {
@@ -382,10 +402,11 @@ async function benchmarkMode() {
   log('');
   for (const line of report.ratioLines(summary)) log(line);
   for (const line of report.wrkCorrectedLine(summary)) log(line);
+  for (const line of report.oneCpuLoopLines(summary)) log(line);
   log(`RSS after load: ${Object.entries(rss).map(([name, mb]) => `${name} ${report.fmt(mb, 0)} MB`).join(', ') || '-'}`);
   if (settlement) {
     const tollgateCount = results.tollgate
-      ? [...results.tollgate.sat, ...results.tollgate.seq, ...results.tollgate.ttfb].reduce((sum, r) => sum + (r.requests ?? r.count ?? 0) - (r.non2xx ?? 0), 0)
+      ? [...results.tollgate.sat, ...results.tollgate.seq, ...(results.tollgate.seq1 ?? []), ...results.tollgate.ttfb].reduce((sum, r) => sum + (r.requests ?? r.count ?? 0) - (r.non2xx ?? 0), 0)
       : 0;
     log(
       settlement.error

@@ -3,7 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { percentile, median, durationMs, parseWrk, PER_REQUEST_MARK, cpuTicksFromStat, rssMbFromStatus } = require('./stats');
-const { summarize, checkTargets, checkStreamTargets, wrkCorrectedLine } = require('./report');
+const { summarize, checkTargets, checkStreamTargets, wrkCorrectedLine, oneCpuLoopLines } = require('./report');
 const { summarizeProfile, category } = require('./profile');
 const { parseFlags } = require('./flags');
 
@@ -135,6 +135,22 @@ test('summary: medians over rounds and added latency against direct of the same 
   assert.match(wrkCorrectedLine(withWrk)[0], /direct 0\.300, tollgate 6\.300 \(\+6\.000\) ms/);
 });
 
+test('--one-cpu-loop: its own medians and added figures, printed beside and never judged', () => {
+  const results = {
+    direct: { sat: [], seq: [{ p50: 0.09, p99: 0.16 }], seq1: [{ p50: 0.02, p99: 0.05 }, { p50: 0.03, p99: 0.07 }], ttfb: [] },
+    tollgate: { sat: [], seq: [{ p50: 0.3, p99: 2.2 }], seq1: [{ p50: 0.13, p99: 0.65 }, { p50: 0.15, p99: 0.61 }], ttfb: [] },
+  };
+  const s = summarize(results);
+  assert.ok(Math.abs(s.tollgate.oneCpuAddedP99 - 0.57) < 1e-9); // rounds: 0.60 and 0.54
+  assert.ok(Math.abs(s.tollgate.oneCpuP50 - 0.14) < 1e-9);
+  assert.match(oneCpuLoopLines(s)[0], /direct 0\.025 \/ 0\.060, tollgate 0\.140 \/ 0\.630 \(\+0\.115 \/ \+0\.570\)/);
+  // The judged c=1 p99 is still the phase as deployed.
+  assert.ok(Math.abs(s.tollgate.addedP99 - 2.04) < 1e-9);
+  assert.equal(checkTargets(s).find((c) => c.name === 'added p99 at c=1')?.ok, false);
+  // Without the flag there is no such phase and no line.
+  assert.deepEqual(oneCpuLoopLines(summarize({ direct: { sat: [], seq: [], ttfb: [] } })), []);
+});
+
 test('targets without a Tollgate figure are n/a, never PASS', () => {
   const checks = checkTargets(summarize({ direct: { sat: [{ rps: 1 }], seq: [], ttfb: [] } }));
   assert.ok(checks.every((c) => c.ok === undefined));
@@ -199,3 +215,22 @@ function hasWrk() {
     return error.code !== 'ENOENT';
   }
 }
+
+test('pinProcess: every thread of a process onto the CPUs given, and back; a clear error otherwise', async (t) => {
+  const { spawn } = require('node:child_process');
+  const fs = require('node:fs');
+  const { pinProcess, allCpus } = require('./proc');
+  const child = spawn(process.execPath, ['-e', 'console.log("up"); setTimeout(() => {}, 20000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => child.kill('SIGKILL'));
+  await new Promise((resolve) => child.stdout.once('data', resolve)); // its threads are started
+  const allowed = () =>
+    fs.readdirSync(`/proc/${child.pid}/task`).map((tid) => /Cpus_allowed_list:\s*(\S+)/.exec(fs.readFileSync(`/proc/${child.pid}/task/${tid}/status`, 'utf8'))[1]);
+  pinProcess(child.pid, '0');
+  const pinned = allowed();
+  assert.ok(pinned.length > 1, 'a Node process has several threads');
+  assert.deepEqual([...new Set(pinned)], ['0']);
+  pinProcess(child.pid, allCpus());
+  const cpus = require('node:os').availableParallelism();
+  assert.deepEqual([...new Set(allowed())], [cpus === 1 ? '0' : `0-${cpus - 1}`]);
+  assert.throws(() => pinProcess(2 ** 22 + 12345, '0'), /could not set the CPUs of pid \d+ to 0: /);
+});

@@ -4,6 +4,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const http = require('node:http');
+const os = require('node:os');
 const path = require('node:path');
 const { cpuTicksFromStat, rssMbFromStatus } = require('./stats');
 
@@ -180,4 +181,24 @@ function run(command, args, { cwd, env, input } = {}) {
   });
 }
 
-module.exports = { clkTck, cpuMicros, mainThreadSched, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };
+/**
+ * Sets the CPU affinity of every thread of `pid` to `cpus` (a taskset list: "0", "0-1"), with util-linux's taskset.
+ * Used by --one-cpu-loop; throws with the command's own message when taskset is missing or refuses.
+ */
+function pinProcess(pid, cpus) {
+  // taskset -a walks /proc/<pid>/task and says nothing (exit 0) when there is none: a gone process is an error here.
+  if (!fs.existsSync(`/proc/${pid}/task`)) throw new Error(`could not set the CPUs of pid ${pid} to ${cpus}: no such process`);
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (error) {
+    const why = error.code === 'ENOENT' ? 'taskset is not installed (Debian: apt-get install util-linux)' : String(error.stderr || error.message).trim();
+    throw new Error(`could not set the CPUs of pid ${pid} to ${cpus}: ${why}`);
+  }
+}
+
+/** Every CPU of the machine, as a taskset list. */
+function allCpus() {
+  return `0-${Math.max(0, os.availableParallelism() - 1)}`;
+}
+
+module.exports = { pinProcess, allCpus, clkTck, cpuMicros, mainThreadSched, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };

@@ -49,6 +49,11 @@ function summarize(results) {
       // wrk's own c=1 p99, corrected for coordinated omission (made-up samples); shown beside, never judged.
       seqWrkP99: median(pick(seq, 'wrkP99')),
       addedWrkP99: target === 'direct' ? NaN : median(addedBy(seq, direct?.seq, 'wrkP99')),
+      // --one-cpu-loop: the same c=1 phase with the closed loop on one CPU; shown beside, never judged.
+      oneCpuP50: median(pick(phases.seq1 ?? [], 'p50')),
+      oneCpuP99: median(pick(phases.seq1 ?? [], 'p99')),
+      oneCpuAddedP50: target === 'direct' ? NaN : median(addedBy(phases.seq1 ?? [], direct?.seq1, 'p50')),
+      oneCpuAddedP99: target === 'direct' ? NaN : median(addedBy(phases.seq1 ?? [], direct?.seq1, 'p99')),
       ttfbP50: median(pick(ttfb, 'ttfbP50')),
       ttfbP99: median(pick(ttfb, 'ttfbP99')),
       addedTtfbP50: target === 'direct' ? NaN : median(addedBy(ttfb, direct?.ttfb, 'ttfbP50')),
@@ -178,4 +183,16 @@ function targetLines(checks) {
   return checks.map((c) => `  ${verdict(c.ok)}  ${c.name.padEnd(32)} target ${c.target.padEnd(10)} measured ${c.measured}`);
 }
 
-module.exports = { TARGETS, summarize, resultTable, ratioLines, wrkCorrectedLine, checkTargets, checkStreamTargets, targetLines, table, fmt, fmtInt };
+/**
+ * The c=1 figures of --one-cpu-loop (wrk, the fake upstream and the target's process on CPU 0; Postgres, Redis and
+ * the projector free): what the requests take when the loop's hops never cross CPUs. Never judged: the targets are
+ * judged on the c=1 phase as deployed (docs/benchmark.md, "The c=1 tail is the scheduler's").
+ */
+function oneCpuLoopLines(summary) {
+  const parts = Object.entries(summary)
+    .filter(([, s]) => Number.isFinite(s.oneCpuP99))
+    .map(([target, s]) => `${target} ${fmt(s.oneCpuP50, 3)} / ${fmt(s.oneCpuP99, 3)}${Number.isFinite(s.oneCpuAddedP99) ? ` (+${fmt(s.oneCpuAddedP50, 3)} / +${fmt(s.oneCpuAddedP99, 3)})` : ''}`);
+  return parts.length ? [`c=1 with the loop on CPU 0 (--one-cpu-loop; p50 / p99 ms, +added; not judged): ${parts.join(', ')}`] : [];
+}
+
+module.exports = { TARGETS, summarize, resultTable, ratioLines, wrkCorrectedLine, oneCpuLoopLines, checkTargets, checkStreamTargets, targetLines, table, fmt, fmtInt };
