@@ -280,16 +280,17 @@ async function loadPhase(target, connections, lua, wrkOptions = {}) {
 }
 
 /**
- * Runs `measure` with the fake upstream and the target's process (every thread) on CPU 0, then gives them every CPU
- * back, even when it fails. The projector, Postgres and Redis are left where the scheduler puts them.
+ * Runs `measure` with the fake upstream and the target's process (every thread) on CPU 0, then gives them back the
+ * CPUs they had, even when it fails. The projector, Postgres and Redis are left where the scheduler puts them.
  */
 async function onOneCpu(target, measure) {
   const pids = [upstream.pid, ...(target.pid ? [target.pid] : [])];
+  const before = new Map(pids.map((pid) => [pid, proc.cpusOf(pid)]));
   for (const pid of pids) proc.pinProcess(pid, '0');
   try {
     return await measure();
   } finally {
-    for (const pid of pids) proc.pinProcess(pid, proc.allCpus());
+    for (const [pid, cpus] of before) proc.pinProcess(pid, cpus);
   }
 }
 

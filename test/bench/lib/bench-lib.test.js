@@ -219,16 +219,20 @@ function hasWrk() {
 test('pinProcess: every thread of a process onto the CPUs given, and back; a clear error otherwise', async (t) => {
   const { spawn } = require('node:child_process');
   const fs = require('node:fs');
-  const { pinProcess, allCpus } = require('./proc');
+  const { pinProcess, allCpus, cpusOf } = require('./proc');
   const child = spawn(process.execPath, ['-e', 'console.log("up"); setTimeout(() => {}, 20000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
   t.after(() => child.kill('SIGKILL'));
   await new Promise((resolve) => child.stdout.once('data', resolve)); // its threads are started
   const allowed = () =>
     fs.readdirSync(`/proc/${child.pid}/task`).map((tid) => /Cpus_allowed_list:\s*(\S+)/.exec(fs.readFileSync(`/proc/${child.pid}/task/${tid}/status`, 'utf8'))[1]);
+  const original = cpusOf(child.pid);
   pinProcess(child.pid, '0');
+  assert.equal(cpusOf(child.pid), '0');
   const pinned = allowed();
   assert.ok(pinned.length > 1, 'a Node process has several threads');
   assert.deepEqual([...new Set(pinned)], ['0']);
+  pinProcess(child.pid, original);
+  assert.equal(cpusOf(child.pid), original);
   pinProcess(child.pid, allCpus());
   const cpus = require('node:os').availableParallelism();
   assert.deepEqual([...new Set(allowed())], [cpus === 1 ? '0' : `0-${cpus - 1}`]);

@@ -201,4 +201,11 @@ function allCpus() {
   return `0-${Math.max(0, os.availableParallelism() - 1)}`;
 }
 
-module.exports = { pinProcess, allCpus, clkTck, cpuMicros, mainThreadSched, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };
+/** The CPUs `pid` may run on now (its main thread's Cpus_allowed_list), to give them back after pinProcess. */
+function cpusOf(pid) {
+  const match = /^Cpus_allowed_list:\s*(\S+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no Cpus_allowed_list in /proc/${pid}/status`);
+  return match[1];
+}
+
+module.exports = { pinProcess, allCpus, cpusOf, clkTck, cpuMicros, mainThreadSched, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };
