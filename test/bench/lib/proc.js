@@ -4,7 +4,6 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const http = require('node:http');
-const os = require('node:os');
 const path = require('node:path');
 const { cpuTicksFromStat, rssMbFromStatus } = require('./stats');
 
@@ -196,11 +195,6 @@ function pinProcess(pid, cpus) {
   }
 }
 
-/** Every CPU of the machine, as a taskset list. */
-function allCpus() {
-  return `0-${Math.max(0, os.availableParallelism() - 1)}`;
-}
-
 /** The CPUs `pid` may run on now (its main thread's Cpus_allowed_list), to give them back after pinProcess. */
 function cpusOf(pid) {
   const match = /^Cpus_allowed_list:\s*(\S+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -208,4 +202,4 @@ function cpusOf(pid) {
   return match[1];
 }
 
-module.exports = { pinProcess, allCpus, cpusOf, clkTck, cpuMicros, mainThreadSched, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };
+module.exports = { pinProcess, cpusOf, clkTck, cpuMicros, mainThreadSched, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };
