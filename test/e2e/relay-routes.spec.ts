@@ -4,7 +4,7 @@ import { OpenAIAudioUpstreamFake } from '../fakes/upstreams/openai-audio-upstrea
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { admission, chargeCount, chargesOf, createChannel, listen, routable, sdk, userWithToken } from './relay-support';
-import { type Caller, dataSource, projected, rootCaller } from './users-support';
+import { type Caller, dataSource, projected, rootCaller, setOptions } from './users-support';
 
 jest.setTimeout(120_000);
 
@@ -118,6 +118,59 @@ describe('relay routes', () => {
       const noToken = await fetch(`${baseURL}/models/gpt-3.5-turbo`);
       expect(noToken.status).toBe(401);
       expect(await noToken.json()).toEqual({ error: { message: expect.stringMatching(/^未提供令牌 \(request id: /), type: 'new_api_error' } });
+    });
+
+    it('looks in the adaptors\' model lists, not in the pricing tables', async () => {
+      // dall-e-2 is in OpenAI's list but has no model ratio; gpt-4-all has a ratio but no adaptor lists it.
+      expect(await client.models.retrieve('dall-e-2')).toMatchObject({ id: 'dall-e-2', object: 'model', owned_by: 'openai' });
+      expect(await client.models.retrieve('claude-instant-1.2')).toMatchObject({ id: 'claude-instant-1.2', owned_by: 'claude' });
+      const priced = await fetch(`${baseURL}/models/gpt-4-all`, { headers: { authorization: `Bearer ${alice.key}` } });
+      expect(priced.status).toBe(200);
+      expect(await priced.json()).toMatchObject({ error: { code: 'model_not_found', message: "The model 'gpt-4-all' does not exist" } });
+    });
+  });
+
+  describe('GET /dashboard/billing/subscription and /usage (also under /v1)', () => {
+    it('answers the token\'s figures (DisplayTokenStatEnabled), or the user\'s, in dollars or raw quota, and charges nothing', async () => {
+      const bob = await userWithToken(target, 'bill-bob', 2_000_000, { unlimited_quota: false, remain_quota: 1_000_000 });
+      const get = async (path: string, key = bob.key) => {
+        const response = await fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const chargesBefore = await chargeCount(target);
+      const subscription = { object: 'billing_subscription', has_payment_method: true, soft_limit_usd: 2, hard_limit_usd: 2, system_hard_limit_usd: 2, access_until: 0 };
+      expect(await get('/v1/dashboard/billing/subscription')).toEqual({ status: 200, body: subscription });
+      expect(await get('/dashboard/billing/subscription')).toEqual({ status: 200, body: subscription });
+      expect(await get('/dashboard/billing/usage')).toEqual({ status: 200, body: { object: 'list', total_usage: 0 } });
+      expect(await chargeCount(target)).toBe(chargesBefore);
+
+      // One answered request: the token's used quota grows, its remain shrinks, remain + used stays the limit.
+      await sdk(baseURL, bob.key).chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+      await projected(target);
+      const [row] = await dataSource(target).query('SELECT used_quota FROM token_balances WHERE token_id = $1', [bob.tokenId]);
+      const used = Number(row.used_quota);
+      expect(used).toBeGreaterThan(0);
+      expect(await get('/v1/dashboard/billing/usage')).toEqual({ status: 200, body: { object: 'list', total_usage: (used / 500_000) * 100 } });
+      expect((await get('/v1/dashboard/billing/subscription')).body).toMatchObject({ hard_limit_usd: 2 });
+
+      // The user's figures: quota 2,000,000 − used, plus used.
+      await setOptions(target, { DisplayTokenStatEnabled: 'false' });
+      try {
+        expect((await get('/v1/dashboard/billing/subscription')).body).toMatchObject({ hard_limit_usd: 4, soft_limit_usd: 4 });
+        await setOptions(target, { DisplayInCurrencyEnabled: 'false' });
+        expect((await get('/v1/dashboard/billing/subscription')).body).toMatchObject({ hard_limit_usd: 2_000_000 });
+        expect(await get('/dashboard/billing/usage')).toEqual({ status: 200, body: { object: 'list', total_usage: used * 100 } });
+      } finally {
+        await setOptions(target, { DisplayTokenStatEnabled: 'true', DisplayInCurrencyEnabled: 'true' });
+      }
+
+      // An unlimited token reports 100000000; a bad key gets TokenAuth's 401 in the middleware shape.
+      const unlimited = await userWithToken(target, 'bill-carol', 1_000_000);
+      expect((await get('/dashboard/billing/subscription', unlimited.key)).body).toMatchObject({ hard_limit_usd: 100000000, access_until: 0 });
+      expect(await get('/dashboard/billing/usage', 'sk-nope')).toEqual({
+        status: 401,
+        body: { error: { message: expect.stringMatching(/^无效的令牌 \(request id: /), type: 'new_api_error' } },
+      });
     });
   });
 

@@ -5,6 +5,7 @@ import { ChannelsModule } from '../modules/channels/channels.module';
 import { TokenAuthenticator } from '../modules/tokens/token-auth/token-authenticator';
 import { TokensModule } from '../modules/tokens/tokens.module';
 import { QuotaAdmissionService } from './admission/quota-admission.service';
+import { RelayBillingService } from './http/relay-billing.service';
 import { RelayModelsService } from './http/relay-models.service';
 import { RelayRoutesRegistrar } from './http/relay-routes.registrar';
 import { LeaseSweeper } from './leases/lease-sweeper';
@@ -34,6 +35,7 @@ export class RelayModule {
         RelaySettlementService,
         RelayPipelineService,
         RelayModelsService,
+        RelayBillingService,
         RelayRoutesRegistrar,
         {
           provide: LeaseSweeper,

@@ -17,6 +17,10 @@ describe('rate limit policy (reference §11)', () => {
     expect(names('/api')).toEqual(['GA']);
     expect(names('/api/no-such-route')).toEqual(['GA']);
     expect(names('/dashboard/billing/subscription')).toEqual(['GA']);
+    // The /v1 twins of the billing routes too (new-api's dashboard router), though the rest of /v1 has no limit.
+    expect(names('/v1/dashboard/billing/usage')).toEqual(['GA']);
+    expect(names('/v1/chat/completions')).toEqual([]);
+    expect(names('/v1/dashboardx')).toEqual([]);
     expect(bucketsFor('/api/status', false, config)[0].rule).toEqual({ limit: 180, windowSeconds: 180 });
   });
 

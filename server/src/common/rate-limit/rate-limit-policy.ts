@@ -27,12 +27,13 @@ function under(path: string, prefix: string): boolean {
 
 /**
  * Which buckets a request is counted in, in the order they are checked (console-api-behaviour.md §11):
- * /api/* and /dashboard/billing/* share the global API bucket (critical routes then also the critical
+ * /api/*, /dashboard/billing/* and /v1/dashboard/billing/* share the global API bucket (critical routes then also the critical
  * bucket); the console's static files and SPA fallback share the global web bucket; the relay has none.
  */
 export function bucketsFor(path: string, critical: boolean, config: LimitConfig): BucketCheck[] {
-  if (UNLIMITED_PREFIXES.some((prefix) => under(path, prefix)) || /^\/[^/]+\/mj(\/|$)/.test(path)) return [];
-  if (under(path, '/api') || under(path, '/dashboard')) {
+  const apiBucket = under(path, '/api') || under(path, '/dashboard') || under(path, '/v1/dashboard');
+  if (!apiBucket && (UNLIMITED_PREFIXES.some((prefix) => under(path, prefix)) || /^\/[^/]+\/mj(\/|$)/.test(path))) return [];
+  if (apiBucket) {
     const checks: BucketCheck[] = [
       { bucket: 'GA', rule: { limit: config.GLOBAL_API_RATE_LIMIT, windowSeconds: config.GLOBAL_API_RATE_WINDOW_SECONDS } },
     ];

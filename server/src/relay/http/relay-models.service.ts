@@ -1,15 +1,22 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { modelObject, ownerOf } from '../../modules/channels/channel-model-catalogue';
-import { DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../../modules/options/pricing-defaults';
+import { allCatalogueModels, modelObject, ownerOf } from '../../modules/channels/channel-model-catalogue';
 import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
 import { RelayError } from '../relay-error';
 import { RELAY_AUTHENTICATOR, RELAY_CHANNEL_ROUTER, type RelayAuthenticator, type RelayChannelRouter } from '../relay-ports';
 
-/** The static catalogue `GET /v1/models/:model` answers from (reference §8.2). */
-const CATALOGUE = new Set([...Object.keys(DEFAULT_MODEL_RATIO), ...Object.keys(DEFAULT_MODEL_PRICE)]);
+/**
+ * The static catalogue `GET /v1/models/:model` answers from (reference §8.2): the built-in adaptor model lists,
+ * the same ones `owned_by` and `GET /api/channel/models` come from (not the pricing tables, which name models no
+ * adaptor lists and miss some that one does, such as `dall-e-2`).
+ */
+let catalogue: Map<string, ReturnType<typeof modelObject>> | null = null;
+function catalogueModel(id: string): ReturnType<typeof modelObject> | undefined {
+  catalogue ??= new Map(allCatalogueModels().map((entry) => [entry.id, entry]));
+  return catalogue.get(id);
+}
 
-function sendJson(response: ServerResponse, status: number, requestId: string, body: unknown): void {
+export function sendJson(response: ServerResponse, status: number, requestId: string, body: unknown): void {
   const payload = JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -42,8 +49,9 @@ export class RelayModelsService {
     try {
       const auth = request.headers.authorization;
       await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp, undefined, { skipIpCheck: true });
-      if (CATALOGUE.has(model)) {
-        sendJson(response, 200, request.requestId, modelObject(model, ownerOf(model)));
+      const found = catalogueModel(model);
+      if (found) {
+        sendJson(response, 200, request.requestId, found);
         return;
       }
       sendJson(response, 200, request.requestId, {

@@ -9,6 +9,7 @@ import { httpMetrics } from '../../modules/metrics/http-metrics';
 import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
 import { relayCorsHook } from './relay-cors';
 import { RelayFastPath } from './relay-fast-path';
+import { RelayBillingService } from './relay-billing.service';
 import { RelayModelsService } from './relay-models.service';
 import { relayRoutesPlugin } from './relay-routes';
 
@@ -28,6 +29,7 @@ export class RelayRoutesRegistrar implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly pipeline: RelayPipelineService,
     private readonly models: RelayModelsService,
+    private readonly billing: RelayBillingService,
     private readonly moduleRef: ModuleRef,
   ) {}
 
@@ -47,7 +49,7 @@ export class RelayRoutesRegistrar implements OnModuleInit {
       return (request as FastifyRequest & { auth: AuthenticatedUser }).auth;
     };
     fastify.addHook('onRequest', relayCorsHook);
-    void fastify.register(relayRoutesPlugin(this.pipeline, this.models, authenticateSession));
+    void fastify.register(relayRoutesPlugin(this.pipeline, this.models, this.billing, authenticateSession));
 
     // The hot relay routes are served ahead of Fastify (relay-fast-path.ts); RELAY_FAST_PATH=off leaves them to the
     // Fastify routes above, which answer the same.

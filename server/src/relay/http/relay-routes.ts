@@ -7,6 +7,7 @@ import { relayModeOf } from '../pipeline/relay-request';
 import type { RelayHttpRequest, RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { RelayError } from '../relay-error';
 import { ClientGoneSignal } from './client-gone-signal';
+import type { RelayBillingService } from './relay-billing.service';
 import type { RelayModelsService } from './relay-models.service';
 
 /** The relay's POST routes and their modes (reference §1); `/pg/chat/completions` is below (session auth). */
@@ -110,7 +111,12 @@ function sendSessionRefusal(reply: FastifyReply, requestId: string, error: unkno
   reply.raw.end(payload);
 }
 
-export function relayRoutesPlugin(pipeline: RelayPipelineService, models: RelayModelsService, authenticateSession: SessionAuthenticator) {
+export function relayRoutesPlugin(
+  pipeline: RelayPipelineService,
+  models: RelayModelsService,
+  billing: RelayBillingService,
+  authenticateSession: SessionAuthenticator,
+) {
   return async (instance: FastifyInstance): Promise<void> => {
     instance.removeAllContentTypeParsers();
     instance.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -157,6 +163,18 @@ export function relayRoutesPlugin(pipeline: RelayPipelineService, models: RelayM
       reply.hijack();
       await models.retrieve(fromFastify(request, reply.raw, null), reply.raw, (request.params as { model: string }).model);
     });
+
+    // The OpenAI-legacy billing emulation (reference §1, §8.2), with and without the /v1 prefix.
+    for (const prefix of ['', '/v1']) {
+      instance.get(`${prefix}/dashboard/billing/subscription`, async (request, reply) => {
+        reply.hijack();
+        await billing.subscription(fromFastify(request, reply.raw, null), reply.raw);
+      });
+      instance.get(`${prefix}/dashboard/billing/usage`, async (request, reply) => {
+        reply.hijack();
+        await billing.usage(fromFastify(request, reply.raw, null), reply.raw);
+      });
+    }
 
     for (const [method, path] of NOT_IMPLEMENTED) {
       instance.route({
