@@ -307,6 +307,34 @@ describe('channels API', () => {
   });
 
   describe('deletes and fix', () => {
+    it('saves the edit form of an auto-disabled channel (status 3 sent back unchanged) without enabling it', async () => {
+      const [id] = await create({ name: 'auto-edit', key: 'revoked-key' });
+      await target.app.get(CommandBus).execute(
+        new ChangeChannelStatusCommand({
+          channelId: id,
+          command: { type: 'AutoDisableChannel', reasonCode: 'upstream_unauthorized', message: 'Incorrect API key', evidence: { status: 401 } },
+          reasonCode: 'upstream_unauthorized',
+          correlationId: 'test',
+          actor: systemActor(),
+          clientIp: null,
+        }),
+      );
+      // The console loads the channel and sends the whole object back, status 3 included, with a new key.
+      const loaded = await getChannel(id);
+      expect(loaded.status).toBe(3);
+      const saved = await call(target, admin, 'put', '/api/channel/', { ...loaded, key: 'fresh-key' });
+      expect(saved.body).toMatchObject({ success: true });
+      const after = await getChannel(id);
+      expect(after.status).toBe(3);
+      expect(JSON.parse(after.other_info)).toMatchObject({ status_reason: 'Incorrect API key' });
+      const [{ key }] = await dataSource(target).query('SELECT key FROM channels WHERE id = $1', [id]);
+      expect(key).toBe('fresh-key');
+      expect(router().get(id)?.status).not.toBe(1);
+      // Moving an enabled channel to 3 stays the automatic rules' business.
+      const [other] = await create({ name: 'auto-edit-2' });
+      expect((await call(target, admin, 'put', '/api/channel/', { id: other, status: 3 })).body).toEqual({ success: false, message: '无效的参数' });
+    });
+
     it('deletes one channel (trailing slash too), and an unknown id succeeds with nothing deleted', async () => {
       const [a, b] = await create({ name: 'del', key: 'a\nb' });
       expect((await call(target, admin, 'delete', `/api/channel/${a}`)).body).toEqual({ success: true, message: '' });

@@ -78,6 +78,11 @@ describe('create and update bodies', () => {
     expect(update.fields).toMatchObject({ name: 'main', key: 'sk-1', weight: 0, priority: 0, baseUrl: '' });
     expect(update.status).toBe(2);
     expect(channelUpdateFrom(body({ id: 1, status: 0 }), fields).status).toBeUndefined();
+    // An auto-disabled channel's own status sent back is no change; 3 is never a transition an admin makes.
+    expect(channelUpdateFrom(body({ id: 1, status: 3 }), fields, 3).status).toBeUndefined();
+    expect(() => channelUpdateFrom(body({ id: 1, status: 3 }), fields, 1)).toThrow('无效的参数');
+    expect(() => channelUpdateFrom(body({ id: 1, status: 3 }), fields)).toThrow('无效的参数');
+    expect(channelUpdateFrom(body({ id: 1, status: 1 }), fields, 3).status).toBe(1);
     expect(() => channelUpdateFrom(body({ id: 1, models: ',' }), fields)).toThrow('请至少选择一个模型！');
   });
 });

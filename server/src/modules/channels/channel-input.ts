@@ -159,9 +159,14 @@ export function validateChannel(fields: ChannelFields): ChannelFields {
   };
 }
 
-/** A status an admin may set: 1 enabled or 2 disabled; 3 belongs to the automatic rules. */
-function adminStatus(status: number | undefined): number | undefined {
+/**
+ * A status an admin may set: 1 enabled or 2 disabled; 3 belongs to the automatic rules. The channel's own status
+ * sent back unchanged is no change, whatever it is: the console's edit form saves the whole channel it loaded, so
+ * fixing the key of an auto-disabled channel sends `status: 3` (and must neither fail nor enable it).
+ */
+function adminStatus(status: number | undefined, currentStatus?: number): number | undefined {
   if (status === undefined || status === 0) return undefined;
+  if (currentStatus !== undefined && status === currentStatus && status === ChannelStatus.AutoDisabled) return undefined;
   if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new InvalidParamsError();
   return status;
 }
@@ -220,7 +225,7 @@ export interface ChannelUpdate {
  * the stored key), nullable ones (weight, priority, auto_ban, base_url, mappings, organization, test model) whenever
  * present. The merged channel must pass every rule again.
  */
-export function channelUpdateFrom(body: ChannelBody, current: ChannelFields): ChannelUpdate {
+export function channelUpdateFrom(body: ChannelBody, current: ChannelFields, currentStatus?: number): ChannelUpdate {
   const nonZeroText = (value: string | undefined, fallback: string) => (value ? value : fallback);
   const fields = validateChannel({
     type: body.type || current.type,
@@ -242,5 +247,5 @@ export function channelUpdateFrom(body: ChannelBody, current: ChannelFields): Ch
     paramOverride: body.param_override ?? current.paramOverride,
     headerOverride: body.header_override ?? current.headerOverride,
   });
-  return { fields, status: adminStatus(body.status) };
+  return { fields, status: adminStatus(body.status, currentStatus) };
 }

@@ -21,16 +21,14 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannelComman
       // The row lock orders this edit against status commands on the same channel (see ChannelWrites.decideStatus).
       const current = await manager.findOne(ChannelEntity, { where: { id: input.id }, lock: { mode: 'pessimistic_write' } });
       if (!current) throw new ChannelNotFoundError();
-      const update = channelUpdateFrom(input.body, fieldsOf(current));
+      let status = await this.writes.currentStatus(input.id);
+      const update = channelUpdateFrom(input.body, fieldsOf(current), status);
       await manager.update(ChannelEntity, { id: input.id }, columnsOf(update.fields));
-      let status: number;
       if (update.status !== undefined) {
         const command = update.status === ChannelStatus.Enabled ? ({ type: 'EnableChannel' } as const) : ({ type: 'DisableChannel' } as const);
         const decision = await this.writes.decideStatus(input.id, command, { ...input, reasonCode: 'admin_edit' });
         status = decision.state.status;
         position = decision.position;
-      } else {
-        status = await this.writes.currentStatus(input.id);
       }
       await this.writes.writeAbilities(manager, input.id, update.fields, status);
     });
