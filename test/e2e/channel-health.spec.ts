@@ -3,6 +3,8 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { request as httpRequest } from 'undici';
 import { CHANNEL_OUTCOMES_QUEUE, CHANNEL_TESTS_QUEUE } from '../../server/src/modules/channel-health/channel-health.constants';
+import { CommandBus } from '@nestjs/cqrs';
+import { TestChannelCommand } from '../../server/src/modules/channel-health/usecases/test-channel/test-channel.command';
 import { ChannelOutcomeReporter } from '../../server/src/modules/channels/health/channel-outcome';
 import { ChannelHealthUpstreamFake } from '../fakes/upstreams/channel-health-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
@@ -271,6 +273,33 @@ describe('channel health', () => {
     expect(rows.find((row) => row.name === 'manual')?.status).toBe(2);
     expect(rows.find((row) => row.name === 'revoked')?.status).toBe(3);
     expect(rows.every((row) => row.test_time > 0)).toBe(true);
+  });
+
+  it('leaves ChannelDisableThreshold to the test-all run: a slow channel tested alone stays enabled', async () => {
+    const id = await createChannel('slow', healthy);
+    healthy.delayMs = 150;
+    await setOptions(target, { ChannelDisableThreshold: '0.05' });
+    try {
+      const response = await call(target, root, 'get', `/api/channel/test/${id}`).expect(200);
+      expect(response.body).toEqual({ success: true, message: '', time: expect.any(Number) });
+      const row = await channel(id);
+      expect(row.status).toBe(1);
+      expect(row.response_time).toBeGreaterThanOrEqual(150);
+      expect((await channelEvents(id)).map((event) => event.type)).not.toContain('ChannelAutoDisabled');
+
+      // The same test as the test-all worker runs it (no `single`): now the rule applies, with its reason.
+      const result = await target.app.get(CommandBus).execute(
+        new TestChannelCommand({ channelId: id, causeKey: 'test-all-slow', correlationId: 'test-all-slow', actor: { type: 'system' }, clientIp: null }),
+      );
+      expect(result.decision).toBe('disable');
+      await projected(target);
+      const disabled = await channel(id);
+      expect(disabled.status).toBe(3);
+      expect(statusReason(disabled)).toMatch(/^响应时间 \d+\.\d{2}s 超过阈值 0\.05s$/);
+    } finally {
+      healthy.delayMs = 0;
+      await setOptions(target, { ChannelDisableThreshold: '5' });
+    }
   });
 
   it('refuses bad input and non-admins without changing anything', async () => {

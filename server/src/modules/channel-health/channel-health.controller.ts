@@ -36,6 +36,7 @@ export class ChannelHealthController {
         correlationId: String(request.id),
         actor: userActor(user.id, user.role),
         clientIp: request.ip ?? null,
+        single: true,
       }),
     );
     await this.readYourWrites.wait(result.position);

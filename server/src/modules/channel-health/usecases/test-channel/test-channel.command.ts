@@ -10,6 +10,12 @@ export interface TestChannelInput {
   correlationId: string;
   actor: Actor;
   clientIp: string | null;
+  /**
+   * The admin's test of this one channel (GET /api/channel/test/:id). It records the response time but leaves the
+   * ChannelDisableThreshold rule to the test-all run and the periodic test, as the reference does (§3.8): clicking
+   * "test" on a slow channel must not disable it. The fatal-error and auto-enable rules still apply.
+   */
+  single?: boolean;
 }
 
 export interface TestChannelResult {
@@ -25,8 +31,9 @@ export interface TestChannelResult {
 
 /**
  * Tests one channel (relay-behaviour.md §3.8): the synthetic chat through the channel's adapter, then
- * ChannelTested with the response time, then the health rules (ChannelDisableThreshold, the fatal errors, and the
- * auto-enable of a recovered auto-disabled channel). The HTTP route and the channel-tests worker both run it.
+ * ChannelTested with the response time, then the health rules (ChannelDisableThreshold unless `single`, the fatal
+ * errors, and the auto-enable of a recovered auto-disabled channel). The HTTP route and the channel-tests worker
+ * both run it.
  */
 export class TestChannelCommand extends Command<TestChannelResult> {
   constructor(readonly input: TestChannelInput) {

@@ -86,7 +86,8 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
     const logged = run.ok ? await this.logTest(entity.id, run, input, metadata) : 0;
     const applied = await this.commandBus.execute(
       new ApplyChannelOutcomeCommand({
-        outcome: run.outcome,
+        // Without the response time the rules have nothing to judge slowness by (slowTest in the decider).
+        outcome: input.single ? { ...run.outcome, responseTimeMs: undefined } : run.outcome,
         observedAtMs: Date.now(),
         causeKey: `test:${input.causeKey}`,
         correlationId: input.correlationId,
