@@ -199,6 +199,19 @@ describe('channel health', () => {
     expect(auto[0].data.evidence.windowTotal).toBeGreaterThan(900);
   });
 
+  it('relay outcomes through the worker: a fatal error type behind another code (a 400) disables at once', async () => {
+    const id = await createChannel('fatal-type', flaky);
+    const reporter = target.app.get(ChannelOutcomeReporter, { strict: false });
+    const outcomes = target.app.get<Queue>(getQueueToken(CHANNEL_OUTCOMES_QUEUE), { strict: false });
+    // {"error":{"type":"authentication_error","code":"key_revoked"}} at status 400: the code is no fatal one, the type is.
+    reporter.report({ channelId: id, ok: false, status: 400, errorCode: 'key_revoked', errorType: 'authentication_error', message: 'key revoked', source: 'relay' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await drained(outcomes);
+    expect((await channel(id)).status).toBe(3);
+    const auto = (await channelEvents(id)).filter((event) => event.type === 'ChannelAutoDisabled');
+    expect(auto[0]?.data).toMatchObject({ reasonCode: 'fatal_upstream_error', evidence: { source: 'relay', lastStatus: 400, lastErrorCode: 'key_revoked' } });
+  });
+
   it('relay outcomes: a channel failing most requests is disabled with the counts as evidence', async () => {
     const id = await createChannel('down', flaky);
     const reporter = target.app.get(ChannelOutcomeReporter, { strict: false });

@@ -16,12 +16,12 @@ export interface RelayCaller {
 }
 
 export interface RelayAuthenticator {
-  /** `skipIpCheck`: the model listing routes skip the token's IP allow-list, as the reference does. */
+  /** `tokenAuthOnly`: the model-list and billing routes skip Distribute's token checks (IP allow list, group, forced channel id), as the reference does. */
   authenticate(
     authorization: string | undefined,
     clientIp: string,
     model?: string,
-    options?: { skipIpCheck?: boolean; quotaByReservation?: boolean },
+    options?: { tokenAuthOnly?: boolean; quotaByReservation?: boolean },
   ): Promise<RelayCaller>;
   /** The reservation found the token empty: mark it exhausted and give the error authentication would have given. */
   tokenExhausted?(caller: RelayCaller, available: number): Promise<Error>;
@@ -40,7 +40,10 @@ export interface RelayChannelOutcome {
   channelId: number;
   ok: boolean;
   status: number;
+  /** The upstream's `error.code`, else its `error.type` (null when neither). */
   errorCode: string | null;
+  /** The upstream's `error.type`, apart (the health decider matches code and type against its fatal lists). */
+  errorType?: string | null;
   message: string;
   source: 'relay' | 'test';
 }

@@ -28,6 +28,7 @@ export class ChannelOutcomesProcessor extends WorkerHost {
           ok: data.ok === true,
           status: Number(data.status) || 0,
           errorCode: typeof data.errorCode === 'string' ? data.errorCode : null,
+          errorType: typeof data.errorType === 'string' ? data.errorType : null,
           message: typeof data.message === 'string' ? data.message : '',
           source: data.source === 'test' ? 'test' : 'relay',
         },

@@ -27,6 +27,7 @@ export interface ChannelOutcomeJobData {
   ok: boolean;
   status: number;
   errorCode: string | null;
+  errorType?: string | null;
   message: string;
   source: 'relay' | 'test';
   /** Identical outcomes the job stands for (aggregated relay successes); 1 when absent. */

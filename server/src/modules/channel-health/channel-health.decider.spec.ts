@@ -80,6 +80,7 @@ describe('classifyOutcome', () => {
     [failure({ status: 400, errorCode: 'invalid_api_key' }), 1, 'fatal'],
     [failure({ status: 429, errorCode: 'insufficient_quota' }), 1, 'fatal'],
     [failure({ status: 400, errorType: 'authentication_error' }), 14, 'fatal'],
+    [failure({ status: 400, errorCode: 'x', errorType: 'authentication_error' }), 1, 'fatal'],
     [failure({ status: 400, message: 'Your credit balance is too low to access the API' }), 14, 'fatal'],
     [failure({ status: 400, message: 'You exceeded your current quota, please check your plan' }), 1, 'fatal'],
     [failure({ status: 400, message: 'The security token included in the request is invalid.' }), 33, 'fatal'],

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OptionsService } from '../../modules/options/options.service';
 import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
+import { relayAuthorization } from '../pipeline/relay-authorization';
 import { RelayError } from '../relay-error';
 import { RELAY_AUTHENTICATOR, type RelayAuthenticator, type RelayCaller } from '../relay-ports';
 import { sendJson } from './relay-models.service';
@@ -93,8 +94,7 @@ export class RelayBillingService {
 
   private async answer(request: RelayHttpRequest, response: ServerResponse, body: (caller: RelayCaller) => Promise<unknown>): Promise<void> {
     try {
-      const auth = request.headers.authorization;
-      const caller = await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp, undefined, { skipIpCheck: true });
+      const caller = await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, { tokenAuthOnly: true });
       sendJson(response, 200, request.requestId, await body(caller));
     } catch (error) {
       const relayError = error instanceof RelayError ? error : new RelayError(500, String((error as Error)?.message ?? error), 'new_api_error', { shape: 'relay' });

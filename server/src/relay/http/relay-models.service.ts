@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { allCatalogueModels, modelObject, ownerOf } from '../../modules/channels/channel-model-catalogue';
 import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
+import { relayAuthorization } from '../pipeline/relay-authorization';
 import { RelayError } from '../relay-error';
 import { RELAY_AUTHENTICATOR, RELAY_CHANNEL_ROUTER, type RelayAuthenticator, type RelayChannelRouter } from '../relay-ports';
 
@@ -36,8 +37,7 @@ export class RelayModelsService {
 
   async list(request: RelayHttpRequest, response: ServerResponse): Promise<void> {
     try {
-      const auth = request.headers.authorization;
-      const caller = await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp, undefined, { skipIpCheck: true });
+      const caller = await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, { tokenAuthOnly: true });
       const models = caller.token.modelLimits ? [...caller.token.modelLimits] : this.router.modelsForGroup(caller.group);
       sendJson(response, 200, request.requestId, { success: true, data: models.map((model) => modelObject(model, ownerOf(model))) });
     } catch (error) {
@@ -47,8 +47,7 @@ export class RelayModelsService {
 
   async retrieve(request: RelayHttpRequest, response: ServerResponse, model: string): Promise<void> {
     try {
-      const auth = request.headers.authorization;
-      await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp, undefined, { skipIpCheck: true });
+      await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, { tokenAuthOnly: true });
       const found = catalogueModel(model);
       if (found) {
         sendJson(response, 200, request.requestId, found);
@@ -70,8 +69,7 @@ export class RelayModelsService {
    */
   async notImplemented(request: RelayHttpRequest, response: ServerResponse): Promise<void> {
     try {
-      const auth = request.headers.authorization;
-      await this.authenticator.authenticate(Array.isArray(auth) ? auth[0] : auth, request.clientIp);
+      await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp);
       sendJson(response, 501, request.requestId, { error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' } });
     } catch (error) {
       this.fail(request, response, error);

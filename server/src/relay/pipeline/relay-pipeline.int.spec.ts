@@ -5,7 +5,9 @@ import { OpenAIUpstreamFake } from '../../../../test/fakes/upstreams/openai-upst
 import { createTestApp, type TestApp } from '../../../../test/support/app';
 import { dataSource, projected, register, setOptions } from '../../../../test/e2e/users-support';
 import { EVENT_STORE } from '../../ledger/event-store.port';
+import { classifyOutcome, type ChannelOutcome, decideOnOutcome } from '../../modules/channel-health/channel-health.decider';
 import { OptionsService } from '../../modules/options/options.service';
+import { readRelayKey } from '../../modules/tokens/token-key';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
 import { PricingService } from '../pricing/pricing.service';
 import { RelayError } from '../relay-error';
@@ -77,11 +79,13 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
       group: 'default',
       specificChannelId: null,
     };
+    // Reads the key as the token authenticator does (token-key.ts): from the one header value it is given.
     const authenticator: RelayAuthenticator = {
       async authenticate(authorization) {
-        if (authorization === 'Bearer sk-good') return caller;
-        if (authorization === 'Bearer sk-good-2') return { ...caller, specificChannelId: 2 };
-        throw new RelayError(401, '无效的令牌');
+        const { key, channelPart } = readRelayKey({ authorization });
+        if (key === 'good' && channelPart === undefined) return caller;
+        if (key === 'good' && channelPart === '2') return { ...caller, specificChannelId: 2 };
+        throw new RelayError(401, key === '' ? '未提供令牌' : '无效的令牌');
       },
     };
     router = new TestRouter([channel(1, primary.baseUrl, 10), channel(2, backup.baseUrl, 0)]);
@@ -315,5 +319,93 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
     const badToken = await chat({ model: 'gpt-3.5-turbo', messages: [] }, 'sk-bad');
     expect(badToken.status).toBe(401);
     expect(await available()).toBe(before);
+  });
+  describe('sensitive words (reference §8.1), checked before channel selection and reservation', () => {
+    const refusedCleanly = async (response: Response, code: string, message: string, upstreamCallsBefore: number, outcomesBefore: number, availableBefore: number) => {
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toEqual({ message: expect.stringMatching(new RegExp(`^${message} \\(request id: `)), type: 'new_api_error', param: '', code });
+      expect(primary.requests.length + backup.requests.length).toBe(upstreamCallsBefore);
+      expect(outcomes).toHaveLength(outcomesBefore);
+      expect(await charges(response.headers.get('x-oneapi-request-id')!)).toHaveLength(0);
+      expect(await available()).toBe(availableBefore);
+    };
+
+    it('refuses a chat message with TEST_Sensitive (string content) with 400 sensitive_words_detected: no upstream call, no reservation, no QuotaConsumed', async () => {
+      const calls = primary.requests.length + backup.requests.length;
+      const reported = outcomes.length;
+      const before = await available();
+      const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'please say TEST_Sensitive twice' }] });
+      await refusedCleanly(response, 'sensitive_words_detected', 'sensitive words: test_sensitive', calls, reported, before);
+    });
+
+    it('refuses the word inside a text part of array content (the reference never checked arrays)', async () => {
+      const calls = primary.requests.length + backup.requests.length;
+      const reported = outcomes.length;
+      const before = await available();
+      const content = [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'text', text: 'what about test_SENSITIVE?' }];
+      const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }] });
+      await refusedCleanly(response, 'sensitive_words_detected', 'sensitive words: test_sensitive', calls, reported, before);
+    });
+
+    it('lists every word found in list order, answers images with invalid_image_request and speech with sensitive_words_detected', async () => {
+      await setOptions(target, { SensitiveWords: 'test_sensitive\nForbidden Fruit\n\n  apple  ' });
+      try {
+        const calls = primary.requests.length + backup.requests.length;
+        const reported = outcomes.length;
+        const before = await available();
+        const both = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'system', content: 'An APPLE' }, { role: 'user', content: 'a forbidden fruit' }] });
+        await refusedCleanly(both, 'sensitive_words_detected', 'sensitive words: forbidden fruit,apple', calls, reported, before);
+        const post = (path: string, body: Record<string, unknown>) =>
+          fetch(`${url}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-good', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const image = await post('/v1/images/generations', { model: 'dall-e-3', prompt: 'an apple' });
+        await refusedCleanly(image, 'invalid_image_request', 'sensitive words: apple', calls, reported, before);
+        const speech = await post('/v1/audio/speech', { model: 'tts-1', input: 'Test_Sensitive', voice: 'alloy' });
+        await refusedCleanly(speech, 'sensitive_words_detected', 'sensitive words: test_sensitive', calls, reported, before);
+      } finally {
+        await setOptions(target, { SensitiveWords: 'test_sensitive' });
+      }
+    });
+
+    it('lets the same request through when CheckSensitiveEnabled is false (or CheckSensitiveOnPromptEnabled is)', async () => {
+      for (const option of ['CheckSensitiveEnabled', 'CheckSensitiveOnPromptEnabled']) {
+        await setOptions(target, { [option]: 'false' });
+        try {
+          const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'please say TEST_Sensitive twice' }] });
+          expect(response.status).toBe(200);
+          expect(await charges(response.headers.get('x-oneapi-request-id')!)).toHaveLength(1);
+        } finally {
+          await setOptions(target, { [option]: 'true' });
+        }
+      }
+    });
+  });
+
+  it('reports an upstream error code and type apart, so a fatal type with a code disables the channel (reference §3.7)', async () => {
+    primary.next({ status: 400, body: { error: { message: 'key revoked', type: 'authentication_error', param: null, code: 'x' } } });
+    const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    expect(response.status).toBe(400);
+    const reported = outcomes.at(-1)!;
+    expect(reported).toEqual({ channelId: 1, ok: false, status: 400, errorCode: 'x', errorType: 'authentication_error', message: 'key revoked', source: 'relay' });
+    const outcome: ChannelOutcome = reported;
+    expect(classifyOutcome(outcome, 1)).toBe('fatal');
+    const policy = { autoDisableEnabled: true, autoEnableEnabled: true, responseTimeThresholdSeconds: 0, minFailures: 20, failureRate: 0.5, windowSeconds: 60 };
+    expect(decideOnOutcome(outcome, { status: 1, autoBan: true, type: 1 }, { total: 1, failures: 1 }, policy)).toMatchObject({ kind: 'disable', reasonCode: 'fatal_upstream_error', reason: 'key revoked' });
+  });
+
+  it('authenticates with the mj-api-secret header when Authorization is empty, absent or midjourney-proxy (reference §2.1)', async () => {
+    const send = (headers: Record<string, string>) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    expect((await send({ authorization: '', 'mj-api-secret': 'sk-good' })).status).toBe(200);
+    expect((await send({ 'mj-api-secret': 'Bearer sk-good' })).status).toBe(200);
+    expect((await send({ authorization: 'Bearer midjourney-proxy', 'mj-api-secret': 'sk-good' })).status).toBe(200);
+    // A key in Authorization wins; no key anywhere is 未提供令牌.
+    expect((await send({ authorization: 'Bearer sk-bad', 'mj-api-secret': 'sk-good' })).status).toBe(401);
+    const none = await send({ authorization: 'midjourney-proxy' });
+    expect(none.status).toBe(401);
+    expect((await json(none)).error.message).toMatch(/^未提供令牌/);
   });
 });

@@ -17,7 +17,7 @@ import type {
   UpstreamSuccess,
 } from '../../upstreams/upstream-adapter';
 import { UpstreamLocalError } from '../../upstreams/upstream-errors';
-import { createUpstreamRegistry, type UpstreamRegistry } from '../../upstreams/upstream-registry';
+import { createUpstreamRegistry, geminiSafetySettingFromEnv, type UpstreamRegistry } from '../../upstreams/upstream-registry';
 import { type AdmittedBy, LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import type { RelaySignal } from '../http/client-gone-signal';
 import { LeaseRenewer } from '../leases/lease-renewer';
@@ -39,6 +39,7 @@ import { RelaySettlementService } from '../settlement/relay-settlement.service';
 import type { QuotaConsumedData } from '../settlement/quota-consumed.event';
 import { countTextTokens } from '../tokenizer/token-counter';
 import { isBodyTimeout, UpstreamHttpClient, UpstreamTransportError } from '../upstream-client/upstream-http-client';
+import { relayAuthorization } from './relay-authorization';
 import {
   countPromptTokens,
   defaultModelFor,
@@ -51,6 +52,7 @@ import {
 } from './relay-request';
 import { fetchRemoteMedia, limitImagesPerMessage } from './remote-media';
 import { shouldRetry } from './retry-policy';
+import { findSensitiveWords, sensitiveWordList } from './sensitive-words';
 import { applyStatusCodeMapping } from './status-code-mapping';
 
 /** One relay request as the HTTP layer hands it over. */
@@ -143,7 +145,10 @@ export class RelayPipelineService {
     private readonly options: OptionsService,
     private readonly http: UpstreamHttpClient,
   ) {
-    this.registry = createUpstreamRegistry({ forceStreamUsage: process.env.FORCE_STREAM_OPTION !== 'false' });
+    this.registry = createUpstreamRegistry({
+      forceStreamUsage: process.env.FORCE_STREAM_OPTION !== 'false',
+      geminiSafetyThreshold: geminiSafetySettingFromEnv(),
+    });
     this.streamingTimeoutMs = Math.max(1, Number(process.env.STREAMING_TIMEOUT ?? 30)) * 1000;
     this.relayTimeoutMs = Math.max(0, Number(process.env.RELAY_TIMEOUT ?? 0)) * 1000;
     this.leases = new LeaseRenewer((requestId, userId) => this.admission.renew({ requestId, userId, leaseMs: LEASE_MS }), LEASE_RENEW_MS);
@@ -153,7 +158,7 @@ export class RelayPipelineService {
   async handle(request: RelayHttpRequest, response: ServerResponse, mode: RelayMode, playground?: PlaygroundCaller): Promise<void> {
     let context: RelayContext | null = null;
     try {
-      const caller = playground ? null : await this.authenticator.authenticate(header(request.headers, 'authorization'), request.clientIp, undefined, { quotaByReservation: true });
+      const caller = playground ? null : await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, { quotaByReservation: true });
       if (playground?.useAccessToken) throw relayLocal(400, '暂不支持使用 access token', 'access_token_not_supported');
       const { body, multipart } = this.parseBody(request, mode, Boolean(playground));
       const resolvedCaller = caller ?? this.playgroundCaller(playground!, body);
@@ -244,6 +249,8 @@ export class RelayPipelineService {
       if (mode === 'audio-speech') validateAudioRequest(mode, body, null);
       validateTextRequest(mode, body, context.model);
     }
+    // Before channel selection and reservation: a refused prompt is charged nothing and reserves nothing.
+    this.checkSensitiveWords(context);
 
     // Distribute (reference §3.1): forced channel, token model limits, first channel.
     let channel: RoutableChannel | null;
@@ -278,6 +285,19 @@ export class RelayPipelineService {
     } finally {
       if (ownLease) this.leases.release(context.request.requestId);
     }
+  }
+
+  /**
+   * Prompt-side sensitive words (reference §8.1), when CheckSensitiveEnabled and CheckSensitiveOnPromptEnabled are
+   * both on: options from memory, the list compiled once per option value. Text modes and text to speech answer a
+   * local 400 `sensitive_words_detected`, images 400 `invalid_image_request`.
+   */
+  private checkSensitiveWords(context: RelayContext): void {
+    if (!this.options.getBool('CheckSensitiveEnabled') || !this.options.getBool('CheckSensitiveOnPromptEnabled')) return;
+    const words = findSensitiveWords(context.mode, context.body, sensitiveWordList(this.options.get('SensitiveWords')));
+    if (words === null) return;
+    const code = context.mode === 'images-generations' ? 'invalid_image_request' : 'sensitive_words_detected';
+    throw relayLocal(400, `sensitive words: ${words.join(',')}`, code);
   }
 
   private upstreamModelFor(context: RelayContext, channel: RoutableChannel): string {
@@ -442,8 +462,19 @@ export class RelayPipelineService {
   }
 
   private failed(channel: RoutableChannel, failure: AttemptFailure): AttemptFailure {
-    const code = failure.error.code === null ? null : String(failure.error.code);
-    this.outcomes.report({ channelId: channel.id, ok: false, status: failure.status, errorCode: code ?? failure.error.type, message: failure.error.message, source: 'relay' });
+    // The type goes apart as well, as the channel test reports it: the health decider matches code and type against
+    // its fatal lists (reference §3.7), so a fatal type is not hidden behind a code. errorCode keeps the type when
+    // there is no code, for consumers that read errorCode alone.
+    const code = failure.error.code === null || failure.error.code === undefined ? null : String(failure.error.code);
+    this.outcomes.report({
+      channelId: channel.id,
+      ok: false,
+      status: failure.status,
+      errorCode: code ?? (failure.error.type || null),
+      errorType: failure.error.type || null,
+      message: failure.error.message,
+      source: 'relay',
+    });
     return failure;
   }
 
@@ -651,6 +682,7 @@ export class RelayPipelineService {
       ok,
       status: ok ? 200 : 502,
       errorCode: ok ? null : (summary.error?.code === null || summary.error?.code === undefined ? summary.end : String(summary.error.code)),
+      errorType: ok ? null : summary.error?.type || null,
       message: summary.error?.message ?? '',
       source: 'relay',
     });

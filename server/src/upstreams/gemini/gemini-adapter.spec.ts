@@ -1,6 +1,7 @@
 import { channel, chatInput, dataEvents, everySplit, fixture, FIXED_NOW, randomSplits, runStream, testSettings } from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
 import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-errors';
+import { createUpstreamRegistry, geminiSafetySettingFromEnv } from '../upstream-registry';
 import { GEMINI_HARM_CATEGORIES } from './build-gemini-request';
 import { createGeminiAdapter } from './gemini-adapter';
 
@@ -113,6 +114,31 @@ describe('Gemini adapter (type 24)', () => {
 
     it('serves chat only', () => {
       expect(() => adapter().buildRequest(input({}, { relayMode: 'embeddings', path: '/v1/embeddings' }))).toThrow(UnsupportedRelayModeError);
+    });
+
+    it('sends GEMINI_SAFETY_SETTING as the threshold of every harm category in registries built from the environment (BLOCK_NONE unset or blank)', () => {
+      const thresholds = () => {
+        const body = JSON.parse(createUpstreamRegistry().get(24).buildRequest(input()).body as string) as { safetySettings: Array<{ category: string; threshold: string }> };
+        expect(body.safetySettings.map((setting) => setting.category)).toEqual([...GEMINI_HARM_CATEGORIES]);
+        return [...new Set(body.safetySettings.map((setting) => setting.threshold))];
+      };
+      const saved = process.env.GEMINI_SAFETY_SETTING;
+      try {
+        process.env.GEMINI_SAFETY_SETTING = 'BLOCK_ONLY_HIGH';
+        expect(thresholds()).toEqual(['BLOCK_ONLY_HIGH']);
+        expect(geminiSafetySettingFromEnv()).toBe('BLOCK_ONLY_HIGH');
+        process.env.GEMINI_SAFETY_SETTING = '  ';
+        expect(thresholds()).toEqual(['BLOCK_NONE']);
+        delete process.env.GEMINI_SAFETY_SETTING;
+        expect(thresholds()).toEqual(['BLOCK_NONE']);
+        // An explicit setting still wins over the environment.
+        process.env.GEMINI_SAFETY_SETTING = 'BLOCK_LOW_AND_ABOVE';
+        const body = JSON.parse(createUpstreamRegistry({ geminiSafetyThreshold: 'OFF' }).get(24).buildRequest(input()).body as string) as Record<string, any>;
+        expect(body.safetySettings[0].threshold).toBe('OFF');
+      } finally {
+        if (saved === undefined) delete process.env.GEMINI_SAFETY_SETTING;
+        else process.env.GEMINI_SAFETY_SETTING = saved;
+      }
     });
   });
 

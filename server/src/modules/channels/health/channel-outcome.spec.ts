@@ -40,6 +40,14 @@ describe('ChannelOutcomeReporter', () => {
     expect(jobs()).toHaveLength(3);
   });
 
+  it('carries the upstream error\'s type beside its code (the decider matches both), and no type key when none', () => {
+    const { reporter, jobs } = reporterWithQueue();
+    reporter.report({ ...failure(7), status: 400, errorCode: 'key_revoked', errorType: 'authentication_error' });
+    reporter.report(failure(7));
+    expect(jobs()[0]).toMatchObject({ errorCode: 'key_revoked', errorType: 'authentication_error' });
+    expect(jobs()[1]).not.toHaveProperty('errorType');
+  });
+
   it('queues test outcomes at once, successes included (a test may re-enable a channel)', () => {
     const { reporter, jobs } = reporterWithQueue();
     reporter.report({ ...ok(3), source: 'test' });

@@ -11,6 +11,8 @@ export interface ChannelOutcome {
   ok: boolean;
   status: number;
   errorCode: string | null;
+  /** The upstream error's `type`, beside its code: the decider matches both against its fatal lists. */
+  errorType?: string | null;
   message: string;
   source: 'relay' | 'test';
 }
@@ -72,6 +74,7 @@ export class ChannelOutcomeReporter implements BeforeApplicationShutdown {
         message: outcome.message,
         source: outcome.source,
       };
+      if (outcome.errorType) data.errorType = outcome.errorType;
       if (preceding) data.precedingSuccesses = preceding.count;
       void this.enqueue(data);
     } catch (error) {

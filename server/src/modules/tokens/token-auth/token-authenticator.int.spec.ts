@@ -175,6 +175,8 @@ describe('TokenAuthenticator', () => {
     it('is for admins only: others get 403 "普通用户不支持指定渠道"', async () => {
       const { key } = await token(owner);
       expect(await refusal(`Bearer sk-${key}-5`)).toMatchObject({ status: 403, message: '普通用户不支持指定渠道' });
+      // That check is TokenAuth's own, so it holds on the model-list routes too.
+      await expect(authenticator.authenticate(`Bearer sk-${key}-5`, '127.0.0.1', undefined, { tokenAuthOnly: true })).rejects.toThrow('普通用户不支持指定渠道');
     });
 
     it('gives admins the channel id, skips model limits, and answers 400 "无效的渠道 Id" for a non-number', async () => {
@@ -182,6 +184,8 @@ describe('TokenAuthenticator', () => {
       expect((await authenticator.authenticate(`Bearer sk-${key}-7`, '127.0.0.1', 'claude-3')).specificChannelId).toBe(7);
       for (const part of ['abc', '', '0', '1.5']) {
         expect(await refusal(`Bearer sk-${key}-${part}`)).toMatchObject({ status: 400, message: '无效的渠道 Id' });
+        // The id is Distribute's to read: TokenAuth alone (GET /v1/models) takes the key and ignores it.
+        expect(await authenticator.authenticate(`Bearer sk-${key}-${part}`, '127.0.0.1', undefined, { tokenAuthOnly: true })).toMatchObject({ specificChannelId: null });
       }
     });
   });
@@ -197,17 +201,17 @@ describe('TokenAuthenticator', () => {
       }
     });
 
-    it('skips only the IP allow list when asked (the model-list routes), keeping every other check', async () => {
+    it('skips the IP allow list with tokenAuthOnly (the model-list and billing routes), keeping TokenAuth\'s checks', async () => {
       const { id, key } = await token(owner, { name: 'lister', allow_ips: '203.0.113.7', model_limits_enabled: true, model_limits: 'gpt-4o' });
       expect(await refusal(`Bearer sk-${key}`, '198.51.100.9')).toMatchObject({ status: 403, message: '您的 IP 不在令牌允许访问的列表中' });
-      const caller = await authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { skipIpCheck: true });
+      const caller = await authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { tokenAuthOnly: true });
       expect(caller).toMatchObject({ token: { id, key, name: 'lister' }, user: { id: owner.id } });
       // An explicit false is the normal check.
-      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { skipIpCheck: false })).rejects.toThrow('您的 IP 不在令牌允许访问的列表中');
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { tokenAuthOnly: false })).rejects.toThrow('您的 IP 不在令牌允许访问的列表中');
       // Model limits, status and owner still apply with the IP check skipped.
-      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', 'gpt-4', { skipIpCheck: true })).rejects.toThrow('该令牌无权访问模型 gpt-4');
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', 'gpt-4', { tokenAuthOnly: true })).rejects.toThrow('该令牌无权访问模型 gpt-4');
       await call(target, owner, 'put', '/api/token/?status_only=true', { id, status: 2 }).expect(200);
-      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { skipIpCheck: true })).rejects.toThrow('该令牌状态不可用');
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { tokenAuthOnly: true })).rejects.toThrow('该令牌状态不可用');
     });
 
     it('checks model limits when a model is given: 403 "该令牌无权访问模型 X"; an empty list allows nothing', async () => {
@@ -226,6 +230,8 @@ describe('TokenAuthenticator', () => {
       expect(await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1')).toMatchObject({ group: 'vip', token: { group: 'vip' }, user: { group: 'default' } });
       await setOptions(target, { UserUsableGroups: JSON.stringify({ default: '默认分组' }) });
       expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 403, message: '令牌分组 vip 已被禁用' });
+      // The group check is Distribute's: the model-list and billing routes still answer such a token.
+      expect(await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1', undefined, { tokenAuthOnly: true })).toMatchObject({ group: 'vip' });
       await setOptions(target, { UserUsableGroups: JSON.stringify({ default: '默认分组', vip: 'vip分组' }), GroupRatio: JSON.stringify({ default: 1 }) });
       expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 403, message: '分组 vip 已被弃用' });
       await setOptions(target, { GroupRatio: JSON.stringify({ default: 1, vip: 1, svip: 1 }) });

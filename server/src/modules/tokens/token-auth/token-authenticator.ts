@@ -20,8 +20,12 @@ export interface RelayCaller {
 }
 
 export interface AuthenticateOptions {
-  /** Do not check the token's IP allow list (the reference's model-list routes, which skip Distribute). */
-  skipIpCheck?: boolean;
+  /**
+   * TokenAuth only, without the token part of Distribute (the IP allow list, the token group's usability, the forced
+   * channel id's syntax): the reference's model-list and billing routes, which do not run Distribute. A non-admin's
+   * `sk-KEY-ID` is still refused (that check is TokenAuth's); an admin's forced id is ignored.
+   */
+  tokenAuthOnly?: boolean;
   /**
    * Leave the token's remaining quota to the caller's atomic reservation (the relay): it saves a Redis round trip
    * per request, and the relay turns a reservation refused for an empty token into `tokenExhausted()`.
@@ -66,9 +70,9 @@ export class TokenAuthenticator {
   /**
    * Raw Authorization header value ("Bearer sk-…", also accepts the key without "Bearer "/"sk-"). Throws
    * RelayError with the reference's messages and statuses. `model` (the name the client asked for, before
-   * mapping) is checked against the token's model limits when given. `options.skipIpCheck` leaves the token's
-   * IP allow list out: the reference checks it in Distribute, which GET /v1/models and /v1/models/:model do not
-   * run (relay-behaviour.md §1, quirk 11); every other check still applies.
+   * mapping) is checked against the token's model limits when given. `options.tokenAuthOnly` leaves the checks the
+   * reference makes in Distribute out (IP allow list, token group, forced channel id), which GET /v1/models,
+   * /v1/models/:model and the billing routes do not run (relay-behaviour.md §1, §3.1, quirk 11).
    */
   async authenticate(authorization: string | undefined, clientIp: string, model?: string, options?: AuthenticateOptions): Promise<RelayCaller> {
     const { key, channelPart } = readRelayKey({ authorization });
@@ -81,13 +85,14 @@ export class TokenAuthenticator {
     if (!user || user.deleted || user.status !== UserStatus.Enabled) throw new RelayError(403, TokenAuthMessages.userBanned);
     if (channelPart !== undefined && user.role < Role.Admin) throw new RelayError(403, TokenAuthMessages.channelNotAllowed);
 
-    if (!options?.skipIpCheck && token.allowList && !isIpAllowed(token.allowList, clientIp)) throw new RelayError(403, TokenAuthMessages.ipNotAllowed);
-    if (token.group) {
+    const distribute = options?.tokenAuthOnly !== true;
+    if (distribute && token.allowList && !isIpAllowed(token.allowList, clientIp)) throw new RelayError(403, TokenAuthMessages.ipNotAllowed);
+    if (distribute && token.group) {
       const verdict = this.groups.judge(token.group);
       if (!verdict.usable) throw new RelayError(403, verdict.message);
     }
     let specificChannelId: number | null = null;
-    if (channelPart !== undefined) {
+    if (distribute && channelPart !== undefined) {
       // Go's strconv.Atoi: an optional sign and digits. A channel id is positive; anything else names no channel.
       if (!/^[+-]?\d{1,10}$/.test(channelPart) || Number(channelPart) <= 0) throw new RelayError(400, TokenAuthMessages.invalidChannelId);
       specificChannelId = Number(channelPart);
