@@ -11,9 +11,10 @@ export class DeleteDisabledChannelsHandler implements ICommandHandler<DeleteDisa
   ) {}
 
   async execute(): Promise<number> {
-    const deleted: Array<{ id: number }> = await this.dataSource.query(
+    // TypeORM answers a DELETE with [returned rows, affected row count], not the rows alone.
+    const [deleted] = (await this.dataSource.query(
       'DELETE FROM channels WHERE id IN (SELECT channel_id FROM channel_status WHERE status IN (2, 3)) RETURNING id',
-    );
+    )) as [Array<{ id: number }>, number];
     await this.writes.settled(0, deleted.map((row) => row.id));
     return deleted.length;
   }
