@@ -51,6 +51,18 @@ describe('channels API', () => {
 
   const router = () => target.app.get(ChannelRouter);
   const getChannel = async (id: number) => (await call(target, admin, 'get', `/api/channel/${id}`)).body.data;
+  /** What the health rules do to a channel whose key was revoked (a 401), with its reason. */
+  const autoDisable = (channelId: number) =>
+    target.app.get(CommandBus).execute(
+      new ChangeChannelStatusCommand({
+        channelId,
+        command: { type: 'AutoDisableChannel', reasonCode: 'upstream_unauthorized', message: 'Incorrect API key', evidence: { status: 401 } },
+        reasonCode: 'upstream_unauthorized',
+        correlationId: 'test',
+        actor: systemActor(),
+        clientIp: null,
+      }),
+    );
   const abilities = (id: number) =>
     dataSource(target).query('SELECT "group", model, enabled, priority::int AS priority, weight FROM abilities WHERE channel_id = $1 ORDER BY 1, 2', [id]);
 
@@ -309,16 +321,7 @@ describe('channels API', () => {
   describe('deletes and fix', () => {
     it('saves the edit form of an auto-disabled channel (status 3 sent back unchanged) without enabling it', async () => {
       const [id] = await create({ name: 'auto-edit', key: 'revoked-key' });
-      await target.app.get(CommandBus).execute(
-        new ChangeChannelStatusCommand({
-          channelId: id,
-          command: { type: 'AutoDisableChannel', reasonCode: 'upstream_unauthorized', message: 'Incorrect API key', evidence: { status: 401 } },
-          reasonCode: 'upstream_unauthorized',
-          correlationId: 'test',
-          actor: systemActor(),
-          clientIp: null,
-        }),
-      );
+      await autoDisable(id);
       // The console loads the channel and sends the whole object back, status 3 included, with a new key.
       const loaded = await getChannel(id);
       expect(loaded.status).toBe(3);
@@ -349,16 +352,7 @@ describe('channels API', () => {
     it('deletes every manually or automatically disabled channel and answers the count', async () => {
       const [on, manual, auto] = await create({ name: 'disabled-set', key: 'x\ny\nz' });
       await call(target, admin, 'put', '/api/channel/', { id: manual, status: 2 });
-      await target.app.get(CommandBus).execute(
-        new ChangeChannelStatusCommand({
-          channelId: auto,
-          command: { type: 'AutoDisableChannel', reasonCode: 'upstream_unauthorized', message: 'Incorrect API key', evidence: { status: 401 } },
-          reasonCode: 'upstream_unauthorized',
-          correlationId: 'test',
-          actor: systemActor(),
-          clientIp: null,
-        }),
-      );
+      await autoDisable(auto);
       const autoView = await getChannel(auto);
       expect(autoView.status).toBe(3);
       expect(JSON.parse(autoView.other_info)).toEqual({ status_reason: 'Incorrect API key', status_time: expect.any(Number) });
