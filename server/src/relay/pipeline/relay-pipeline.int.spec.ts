@@ -380,6 +380,54 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
     });
   });
 
+  describe('a client that goes away (a user pressing "stop") is no failure of the channel', () => {
+    const settleDown = () => new Promise((resolve) => setTimeout(resolve, 400));
+
+    it('non-streaming: the aborted call is not reported, no other channel is tried, nothing is charged or held', async () => {
+      const reported = outcomes.length;
+      const backupCalls = backup.requests.length;
+      const before = await available();
+      primary.next({ delayMs: 300 });
+      const controller = new AbortController();
+      const pending = fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-good', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }),
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(), 100);
+      await expect(pending).rejects.toThrow();
+      await settleDown();
+      expect(outcomes.slice(reported)).toEqual([]);
+      expect(backup.requests.length).toBe(backupCalls);
+      expect(await available()).toBe(before);
+    });
+
+    it('streaming: a stream the client left is not reported as a failure (it is billed for what was delivered)', async () => {
+      const reported = outcomes.length;
+      primary.chunkDelayMs = 100;
+      try {
+        const controller = new AbortController();
+        const response = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer sk-good', 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-3.5-turbo', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+          signal: controller.signal,
+        });
+        const requestId = response.headers.get('x-oneapi-request-id')!;
+        const reader = response.body!.getReader();
+        await reader.read();
+        controller.abort();
+        await settleDown();
+        expect(outcomes.slice(reported).filter((outcome) => !outcome.ok)).toEqual([]);
+        await settlement.drain();
+        expect(await charges(requestId)).toHaveLength(1);
+      } finally {
+        primary.chunkDelayMs = 0;
+      }
+    });
+  });
+
   it('reports an upstream error code and type apart, so a fatal type with a code disables the channel (reference §3.7)', async () => {
     primary.next({ status: 400, body: { error: { message: 'key revoked', type: 'authentication_error', param: null, code: 'x' } } });
     const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });

@@ -375,7 +375,8 @@ export class RelayPipelineService {
       const failure = await this.attempt(context, channel!);
       if (!failure) return;
       lastFailure = failure;
-      if (!shouldRetry(failure, retryTimes - attempt, forced, channel!.type)) break;
+      // A client that went away wants no answer: no other channel is tried on its behalf.
+      if (context.request.signal.aborted || !shouldRetry(failure, retryTimes - attempt, forced, channel!.type)) break;
     }
     await this.release(context);
     throw this.failureError(lastFailure!);
@@ -432,7 +433,7 @@ export class RelayPipelineService {
     } catch (error) {
       if (!(error instanceof UpstreamTransportError)) throw error;
       this.logger.warn(`channel #${channel.id}: ${error.message}`);
-      return this.failed(channel, { status: 500, error: DO_REQUEST_FAILED, local: false });
+      return this.failed(channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
     }
 
     const success = answer.status >= 200 && answer.status < 300;
@@ -449,7 +450,7 @@ export class RelayPipelineService {
     try {
       bodyBytes = await answer.body.bytes();
     } catch {
-      return this.failed(channel, { status: 500, error: DO_REQUEST_FAILED, local: false });
+      return this.failed(channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
     }
     const result = success
       ? adapter.parseResponse(input, { status: answer.status, contentType: answer.contentType, body: bodyBytes })
@@ -461,7 +462,12 @@ export class RelayPipelineService {
     return null;
   }
 
-  private failed(channel: RoutableChannel, failure: AttemptFailure): AttemptFailure {
+  /**
+   * Reports a failed attempt to the channel-health rules, unless `clientGone`: a call the relay aborted because its
+   * client went away (a user pressing "stop") says nothing about the channel, and must not count toward disabling it.
+   */
+  private failed(channel: RoutableChannel, failure: AttemptFailure, clientGone = false): AttemptFailure {
+    if (clientGone) return failure;
     // The type goes apart as well, as the channel test reports it: the health decider matches code and type against
     // its fatal lists (reference §3.7), so a fatal type is not hidden behind a code. errorCode keeps the type when
     // there is no code, for consumers that read errorCode alone.
@@ -677,15 +683,18 @@ export class RelayPipelineService {
     const usage = this.streamUsage(context, summary, upstreamModel);
     const firstTokenMs = summary.firstTokenAt !== null ? Math.max(0, summary.firstTokenAt - context.startedAt) : 0;
     const ok = summary.end === 'done';
-    this.outcomes.report({
-      channelId: channel.id,
-      ok,
-      status: ok ? 200 : 502,
-      errorCode: ok ? null : (summary.error?.code === null || summary.error?.code === undefined ? summary.end : String(summary.error.code)),
-      errorType: ok ? null : summary.error?.type || null,
-      message: summary.error?.message ?? '',
-      source: 'relay',
-    });
+    // A stream cut because the client went away is no failure of the channel (see failed()).
+    if (ok || !context.request.signal.aborted) {
+      this.outcomes.report({
+        channelId: channel.id,
+        ok,
+        status: ok ? 200 : 502,
+        errorCode: ok ? null : (summary.error?.code === null || summary.error?.code === undefined ? summary.end : String(summary.error.code)),
+        errorType: ok ? null : summary.error?.type || null,
+        message: summary.error?.message ?? '',
+        source: 'relay',
+      });
+    }
     await this.settle(context, channel, upstreamModel, usage, firstTokenMs);
     if (response.destroyed) return;
     const tokenUsage: TokenUsage = {
