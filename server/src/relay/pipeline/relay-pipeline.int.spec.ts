@@ -92,16 +92,20 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
     const app = target.app;
     const admission = app.get(QuotaAdmissionService, { strict: false });
     const options = app.get(OptionsService, { strict: false });
-    const pipeline = new RelayPipelineService(
-      authenticator,
-      router,
-      { report: (outcome) => outcomes.push(outcome) },
-      admission,
-      (settlement = new RelaySettlementService(app.get(EVENT_STORE, { strict: false }), admission)),
-      new PricingService(options),
-      options,
-      new UpstreamHttpClient(),
-    );
+    settlement = new RelaySettlementService(app.get(EVENT_STORE, { strict: false }), admission);
+    const build = () =>
+      new RelayPipelineService(authenticator, router, { report: (outcome) => outcomes.push(outcome) }, admission, settlement, new PricingService(options), options, new UpstreamHttpClient());
+    const pipeline = build();
+    // The same pipeline with RELAY_TIMEOUT and STREAMING_TIMEOUT at 1 s (read when the service is made), for the
+    // requests that carry `x-test-pipeline: timeouts`.
+    const saved = { RELAY_TIMEOUT: process.env.RELAY_TIMEOUT, STREAMING_TIMEOUT: process.env.STREAMING_TIMEOUT };
+    process.env.RELAY_TIMEOUT = '1';
+    process.env.STREAMING_TIMEOUT = '1';
+    const timeoutPipeline = build();
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     server = createServer((request, response) => {
       // What the pipeline writes to the client, write by write (the first-event test reads it).
       const written: string[] = [];
@@ -117,7 +121,7 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
         const [path, query = ''] = (request.url ?? '/').split('?');
         const controller = new AbortController();
         response.once('close', () => !response.writableFinished && controller.abort());
-        void pipeline.handle(
+        void (request.headers['x-test-pipeline'] === 'timeouts' ? timeoutPipeline : pipeline).handle(
           { requestId: randomUUID(), path, query, headers: request.headers, rawBody: Buffer.concat(chunks), clientIp: '127.0.0.1', signal: controller.signal },
           response,
           relayModeOf(path)!,
@@ -376,6 +380,52 @@ describe('RelayPipelineService (real ledger and Redis, in-test auth and routing)
         } finally {
           await setOptions(target, { [option]: 'true' });
         }
+      }
+    });
+  });
+
+  describe('RELAY_TIMEOUT and STREAMING_TIMEOUT (1 s here)', () => {
+    const send = (body: Record<string, unknown>) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-good', 'content-type': 'application/json', 'x-test-pipeline': 'timeouts' },
+        body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], ...body }),
+      });
+
+    it('RELAY_TIMEOUT: an upstream slower than it to answer is a failed attempt of that channel; the next one answers', async () => {
+      const reported = outcomes.length;
+      primary.next({ delayMs: 3_000 });
+      const started = Date.now();
+      const response = await send({});
+      expect(response.status).toBe(200);
+      expect((await json(response)).choices[0].message.content).toBe(backup.reply);
+      // undici's timers tick every 500 ms for long timeouts: the attempt gives up between 1 and 1.5 s, not at 3 s.
+      expect(Date.now() - started).toBeLessThan(2_500);
+      expect(outcomes.slice(reported)).toEqual([
+        expect.objectContaining({ channelId: 1, ok: false, status: 500 }),
+        expect.objectContaining({ channelId: 2, ok: true }),
+      ]);
+      const rows = await charges(response.headers.get('x-oneapi-request-id')!);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].data).toMatchObject({ channelId: 2, channelPath: [1, 2] });
+    });
+
+    it('STREAMING_TIMEOUT: a stream silent for longer is cut with an error event, billed for what was delivered (the prompt)', async () => {
+      primary.chunkDelayMs = 1_600;
+      try {
+        const response = await send({ stream: true });
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        expect(text).toMatch(/"error"/);
+        expect(text).not.toContain('[DONE]');
+        await settlement.drain();
+        const rows = await charges(response.headers.get('x-oneapi-request-id')!);
+        expect(rows).toHaveLength(1);
+        // The fake sent its role chunk, then went silent before the first word: the prompt, and no completion.
+        expect(rows[0].data).toMatchObject({ completionTokens: 0, promptTokens: expect.any(Number) });
+        expect(rows[0].data.promptTokens).toBeGreaterThan(0);
+      } finally {
+        primary.chunkDelayMs = 0;
       }
     });
   });
