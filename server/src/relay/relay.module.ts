@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AccountBalancesReadModelModule } from '../../../projections/src/read-models/account-balances/account-balances-read-model.module';
 import { ChannelOutcomeReporter } from '../modules/channels/health/channel-outcome';
 import { ChannelRouter } from '../modules/channels/routing/channel-router';
 import { ChannelsModule } from '../modules/channels/channels.module';
@@ -25,7 +26,7 @@ export class RelayModule {
   static forRoot(options: { sweepLeases: boolean }): DynamicModule {
     return {
       module: RelayModule,
-      imports: [TokensModule, ChannelsModule],
+      imports: [TokensModule, ChannelsModule, AccountBalancesReadModelModule],
       providers: [
         { provide: RELAY_AUTHENTICATOR, useExisting: TokenAuthenticator },
         { provide: RELAY_CHANNEL_ROUTER, useExisting: ChannelRouter },

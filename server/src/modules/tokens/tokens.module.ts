@@ -39,6 +39,6 @@ import { UpdateTokenHandler } from './usecases/update-token/update-token.handler
     SearchTokensHandler,
     GetTokenHandler,
   ],
-  exports: [TokenAuthenticator, TokenGroupPolicy],
+  exports: [TokenAuthenticator, TokenGroupPolicy, TokenReader],
 })
 export class TokensModule {}

@@ -1,12 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { AccountBalanceEntity } from '../../../../projections/src/read-models/account-balances/account-balance.entity';
 import { OptionsService } from '../../modules/options/options.service';
-import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
+import { TokenReader } from '../../modules/tokens/token.reader';
 import { relayAuthorization } from '../pipeline/relay-authorization';
-import { RelayError } from '../relay-error';
+import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
 import { RELAY_AUTHENTICATOR, type RelayAuthenticator, type RelayCaller } from '../relay-ports';
-import { sendJson } from './relay-models.service';
+import { sendJson, sendRelayFailure } from './relay-models.service';
 
 /** What an unlimited token reports as its limit (reference §8.2). */
 const UNLIMITED_AMOUNT = 100000000;
@@ -29,14 +31,15 @@ interface Figures {
  * - usage: `{object:"list", total_usage}`, used ÷ QuotaPerUnit × 100 (cents, as OpenAI's API counted them).
  *
  * The figures are the token's (DisplayTokenStatEnabled, the default) or the user's, from the balance read models the
- * console shows (token_balances, account_balances: folds of the ledger). Not the hot path: one query per call.
+ * console shows (TokenReader's token_balances, account_balances: folds of the ledger). Not the hot path.
  */
 @Injectable()
 export class RelayBillingService {
   constructor(
     @Inject(RELAY_AUTHENTICATOR) private readonly authenticator: RelayAuthenticator,
     private readonly options: OptionsService,
-    private readonly dataSource: DataSource,
+    private readonly tokens: TokenReader,
+    @InjectRepository(AccountBalanceEntity) private readonly balances: Repository<AccountBalanceEntity>,
   ) {}
 
   async subscription(request: RelayHttpRequest, response: ServerResponse): Promise<void> {
@@ -69,27 +72,13 @@ export class RelayBillingService {
 
   /** The token's figures and expiry; with DisplayTokenStatEnabled off, the user's quota and used quota instead. */
   private async figures(caller: RelayCaller): Promise<Figures> {
-    const rows: Array<{ expired_time: string; unlimited_quota: boolean; remain_quota: string | null; used_quota: string | null }> = await this.dataSource.query(
-      `SELECT t.expired_time, t.unlimited_quota, b.remain_quota, b.used_quota
-         FROM tokens t LEFT JOIN token_balances b ON b.token_id = t.id
-        WHERE t.id = $1`,
-      [caller.token.id],
-    );
-    const token = rows[0];
-    const expiredTime = token ? Number(token.expired_time) : 0;
+    const token = await this.tokens.findOwned(caller.user.id, caller.token.id);
+    const expiredTime = token?.expiredTime ?? 0;
     if (this.options.getBool('DisplayTokenStatEnabled')) {
-      return {
-        remain: Number(token?.remain_quota ?? 0),
-        used: Number(token?.used_quota ?? 0),
-        unlimited: caller.token.unlimitedQuota,
-        expiredTime,
-      };
+      return { remain: token?.remainQuota ?? 0, used: token?.usedQuota ?? 0, unlimited: caller.token.unlimitedQuota, expiredTime };
     }
-    const accounts: Array<{ quota: string; used_quota: string }> = await this.dataSource.query(
-      'SELECT quota, used_quota FROM account_balances WHERE user_id = $1',
-      [caller.user.id],
-    );
-    return { remain: Number(accounts[0]?.quota ?? 0), used: Number(accounts[0]?.used_quota ?? 0), unlimited: false, expiredTime };
+    const account = await this.balances.findOneBy({ userId: caller.user.id });
+    return { remain: account?.quota ?? 0, used: account?.usedQuota ?? 0, unlimited: false, expiredTime };
   }
 
   private async answer(request: RelayHttpRequest, response: ServerResponse, body: (caller: RelayCaller) => Promise<unknown>): Promise<void> {
@@ -97,8 +86,7 @@ export class RelayBillingService {
       const caller = await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, { tokenAuthOnly: true });
       sendJson(response, 200, request.requestId, await body(caller));
     } catch (error) {
-      const relayError = error instanceof RelayError ? error : new RelayError(500, String((error as Error)?.message ?? error), 'new_api_error', { shape: 'relay' });
-      sendJson(response, relayError.status, request.requestId, relayError.toBody(request.requestId));
+      sendRelayFailure(request, response, error);
     }
   }
 }

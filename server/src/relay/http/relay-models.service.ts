@@ -77,7 +77,12 @@ export class RelayModelsService {
   }
 
   private fail(request: RelayHttpRequest, response: ServerResponse, error: unknown): void {
-    const relayError = error instanceof RelayError ? error : new RelayError(500, String((error as Error)?.message ?? error), 'new_api_error', { shape: 'relay' });
-    sendJson(response, relayError.status, request.requestId, relayError.toBody(request.requestId));
+    sendRelayFailure(request, response, error);
   }
+}
+
+/** Any error of the relay's JSON routes in the relay's shape: a RelayError as it is, anything else a 500. */
+export function sendRelayFailure(request: RelayHttpRequest, response: ServerResponse, error: unknown): void {
+  const relayError = error instanceof RelayError ? error : new RelayError(500, String((error as Error)?.message ?? error), 'new_api_error', { shape: 'relay' });
+  sendJson(response, relayError.status, request.requestId, relayError.toBody(request.requestId));
 }
