@@ -47,8 +47,13 @@ describe('user serializer', () => {
   });
 
   it('trims the char(32) padding of a 28-character access token and keeps null for none', () => {
-    expect(toUserJson(user({ accessToken: `${'a'.repeat(28)}    ` })).access_token).toBe('a'.repeat(28));
-    expect(toUserJson(user()).access_token).toBeNull();
+    expect(toUserJson(user({ accessToken: `${'a'.repeat(28)}    ` }), null, { withAccessToken: true }).access_token).toBe('a'.repeat(28));
+    expect(toUserJson(user(), null, { withAccessToken: true }).access_token).toBeNull();
+  });
+
+  it("leaves the access token out unless the owner's own read asks for it", () => {
+    expect(toUserJson(user({ accessToken: 'a'.repeat(28) })).access_token).toBeNull();
+    expect(toUserJson(user({ accessToken: 'a'.repeat(28) }), null, { accountRevision: 1 }).access_token).toBeNull();
   });
 
   it('adds the admin-only account revision and the root-only default-password flag only when asked', () => {

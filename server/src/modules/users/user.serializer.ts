@@ -88,6 +88,12 @@ function accessToken(value: string | null): string | null {
 export interface SerializeOptions {
   accountRevision?: number;
   passwordIsDefault?: boolean;
+  /**
+   * Only the owner's own read (GET /api/user/self) carries the system access token. Every other answer (list,
+   * search, get, edit, login) leaves it null: an admin who could read root's token could call root-only routes
+   * with it.
+   */
+  withAccessToken?: boolean;
 }
 
 /** The full user: configuration from `users`, money from `account_balances`. */
@@ -105,7 +111,7 @@ export function toUserJson(user: UserEntity, balance: BalanceFigures | null = nu
     wechat_id: user.wechatId,
     telegram_id: user.telegramId,
     verification_code: '',
-    access_token: accessToken(user.accessToken),
+    access_token: options.withAccessToken ? accessToken(user.accessToken) : null,
     quota: money.quota,
     used_quota: money.usedQuota,
     request_count: money.requestCount,
