@@ -299,7 +299,7 @@ describe('relay: every provider of issue 3 through the official SDK', () => {
       expect(charges[0].data).toMatchObject({ modelName: 'nomic-embed-text', promptTokens: 8, completionTokens: 0 });
     });
 
-    it('Ollama: max_tokens reaches the upstream (the reference dropped it)', async () => {
+    it('Ollama: max_tokens reaches the upstream (new-api dropped it)', async () => {
       const before = ollama.requests.length;
       await client.chat.completions.create({ model: 'llama3.2', messages, max_tokens: 33 });
       expect(JSON.parse(ollama.requests[before].body)).toMatchObject({ max_tokens: 33 });
@@ -340,7 +340,7 @@ describe('relay: every provider of issue 3 through the official SDK', () => {
       expect(await chargeCount(target)).toBe(charges);
     });
 
-    it('Anthropic: a rate limit (429) gets the reference saturation message', async () => {
+    it('Anthropic: a rate limit (429) gets the new-api saturation message', async () => {
       claude.failNext(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit');
       const error = await client.chat.completions.create({ model: 'claude-3-5-haiku-20241022', messages }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.RateLimitError);
