@@ -14,7 +14,7 @@ import { type Caller, rootCaller } from './users-support';
 jest.setTimeout(90_000);
 
 /**
- * Every channel type of issue 3 through the relay with the official SDK, each against a local fake that speaks
+ * Every supported channel type (docs/providers.md) through the relay with the official SDK, each against a local fake that speaks
  * its provider's wire protocol: a plain and a streamed chat charged exactly once with the tokens the provider
  * reported (or, where the provider is not asked for stream usage, the relay's local count), the request each
  * provider must receive (URL, credentials), and an upstream error mapped to the status and shape the client sees.
@@ -47,7 +47,7 @@ const FAMILY_KEY = 'family-key';
 const REVOKED = 'revoked-key';
 const invalidKeyError = { message: `Incorrect API key provided: ${REVOKED}. You can find your API key at https://platform.openai.com/account/api-keys.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' };
 
-describe('relay: every provider of issue 3 through the official SDK', () => {
+describe('relay: every supported provider through the official SDK', () => {
   let target: TestApp;
   let baseURL: string;
   let root: Caller;
