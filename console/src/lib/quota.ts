@@ -1,6 +1,6 @@
 import type { PublicStatus } from './types';
 
-/** The reference default: 500000 quota units are one US dollar. */
+/** new-api's default: 500000 quota units are one US dollar. */
 export const DEFAULT_QUOTA_PER_UNIT = 500000;
 
 export const quotaPerUnit = (status: PublicStatus): number => {
@@ -18,7 +18,7 @@ export const renderNumber = (value: number): string => {
 
 /**
  * Raw units or currency, as the public status decides (display_in_currency defaults to true on the server).
- * Currency is shown like the reference UI: a dollar sign and two decimals.
+ * Currency is shown like new-api's UI: a dollar sign and two decimals.
  */
 export const renderQuota = (quota: number | null | undefined, status: PublicStatus, digits = 2): string => {
   const value = Number(quota ?? 0);
