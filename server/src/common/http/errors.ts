@@ -1,6 +1,6 @@
 /**
- * Errors with a stable code. Console routes answer them as HTTP 200 `{success:false, message}` (the
- * reference reports application errors that way); relay routes map them to the OpenAI error envelope.
+ * Errors with a stable code. Console routes answer them as HTTP 200 `{success:false, message}` (new-api
+ * reports application errors that way); relay routes map them to the OpenAI error envelope.
  */
 export class DomainError extends Error {
   constructor(
