@@ -8,7 +8,7 @@ export const quotaPerUnit = (status: PublicStatus): number => {
   return Number.isFinite(value) && value > 0 ? value : DEFAULT_QUOTA_PER_UNIT;
 };
 
-/** Spec 1 section 9: k from 1e4, M from 1e6, B from 1e9. */
+/** Short numbers as new-api's UI shows them: k from 1e4, M from 1e6, B from 1e9. */
 export const renderNumber = (value: number): string => {
   if (value >= 1e9) return `${(value / 1e9).toFixed(1)}B`;
   if (value >= 1e6) return `${(value / 1e6).toFixed(1)}M`;
