@@ -13,7 +13,7 @@ const VALID_ROLES = new Set([0, 1, 10, 100]);
 /**
  * new-api's UserAuth / AdminAuth / RootAuth, differing only in the minimum role (1, 10, 100).
  * Deliberate fix of new-api: role and status are read from the database on every call, so disabling,
- * demoting or deleting a user takes effect on their live sessions at once.
+ * demoting or deleting a user takes effect on their live sessions at once (docs/console-api.md).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {

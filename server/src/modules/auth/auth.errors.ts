@@ -3,7 +3,7 @@ import { DomainError } from '../../common/http/errors';
 /**
  * Every refusal the identity routes give, keyed by a stable code. The texts are new-api's, because the
  * console shows them verbatim; a few are ours where new-api leaked a raw Go error or had no check at all
- * (marked "ours").
+ * (marked "ours"; docs/console-api.md lists these differences).
  */
 export const AUTH_MESSAGES = {
   password_login_disabled: '管理员关闭了密码登录',

@@ -17,7 +17,8 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
  * The log routes (lists, legacy searches, stats, purge): admin routes see every row, the `self` routes the caller's
- * own (by user id; new-api's own stat went by username, which a rename or a reused name would skew).
+ * own (by user id; new-api's own stat went by username, which a rename or a reused name would skew). What the
+ * log routes do differently from new-api, and why: docs/console-api.md.
  */
 @Controller('api/log')
 export class LogsController {
