@@ -2,7 +2,9 @@ import OpenAI from 'openai';
 import { JOURNAL_LINGER_MS } from '../../server/src/relay/settlement/group-commit';
 import { quotaConsumedEventId, RelaySettlementService } from '../../server/src/relay/settlement/relay-settlement.service';
 import { countTextTokens } from '../../server/src/relay/tokenizer/token-counter';
-import { AnthropicUpstreamFake, GeminiUpstreamFake, OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
+import { AnthropicMessagesFake } from '../fakes/upstreams/anthropic-messages-fake';
+import { GeminiApiFake } from '../fakes/upstreams/gemini-api-fake';
+import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { admission, chargeCount, chargesOf, createChannel, listen, routable, sdk, userWithToken } from './relay-support';
 import { type Caller, call, projected, rootCaller } from './users-support';
@@ -18,8 +20,9 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
   let baseURL: string;
   let root: Caller;
   const openai = new OpenAIUpstreamFake();
-  const anthropic = new AnthropicUpstreamFake();
-  const gemini = new GeminiUpstreamFake();
+  // Both answer with the providers' recorded responses, so the real wire bytes go through the relay.
+  const anthropic = new AnthropicMessagesFake({ recorded: true });
+  const gemini = new GeminiApiFake({ recorded: true });
   let alice: Caller & { key: string; tokenId: number };
   let client: OpenAI;
 
@@ -35,8 +38,8 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       models: ['gpt-3.5-turbo', 'gpt-4o-mini', 'text-embedding-3-small', 'gpt-3.5-turbo-instruct', 'mapped-model'],
       modelMapping: { 'mapped-model': 'gpt-4o-mini' },
     });
-    await createChannel(target, root, { type: 14, name: 'fake-claude', baseUrl: anthropic.baseUrl, models: ['claude-3-haiku-20240307'] });
-    await createChannel(target, root, { type: 24, name: 'fake-gemini', baseUrl: gemini.baseUrl, models: ['gemini-1.5-flash-latest'], other: 'v1beta' });
+    await createChannel(target, root, { type: 14, name: 'fake-claude', key: anthropic.apiKey, baseUrl: anthropic.baseUrl, models: ['claude-3-haiku-20240307'] });
+    await createChannel(target, root, { type: 24, name: 'fake-gemini', key: gemini.apiKey, baseUrl: gemini.baseUrl, models: ['gemini-1.5-flash-latest'], other: 'v1beta' });
     alice = await userWithToken(target, 'alice', 1_000_000, { unlimited_quota: false, remain_quota: 500_000 });
     client = sdk(baseURL, alice.key);
     await routable(target, alice.key, baseURL, 'gemini-1.5-flash-latest');

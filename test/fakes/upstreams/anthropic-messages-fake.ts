@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { HttpFake, type RecordedRequest, sendJson } from '../http-fake';
+import { upstreamFixture } from './recorded-fixtures';
 
 /**
  * A fake Anthropic Messages API (https://docs.anthropic.com/en/api/messages) whose answers follow from the
@@ -8,16 +9,20 @@ import { HttpFake, type RecordedRequest, sendJson } from '../http-fake';
  * input_tokens = `inputTokens` and output_tokens = `outputTokens`; streams are the real event sequence
  * (message_start, content_block_start, ping, content_block_delta…, content_block_stop, message_delta,
  * message_stop). `failNext` queues an error status and type for the next request (e.g. 529 overloaded_error).
+ * With `recorded`, a valid request is answered with the recorded Claude answers (anthropic/__fixtures__) instead.
  */
 export class AnthropicMessagesFake extends HttpFake {
   apiKey = 'claude-key';
   reply = 'Hello from the fake Claude.';
   inputTokens = 21;
   outputTokens = 9;
+  /** Answer with the recorded responses (message-text.json, messages-stream-text.sse) rather than `reply`. */
+  readonly recorded: boolean;
   private readonly failures: Array<{ status: number; type: string; message: string }> = [];
 
-  constructor() {
+  constructor(options: { recorded?: boolean } = {}) {
     super((request, response) => this.answer(request, response));
+    this.recorded = options.recorded ?? false;
   }
 
   failNext(status: number, type: string, message: string): this {
@@ -45,6 +50,11 @@ export class AnthropicMessagesFake extends HttpFake {
     if (typeof body.max_tokens !== 'number') return error(400, 'invalid_request_error', 'max_tokens: Field required');
     if (!Array.isArray(body.messages) || body.messages.length === 0 || body.messages[0].role !== 'user') {
       return error(400, 'invalid_request_error', 'messages: first message must use the "user" role');
+    }
+    if (this.recorded) {
+      const [type, name] = body.stream === true ? ['text/event-stream', 'messages-stream-text.sse'] : ['application/json', 'message-text.json'];
+      response.writeHead(200, { 'content-type': type }).end(upstreamFixture('anthropic', name));
+      return;
     }
     const id = `msg_fake${this.requests.length}`;
     const model = String(body.model);

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { HttpFake, type RecordedRequest, sendJson } from '../http-fake';
+import { upstreamFixture } from './recorded-fixtures';
 
 /**
  * A fake Gemini API (https://ai.google.dev/api/generate-content): `POST /{version}/models/{model}:generateContent`
@@ -7,17 +8,21 @@ import { HttpFake, type RecordedRequest, sendJson } from '../http-fake';
  * `x-goog-api-key` or `?key=` and must be `apiKey`, else 400 API_KEY_INVALID. Answers follow from the request:
  * the text is `reply`, usageMetadata prompt = `promptTokens`, candidates = `candidatesTokens`; stream events
  * carry the prompt count until the last, which has the finishReason and the full usage.
+ * With `recorded`, a valid request is answered with the recorded Gemini answers (gemini/__fixtures__) instead.
  */
 export class GeminiApiFake extends HttpFake {
   apiKey = 'gemini-key';
   reply = 'Hello from the fake Gemini.';
   promptTokens = 5;
   candidatesTokens = 8;
+  /** Answer with the recorded responses (generate-content.json, stream-text.sse) rather than `reply`. */
+  readonly recorded: boolean;
   /** One-shot: the next stream sends this many events, then an UNAVAILABLE error event, and ends. */
   errorAfterEvents: number | null = null;
 
-  constructor() {
+  constructor(options: { recorded?: boolean } = {}) {
     super((request, response) => this.answer(request, response));
+    this.recorded = options.recorded ?? false;
   }
 
   bodies(): Array<Record<string, any>> {
@@ -52,6 +57,11 @@ export class GeminiApiFake extends HttpFake {
     }
     if (!Array.isArray(body.contents) || body.contents.length === 0) {
       sendJson(response, 400, { error: { code: 400, message: '* GenerateContentRequest.contents: contents is not specified\n', status: 'INVALID_ARGUMENT' } });
+      return;
+    }
+    if (this.recorded) {
+      const [type, name] = match[3] === 'generateContent' ? ['application/json', 'generate-content.json'] : ['text/event-stream', 'stream-text.sse'];
+      response.writeHead(200, { 'content-type': type }).end(upstreamFixture('gemini', name));
       return;
     }
     const modelVersion = decodeURIComponent(match[2]);

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { join } from 'node:path';
 import { HttpFake, type RecordedRequest, sendJson } from '../http-fake';
+import { upstreamFixture } from './recorded-fixtures';
 
 /**
  * A fake OpenAI API (JSON and SSE, the real wire shapes, usage included) for relay tests. Answers are derived from
@@ -27,12 +26,6 @@ export interface FakeBehaviour {
   firstEventDelayMs?: number;
   /** Streams only, with firstEventDelayMs: written with the headers, before the wait (an SSE comment, as some providers send). */
   preamble?: string;
-}
-
-const FIXTURES = join(__dirname, '..', '..', '..', 'server', 'src', 'upstreams');
-
-export function upstreamFixture(folder: string, name: string): string {
-  return readFileSync(join(FIXTURES, folder, '__fixtures__', name), 'utf8');
 }
 
 export class OpenAIUpstreamFake extends HttpFake {
@@ -198,33 +191,6 @@ export class OpenAIUpstreamFake extends HttpFake {
     response.write(`data: ${JSON.stringify({ ...base, choices: [{ text: '', index: 0, logprobs: null, finish_reason: 'stop' }] })}\n\n`);
     if (wantsUsage && !behaviour.omitUsage) response.write(`data: ${JSON.stringify({ ...base, choices: [], usage: this.usage() })}\n\n`);
     response.end('data: [DONE]\n\n');
-  }
-}
-
-/** A fake Anthropic Messages API answering the recorded fixtures (JSON and SSE). */
-export class AnthropicUpstreamFake extends HttpFake {
-  constructor() {
-    super((request, response) => {
-      const body = safeJson(request.body);
-      if (body.stream === true) {
-        response.writeHead(200, { 'content-type': 'text/event-stream' }).end(upstreamFixture('anthropic', 'messages-stream-text.sse'));
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(upstreamFixture('anthropic', 'message-text.json'));
-    });
-  }
-}
-
-/** A fake Gemini API answering the recorded fixtures (generateContent JSON, streamGenerateContent SSE). */
-export class GeminiUpstreamFake extends HttpFake {
-  constructor() {
-    super((request, response) => {
-      if (request.url.includes(':streamGenerateContent')) {
-        response.writeHead(200, { 'content-type': 'text/event-stream' }).end(upstreamFixture('gemini', 'stream-text.sse'));
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(upstreamFixture('gemini', 'generate-content.json'));
-    });
   }
 }
 

@@ -2,6 +2,7 @@ import { consumeContent } from '../../../../server/src/relay/pricing/relay-prici
 import type { QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
 import { chargedQuota } from '../account-balances/quota-consumed-fold';
 import { LogType } from './log.entity';
+import { sortedJson } from '../../../../server/src/common/json/sorted-json';
 
 /** The columns of a type 2 (consume) log row, as the logs projection inserts them. */
 export interface ConsumeLogRow {
@@ -44,18 +45,6 @@ function count(value: unknown): number {
 
 function ratio(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
-}
-
-/** Go's json.Marshal of a map: keys sorted at every level. */
-function sortedJson(value: unknown): string {
-  const sort = (item: unknown): unknown => {
-    if (Array.isArray(item)) return item.map(sort);
-    if (item && typeof item === 'object') {
-      return Object.fromEntries(Object.keys(item as object).sort().map((key) => [key, sort((item as Record<string, unknown>)[key])]));
-    }
-    return item;
-  };
-  return JSON.stringify(sort(value));
 }
 
 /**

@@ -1,24 +1,11 @@
 import { decide, evolve, fold, initialAccountState, type AccountCommand } from './account.decider';
 import { AffiliateTransferBelowMinimumError, InsufficientAffiliateQuotaError, InvalidAmountError } from './account.errors';
 import type { AccountEvent } from './account.events';
+import { deciderSpec } from '../../../../test/support/decider-spec';
 
 const display = { inCurrency: true, quotaPerUnit: 500000 };
 
-/** given(history).when(command) → the events decided, or the error thrown. */
-function given(history: AccountEvent[]) {
-  return {
-    when(command: AccountCommand) {
-      const run = () => decide(command, fold(history));
-      return {
-        then: (expected: AccountEvent[]) => expect(run()).toEqual(expected),
-        thenThrows: (error: new (...args: never[]) => Error, message?: string) => {
-          expect(run).toThrow(error);
-          if (message) expect(run).toThrow(message);
-        },
-      };
-    },
-  };
-}
+const { given } = deciderSpec({ decide, evolve, initialState: initialAccountState });
 
 const granted = (amount: number, kind: 'new_user' | 'invitee_gift' | 'root_initial' = 'new_user'): AccountEvent => ({
   type: 'QuotaGranted',

@@ -1,3 +1,5 @@
+import { sortedJson } from '../../common/json/sorted-json';
+
 /** A `logs` row as Postgres returns it (bigint columns arrive as strings). */
 export interface LogRow {
   id: string | number;
@@ -64,18 +66,6 @@ export function toLogJson(row: LogRow): LogJson {
     group: row.group,
     other: row.other,
   };
-}
-
-/** Go's json.Marshal of a map: keys sorted at every level. */
-function sortedJson(value: unknown): string {
-  const sort = (item: unknown): unknown => {
-    if (Array.isArray(item)) return item.map(sort);
-    if (item && typeof item === 'object') {
-      return Object.fromEntries(Object.keys(item as object).sort().map((key) => [key, sort((item as Record<string, unknown>)[key])]));
-    }
-    return item;
-  };
-  return JSON.stringify(sort(value));
 }
 
 /**
