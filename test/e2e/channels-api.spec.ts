@@ -7,7 +7,7 @@ import { ChannelRouter } from '../../server/src/modules/channels/routing/channel
 import { CommandBus } from '@nestjs/cqrs';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { CHANNEL_OUTCOMES_QUEUE, ChannelOutcomeReporter } from '../../server/src/modules/channels/health/channel-outcome';
+import { CHANNEL_OUTCOMES_QUEUE, ChannelOutcomeReporter } from '../../server/src/modules/channel-health';
 import { createTestApp, type TestApp } from '../support/app';
 import { compareTables, snapshotTables } from '../support/compare-tables';
 import { HttpFake, sendJson } from '../fakes/http-fake';

@@ -5,7 +5,8 @@ import { OpenAIUpstreamFake } from '../../../../test/fakes/upstreams/openai-upst
 import { createTestApp, type TestApp } from '../../../../test/support/app';
 import { dataSource, projected, register, setOptions } from '../../../../test/e2e/users-support';
 import { EVENT_STORE } from '../../ledger/event-store.port';
-import { classifyOutcome, type ChannelOutcome, decideOnOutcome } from '../../modules/channel-health/channel-health.decider';
+import type { ChannelOutcome } from '../../modules/channel-health';
+import { classifyOutcome, decideOnOutcome } from '../../modules/channel-health/decider/channel-health.decider';
 import { OptionsService } from '../../modules/options/options.service';
 import { readRelayKey } from '../../modules/tokens/token-key';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
