@@ -1,9 +1,10 @@
 /**
- * What the relay needs from the tokens and channels modules (cross-team contracts 1-3), as interfaces and
+ * What the relay needs from the tokens, channels and channel-health modules (cross-team contracts 1-3), as interfaces and
  * injection tokens. RelayModule binds each token to the owning module's class (`useExisting`), so the pipeline
  * and its specs depend only on these shapes and a spec can hand in a small in-test implementation.
  */
 
+import type { ChannelOutcome } from '../modules/channel-health';
 import type { RoutableChannel } from '../modules/channels/routing/routing-table';
 
 export interface RelayCaller {
@@ -36,17 +37,8 @@ export interface RelayChannelRouter {
   modelsForGroup(group: string): string[];
 }
 
-export interface RelayChannelOutcome {
-  channelId: number;
-  ok: boolean;
-  status: number;
-  /** The upstream's `error.code`, else its `error.type` (null when neither). */
-  errorCode: string | null;
-  /** The upstream's `error.type`, apart (the health decider matches code and type against its fatal lists). */
-  errorType?: string | null;
-  message: string;
-  source: 'relay' | 'test';
-}
+/** How one call to a channel went: channel-health's outcome, reported as is. */
+export type RelayChannelOutcome = ChannelOutcome;
 
 export interface RelayOutcomeReporter {
   report(outcome: RelayChannelOutcome): void;

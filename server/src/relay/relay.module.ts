@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountBalancesReadModelModule } from '../../../projections/src/read-models/account-balances/account-balances-read-model.module';
-import { ChannelOutcomeReporter } from '../modules/channels/health/channel-outcome';
+import { ChannelOutcomeReporter, ChannelOutcomesModule } from '../modules/channel-health';
 import { ChannelRouter } from '../modules/channels/routing/channel-router';
 import { ChannelsModule } from '../modules/channels/channels.module';
 import { TokenAuthenticator } from '../modules/tokens/token-auth/token-authenticator';
@@ -26,7 +26,7 @@ export class RelayModule {
   static forRoot(options: { sweepLeases: boolean }): DynamicModule {
     return {
       module: RelayModule,
-      imports: [TokensModule, ChannelsModule, AccountBalancesReadModelModule],
+      imports: [TokensModule, ChannelsModule, ChannelOutcomesModule, AccountBalancesReadModelModule],
       providers: [
         { provide: RELAY_AUTHENTICATOR, useExisting: TokenAuthenticator },
         { provide: RELAY_CHANNEL_ROUTER, useExisting: ChannelRouter },

@@ -4,7 +4,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { systemActor } from '../ledger/event-envelope';
 import { BalanceNotSupportedError } from '../modules/channel-health/balance/fetch-channel-balance';
-import { BALANCE_ALL_JOB, CHANNEL_BALANCES_QUEUE, type ChannelBalanceJobData } from '../modules/channel-health/channel-health.constants';
+import { BALANCE_ALL_JOB, CHANNEL_BALANCES_QUEUE, type ChannelBalanceJobData } from '../modules/channel-health/runs/channel-run-queues';
 import { StartChannelRunsCommand } from '../modules/channel-health/usecases/start-channel-runs/start-channel-runs.command';
 import { UpdateChannelBalanceCommand } from '../modules/channel-health/usecases/update-channel-balance/update-channel-balance.command';
 import { ChannelNotFoundError } from '../modules/channels/channel.errors';

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Job } from 'bullmq';
 import { systemActor } from '../ledger/event-envelope';
-import { CHANNEL_OUTCOMES_QUEUE, type ChannelOutcomeJobData } from '../modules/channel-health/channel-health.constants';
+import { CHANNEL_OUTCOMES_QUEUE, type ChannelOutcomeJob } from '../modules/channel-health';
 import { ApplyChannelOutcomeCommand } from '../modules/channel-health/usecases/apply-channel-outcome/apply-channel-outcome.command';
 
 /**
@@ -19,7 +19,7 @@ export class ChannelOutcomesProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job<ChannelOutcomeJobData>): Promise<unknown> {
+  async process(job: Job<ChannelOutcomeJob>): Promise<unknown> {
     const data = job.data;
     const result = await this.commandBus.execute(
       new ApplyChannelOutcomeCommand({
@@ -44,7 +44,7 @@ export class ChannelOutcomesProcessor extends WorkerHost {
   }
 
   @OnWorkerEvent('failed')
-  onFailed(job: Job<ChannelOutcomeJobData> | undefined, error: Error): void {
+  onFailed(job: Job<ChannelOutcomeJob> | undefined, error: Error): void {
     if (job) this.logger.warn(`outcome job ${job.id} (channel ${job.data.channelId}) failed: ${error.message}`);
   }
 }

@@ -1,4 +1,4 @@
-import type { ChannelEvent } from '../../../../server/src/modules/channels/channel.events';
+import { type ChannelEvent, ChannelStatus } from '../../../../server/src/modules/channels/channel.events';
 
 /** The projected figures of one channel. */
 export interface ChannelStatusFigures {
@@ -13,7 +13,7 @@ export interface ChannelStatusFigures {
 }
 
 export const emptyChannelStatus: ChannelStatusFigures = Object.freeze({
-  status: 1,
+  status: ChannelStatus.Enabled,
   responseTime: 0,
   testTime: 0,
   balance: 0,
@@ -31,13 +31,13 @@ export const emptyChannelStatus: ChannelStatusFigures = Object.freeze({
 export function applyChannelEvent(figures: ChannelStatusFigures, event: ChannelEvent, at: number): ChannelStatusFigures {
   switch (event.type) {
     case 'ChannelEnabled':
-      return { ...figures, status: 1 };
+      return { ...figures, status: ChannelStatus.Enabled };
     case 'ChannelDisabled':
-      return { ...figures, status: 2 };
+      return { ...figures, status: ChannelStatus.ManuallyDisabled };
     case 'ChannelAutoDisabled':
-      return { ...figures, status: 3, statusReason: event.data.message, statusTime: at };
+      return { ...figures, status: ChannelStatus.AutoDisabled, statusReason: event.data.message, statusTime: at };
     case 'ChannelAutoEnabled':
-      return { ...figures, status: 1, statusReason: event.data.message, statusTime: at };
+      return { ...figures, status: ChannelStatus.Enabled, statusReason: event.data.message, statusTime: at };
     case 'ChannelTested':
       return { ...figures, responseTime: event.data.responseTimeMs, testTime: at };
     case 'ChannelBalanceUpdated':

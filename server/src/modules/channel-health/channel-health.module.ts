@@ -7,13 +7,14 @@ import { ChannelsModule } from '../channels/channels.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ChannelEntity } from '../channels/channel.entity';
 import { UserEntity } from '../users/user.entity';
-import { CHANNEL_HEALTH_CONFIG, readChannelHealthConfig } from './channel-health.config';
-import { CHANNEL_BALANCES_QUEUE, CHANNEL_OUTCOMES_QUEUE, CHANNEL_TESTS_QUEUE } from './channel-health.constants';
 import { ChannelHealthController } from './channel-health.controller';
-import { UPSTREAM_REGISTRY } from './channel-health.tokens';
-import { HealthNotifier } from './health-notifier';
-import { OutcomeWindowStore } from './outcome-window.store';
-import { PeriodicChannelRuns } from './periodic-channel-runs';
+import { CHANNEL_HEALTH_CONFIG, readChannelHealthConfig } from './config/channel-health.config';
+import { UPSTREAM_REGISTRY } from './config/channel-health.tokens';
+import { HealthNotifier } from './notify/health-notifier';
+import { ChannelOutcomesModule } from './outcome/channel-outcomes.module';
+import { OutcomeWindowStore } from './outcome/outcome-window.store';
+import { CHANNEL_BALANCES_QUEUE, CHANNEL_TESTS_QUEUE } from './runs/channel-run-queues';
+import { PeriodicChannelRuns } from './runs/periodic-channel-runs';
 import { ApplyChannelOutcomeHandler } from './usecases/apply-channel-outcome/apply-channel-outcome.handler';
 import { FinishChannelTestRunHandler } from './usecases/finish-channel-test-run/finish-channel-test-run.handler';
 import { StartChannelRunsHandler } from './usecases/start-channel-runs/start-channel-runs.handler';
@@ -22,13 +23,14 @@ import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/u
 
 /**
  * Channel workers' commands: test one or all channels, refresh balances, and the auto-disable / auto-enable
- * decisions fed by relay outcomes and tests. The queues are registered here (producers, every role); their
- * processors live in server/src/workers/ and run in the worker role only.
+ * decisions fed by relay outcomes and tests. The queues are registered here and in ChannelOutcomesModule (producers,
+ * every role); their processors live in server/src/workers/ and run in the worker role only.
  */
 @Module({
   imports: [
     TypeOrmModule.forFeature([ChannelEntity, UserEntity]),
-    BullModule.registerQueue({ name: CHANNEL_TESTS_QUEUE }, { name: CHANNEL_BALANCES_QUEUE }, { name: CHANNEL_OUTCOMES_QUEUE }),
+    BullModule.registerQueue({ name: CHANNEL_TESTS_QUEUE }, { name: CHANNEL_BALANCES_QUEUE }),
+    ChannelOutcomesModule,
     AccountsModule,
     ChannelsModule,
   ],
@@ -46,6 +48,6 @@ import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/u
     StartChannelRunsHandler,
     FinishChannelTestRunHandler,
   ],
-  exports: [CHANNEL_HEALTH_CONFIG, BullModule],
+  exports: [CHANNEL_HEALTH_CONFIG, BullModule, ChannelOutcomesModule],
 })
 export class ChannelHealthModule {}

@@ -1,4 +1,3 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelStatusReadModelModule } from '../../../../projections/src/read-models/channel-status/channel-status-read-model.module';
@@ -7,7 +6,6 @@ import { AbilityEntity } from './ability.entity';
 import { ChannelEntity } from './channel.entity';
 import { ChannelWrites } from './channel-writes';
 import { ChannelsController } from './channels.controller';
-import { CHANNEL_OUTCOMES_QUEUE, ChannelOutcomeReporter } from './health/channel-outcome';
 import { ModelsController } from './models.controller';
 import { ChannelRouter } from './routing/channel-router';
 import { ChangeChannelStatusHandler } from './usecases/change-channel-status/change-channel-status.handler';
@@ -24,20 +22,14 @@ import { UpdateChannelHandler } from './usecases/update-channel/update-channel.h
 
 /**
  * Channels: configuration (`channels`, `abilities`), status as events on `channel-{id}` (projected into
- * `channel_status`), the admin API, the model lists, and for the relay the ChannelRouter (contract 2) and the
- * ChannelOutcomeReporter (contract 3). ChangeChannelStatusCommand is the entry point for the channel workers.
+ * `channel_status`), the admin API, the model lists, and for the relay the ChannelRouter (contract 2); the outcome
+ * reporter (contract 3) is channel-health's. ChangeChannelStatusCommand is the entry point for the channel workers.
  */
 @Module({
-  imports: [
-    AccountsModule,
-    ChannelStatusReadModelModule,
-    TypeOrmModule.forFeature([ChannelEntity, AbilityEntity]),
-    BullModule.registerQueue({ name: CHANNEL_OUTCOMES_QUEUE }),
-  ],
+  imports: [AccountsModule, ChannelStatusReadModelModule, TypeOrmModule.forFeature([ChannelEntity, AbilityEntity])],
   controllers: [ChannelsController, ModelsController],
   providers: [
     ChannelRouter,
-    ChannelOutcomeReporter,
     ChannelWrites,
     CreateChannelsHandler,
     UpdateChannelHandler,
@@ -51,6 +43,6 @@ import { UpdateChannelHandler } from './usecases/update-channel/update-channel.h
     ListChannelsHandler,
     SearchChannelsHandler,
   ],
-  exports: [ChannelRouter, ChannelOutcomeReporter, ChannelWrites, TypeOrmModule, ChannelStatusReadModelModule],
+  exports: [ChannelRouter, ChannelWrites, TypeOrmModule, ChannelStatusReadModelModule],
 })
 export class ChannelsModule {}

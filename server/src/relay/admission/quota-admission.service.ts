@@ -6,7 +6,9 @@ import { REDIS } from '../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { randomBytes } from 'node:crypto';
 import { LeaseRenewer } from '../leases/lease-renewer';
-import { EXPIRE, GROW, RELEASE, RENEW, RENEW_MANY, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
+import { type AdmissionCommands, AdmissionKeys, closeAdmissionConnection, openAdmissionConnection } from './admission-redis';
+import { BalanceBases } from './balance-bases';
+import { ExpiredLeases } from './expired-leases';
 import { type BlockStore, DEFAULT_BLOCK_OPTIONS, type QuotaBlock, QuotaBlocks } from './quota-blocks';
 
 export interface ReservationRequest {
@@ -48,25 +50,6 @@ export interface ShippedCharge {
   kind: 'request' | 'block';
 }
 
-/** Where the bases come from: the projection table and the checkpoint its rows are valid at. */
-export const BALANCE_SOURCES = {
-  account: { projection: 'account-balances', sql: 'SELECT quota AS balance FROM account_balances WHERE user_id = $1' },
-  token: { projection: 'token-balances', sql: 'SELECT remain_quota AS balance FROM token_balances WHERE token_id = $1' },
-} as const;
-
-type Commands = Redis & {
-  tgReserve(...args: Array<string | number>): Promise<[number, number, number]>;
-  tgSettle(...args: Array<string | number>): Promise<number>;
-  tgSettleMany(...args: Array<string | number>): Promise<number>;
-  tgRelease(...args: Array<string | number>): Promise<number>;
-  tgRenew(...args: Array<string | number>): Promise<number>;
-  tgRenewMany(...args: Array<string | number>): Promise<number>;
-  tgExpire(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
-  tgSetBase(...args: Array<string | number>): Promise<number>;
-  tgGrow(...args: Array<string | number>): Promise<[number, number, number]>;
-  tgShrink(...args: Array<string | number>): Promise<number>;
-};
-
 /** A reservation's lease (RELAY_LEASE_MS, default 60 s): how long a dead process's quota stays held; renewed at a third. */
 export const LEASE_MS = Math.max(1_000, Number(process.env.RELAY_LEASE_MS) || 60_000);
 
@@ -92,7 +75,10 @@ export function quotaBlocksEnabled(env: Record<string, string | undefined> = pro
  */
 @Injectable()
 export class QuotaAdmissionService implements OnModuleDestroy {
-  private readonly redis: Commands;
+  private readonly redis: AdmissionCommands;
+  private readonly keys: AdmissionKeys;
+  private readonly bases: BalanceBases;
+  private readonly expiredLeases: ExpiredLeases;
   /** This process's quota blocks (null: RELAY_QUOTA_BLOCKS=off). See quota-blocks.ts. */
   private readonly blocks: QuotaBlocks | null;
   private readonly blockLeases: LeaseRenewer;
@@ -102,28 +88,17 @@ export class QuotaAdmissionService implements OnModuleDestroy {
 
   constructor(
     @Inject(REDIS) redis: Redis,
-    private readonly keys: RedisKeys,
-    private readonly dataSource: DataSource,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    keys: RedisKeys,
+    dataSource: DataSource,
+    @Inject(EVENT_STORE) store: EventStore,
     /** Specs of the Redis mechanics pass `{ blocks: false }`; the product reads RELAY_QUOTA_BLOCKS. */
     @Optional() @Inject(QUOTA_ADMISSION_OPTIONS) options: QuotaAdmissionOptions | null = null,
   ) {
     this.leaseMs = options?.leaseMs ?? LEASE_MS;
-    // Admission's own connection, auto-pipelined: the scripts that concurrent relay requests issue in one turn of
-    // the event loop (a reserve and its lease-index ZADD, other requests' settles) leave in one socket write
-    // instead of one write each. Every admission command goes through this one connection, so they still run in
-    // the order they were issued (the settlement relies on that, see RelaySettlementService).
-    this.redis = redis.duplicate({ enableAutoPipelining: true }) as Commands;
-    this.redis.defineCommand('tgReserve', { numberOfKeys: 8, lua: RESERVE });
-    this.redis.defineCommand('tgSettle', { numberOfKeys: 7, lua: SETTLE });
-    this.redis.defineCommand('tgSettleMany', { numberOfKeys: 7, lua: SETTLE_MANY });
-    this.redis.defineCommand('tgRelease', { numberOfKeys: 7, lua: RELEASE });
-    this.redis.defineCommand('tgRenew', { numberOfKeys: 1, lua: RENEW });
-    this.redis.defineCommand('tgRenewMany', { numberOfKeys: 1, lua: RENEW_MANY });
-    this.redis.defineCommand('tgExpire', { lua: EXPIRE });
-    this.redis.defineCommand('tgSetBase', { numberOfKeys: 2, lua: SET_BASE });
-    this.redis.defineCommand('tgGrow', { numberOfKeys: 8, lua: GROW });
-    this.redis.defineCommand('tgShrink', { numberOfKeys: 3, lua: SHRINK });
+    this.redis = openAdmissionConnection(redis);
+    this.keys = new AdmissionKeys(keys);
+    this.bases = new BalanceBases(this.redis, this.keys, dataSource);
+    this.expiredLeases = new ExpiredLeases(this.redis, this.keys, store, dataSource, this.bases);
     this.blockLeases = new LeaseRenewer((blockId, userId) => this.renew({ requestId: blockId, userId, leaseMs: this.leaseMs }), Math.floor(this.leaseMs / 3));
     const owner = randomBytes(4).toString('hex');
     this.blocks = (options?.blocks ?? quotaBlocksEnabled())
@@ -139,19 +114,19 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     return {
       grow: async (block, extra) => {
         const withToken = block.tokenId !== null;
-        const keys = [...this.scriptKeys(block.userId, block.tokenId), this.accountKeys(block.userId).tokens];
+        const keys = [...this.keys.script(block.userId, block.tokenId), this.keys.account(block.userId).tokens];
         const expiresAt = Date.now() + this.leaseMs;
         const [status, user, token] = await this.redis.tgGrow(...keys, block.id, Math.ceil(extra), expiresAt, withToken ? 1 : 0, block.tokenId ?? 0);
         if (status === 0) {
           // A balance is not loaded yet (the block's first request loaded it a moment ago, so rarely): not now.
           return { ok: false, userAvailable: 0, tokenAvailable: withToken ? 0 : null };
         }
-        if (status === 1) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(block.userId)).catch(() => undefined);
+        if (status === 1) void this.redis.zadd(this.keys.leaseUsers, 'LT', expiresAt, String(block.userId)).catch(() => undefined);
         return { ok: status === 1, userAvailable: user, tokenAvailable: withToken ? token : null };
       },
       shrink: async (block, amount) => {
-        const account = this.accountKeys(block.userId);
-        const token = this.tokenKeys(block.userId, block.tokenId ?? 0);
+        const account = this.keys.account(block.userId);
+        const token = this.keys.token(block.userId, block.tokenId ?? 0);
         await this.redis.tgShrink(account.resv, account.leases, token.resv, block.id, Math.ceil(amount), block.tokenId !== null ? 1 : 0);
       },
       hold: (block: QuotaBlock) => this.blockLeases.hold(block.id, block.userId),
@@ -185,44 +160,7 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
     await this.blocks?.drainAll().catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const quit = await Promise.race([
-      this.redis.quit().then(() => true, () => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000))),
-    ]);
-    clearTimeout(timer);
-    // Only when QUIT did not go through: after it, the server closes the socket, and ioredis's disconnect() would arm
-    // a 2 s timer that waits for a 'close' already emitted (it kept a stopping process, and jest's workers, alive).
-    if (!quit && this.redis.status !== 'end') this.redis.disconnect();
-  }
-
-  private tag(userId: number): string {
-    return this.keys.key(`{u:${userId}}`);
-  }
-
-  private accountKeys(userId: number) {
-    const tag = this.tag(userId);
-    return { bal: `${tag}:acct`, settled: `${tag}:acct:settled`, resv: `${tag}:acct:resv`, leases: `${tag}:leases`, tokens: `${tag}:tokens` };
-  }
-
-  private tokenKeys(userId: number, tokenId: number) {
-    const tag = this.tag(userId);
-    return { bal: `${tag}:tok:${tokenId}`, settled: `${tag}:tok:${tokenId}:settled`, resv: `${tag}:tok:${tokenId}:resv` };
-  }
-
-  private scriptKeys(userId: number, tokenId: number | null): string[] {
-    const account = this.accountKeys(userId);
-    const token = this.tokenKeys(userId, tokenId ?? 0);
-    return [account.bal, account.settled, account.resv, account.leases, token.bal, token.settled, token.resv];
-  }
-
-  private get leaseUsersKey(): string {
-    return this.keys.key('lease-users');
-  }
-
-  /** Users whose expired leases wait for the projections to pass a head position (score), then a base reload. */
-  private get refreshUsersKey(): string {
-    return this.keys.key('lease-refresh');
+    await closeAdmissionConnection(this.redis);
   }
 
   async reserve(request: ReservationRequest): Promise<ReservationResult> {
@@ -254,7 +192,7 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     const amount = request.amount;
     const withToken = request.tokenId !== null;
     const expiresAt = Date.now() + request.leaseMs;
-    const keys = [...this.scriptKeys(request.userId, request.tokenId), this.accountKeys(request.userId).tokens];
+    const keys = [...this.keys.script(request.userId, request.tokenId), this.keys.account(request.userId).tokens];
     for (let attempt = 0; attempt < 3; attempt++) {
       const [status, user, token] = await this.redis.tgReserve(
         ...keys, request.requestId, amount, expiresAt, withToken ? 1 : 0, request.tokenId ?? 0,
@@ -263,7 +201,7 @@ export class QuotaAdmissionService implements OnModuleDestroy {
         // Index for the sweeper (another slot in a cluster, so outside the script; harmless if it lags). Its score
         // is a lower bound of the user's earliest lease expiry (LT), so a busy user's newer leases never push a
         // dead one's sweep into the future (with GT a user with steady traffic kept a crashed request's quota).
-        if (request.leaseMs > 0) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
+        if (request.leaseMs > 0) void this.redis.zadd(this.keys.leaseUsers, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
         return { ok: true, userAvailable: user, tokenAvailable: withToken ? token : null, reservation: { id: request.requestId, kind: 'request' } };
       }
       if (status === 2) return { ok: false, reason: 'user', userAvailable: user, tokenAvailable: withToken ? token : null };
@@ -293,7 +231,7 @@ export class QuotaAdmissionService implements OnModuleDestroy {
 
   async settle(request: SettlementRequest): Promise<void> {
     await this.redis.tgSettle(
-      ...this.scriptKeys(request.userId, request.tokenId),
+      ...this.keys.script(request.userId, request.tokenId),
       request.requestId, Math.round(request.amount), request.position, request.tokenId !== null ? 1 : 0,
     );
   }
@@ -309,19 +247,19 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     for (const charge of charges) {
       args.push(charge.reservation, charge.requestId, Math.round(charge.amount), charge.position, charge.kind === 'block' ? 'b' : 'r');
     }
-    await this.redis.tgSettleMany(...this.scriptKeys(userId, tokenId), ...args);
+    await this.redis.tgSettleMany(...this.keys.script(userId, tokenId), ...args);
   }
 
   async release(request: { requestId: string; userId: number; tokenId: number | null }): Promise<void> {
     if (this.blocks?.releaseHold(request.requestId)) return;
-    await this.redis.tgRelease(...this.scriptKeys(request.userId, request.tokenId), request.requestId);
+    await this.redis.tgRelease(...this.keys.script(request.userId, request.tokenId), request.requestId);
   }
 
   async renew(request: { requestId: string; userId: number; leaseMs: number }): Promise<boolean> {
     const expiresAt = Date.now() + request.leaseMs;
-    const renewed = await this.redis.tgRenew(this.accountKeys(request.userId).leases, request.requestId, expiresAt);
+    const renewed = await this.redis.tgRenew(this.keys.account(request.userId).leases, request.requestId, expiresAt);
     // A later expiry keeps the index's lower bound valid; LT only (re)adds the user if the index lost it.
-    if (renewed) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
+    if (renewed) void this.redis.zadd(this.keys.leaseUsers, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
     return renewed === 1;
   }
 
@@ -333,13 +271,13 @@ export class QuotaAdmissionService implements OnModuleDestroy {
   async renewMany(userId: number, reservationIds: readonly string[], leaseMs = this.leaseMs): Promise<number> {
     if (reservationIds.length === 0) return 0;
     const expiresAt = Date.now() + leaseMs;
-    const leases = this.accountKeys(userId).leases;
+    const leases = this.keys.account(userId).leases;
     const scripts: Array<Promise<number>> = [];
     for (let index = 0; index < reservationIds.length; index += 1_000) {
       scripts.push(this.redis.tgRenewMany(leases, expiresAt, ...reservationIds.slice(index, index + 1_000)));
     }
     const renewed = (await Promise.all(scripts)).reduce((sum, count) => sum + count, 0);
-    if (renewed > 0) void this.redis.zadd(this.leaseUsersKey, 'LT', expiresAt, String(userId)).catch(() => undefined);
+    if (renewed > 0) void this.redis.zadd(this.keys.leaseUsers, 'LT', expiresAt, String(userId)).catch(() => undefined);
     return renewed;
   }
 
@@ -365,86 +303,17 @@ export class QuotaAdmissionService implements OnModuleDestroy {
    * Reservations whose lease ran out (their process died) stop holding quota once the projection passes the
    * head position seen now. Run by the worker role every few seconds.
    */
-  async sweepExpired(now = Date.now()): Promise<number> {
-    const expired = await this.expireLeases(now);
-    await this.refreshSweptBases();
-    return expired;
-  }
-
-  private async expireLeases(now: number): Promise<number> {
-    const users = await this.redis.zrangebyscore(this.leaseUsersKey, '-inf', now);
-    if (users.length === 0) return 0;
-    const head = await this.store.headPosition();
-    let expired = 0;
-    for (const id of users) {
-      const userId = Number(id);
-      const account = this.accountKeys(userId);
-      const tokenIds = await this.redis.smembers(account.tokens);
-      const tokenKeys = tokenIds.flatMap((tokenId) => {
-        const token = this.tokenKeys(userId, Number(tokenId));
-        return [token.settled, token.resv];
-      });
-      const keys = [account.settled, account.resv, account.leases, ...tokenKeys];
-      const count = await this.redis.tgExpire(keys.length, ...keys, now, head);
-      expired += count;
-      if (count > 0) await this.redis.zadd(this.refreshUsersKey, 'GT', head, id);
-      // Keep the user indexed while later leases remain; the GT update never moves an entry backwards.
-      const next = await this.redis.zrange(account.leases, 0, 0, 'WITHSCORES');
-      if (next.length === 0) await this.redis.zrem(this.leaseUsersKey, id);
-      else await this.redis.zadd(this.leaseUsersKey, Number(next[1]), id);
-    }
-    return expired;
-  }
-
-  /**
-   * An expired lease's entry (at the head position of its sweep) is pruned only when the base moves past that
-   * position, and the projector moves a base only when an event of that account or token is projected. A user
-   * whose request died and who sends nothing else (or cannot: the entry holds all their quota) would keep the
-   * quota held forever. So once the balance projections' checkpoints pass the sweep's head, the swept bases are
-   * reloaded from the projections (balance and checkpoint in one snapshot), which prunes the entries.
-   */
-  private async refreshSweptBases(): Promise<void> {
-    const pending = await this.redis.zrange(this.refreshUsersKey, 0, -1, 'WITHSCORES');
-    if (pending.length === 0) return;
-    const rows: Array<{ name: string; position: string }> = await this.dataSource.query(
-      'SELECT name, position FROM projection_checkpoints WHERE name = ANY($1)',
-      [[BALANCE_SOURCES.account.projection, BALANCE_SOURCES.token.projection]],
-    );
-    const checkpoint = (name: string) => Number(rows.find((row) => row.name === name)?.position ?? 0);
-    const reached = Math.min(checkpoint(BALANCE_SOURCES.account.projection), checkpoint(BALANCE_SOURCES.token.projection));
-    for (let index = 0; index < pending.length; index += 2) {
-      const id = pending[index];
-      const head = Number(pending[index + 1]);
-      if (head > reached) continue;
-      const userId = Number(id);
-      await this.loadBase('account', userId, userId);
-      for (const tokenId of await this.redis.smembers(this.accountKeys(userId).tokens)) {
-        await this.loadBase('token', userId, Number(tokenId));
-      }
-      // Removed only if no later sweep re-queued the user at a higher head meanwhile.
-      await this.redis.eval(
-        "if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end return 1",
-        1, this.refreshUsersKey, id, head,
-      );
-    }
+  sweepExpired(now = Date.now()): Promise<number> {
+    return this.expiredLeases.sweep(now);
   }
 
   /** The projector calls this after committing a balance change: only bases already loaded are moved. */
-  async pushBase(kind: 'account' | 'token', userId: number, id: number, balance: number, position: number): Promise<void> {
-    const keys = kind === 'account' ? this.accountKeys(userId) : this.tokenKeys(userId, id);
-    await this.redis.tgSetBase(keys.bal, keys.settled, balance, position, 1);
+  pushBase(kind: 'account' | 'token', userId: number, id: number, balance: number, position: number): Promise<void> {
+    return this.bases.push(kind, userId, id, balance, position);
   }
 
   /** Reads the base from its projection (the balance and the checkpoint it is valid at, in one snapshot). */
-  async loadBase(kind: 'account' | 'token', userId: number, id: number): Promise<void> {
-    const source = BALANCE_SOURCES[kind];
-    const rows: Array<{ balance: string | null; position: string | null }> = await this.dataSource.query(
-      `SELECT (${source.sql}) AS balance, (SELECT position FROM projection_checkpoints WHERE name = $2) AS position`,
-      [id, source.projection],
-    );
-    const balance = Number(rows[0]?.balance ?? 0);
-    const position = Number(rows[0]?.position ?? 0);
-    const keys = kind === 'account' ? this.accountKeys(userId) : this.tokenKeys(userId, id);
-    await this.redis.tgSetBase(keys.bal, keys.settled, balance, position, 0);
+  loadBase(kind: 'account' | 'token', userId: number, id: number): Promise<void> {
+    return this.bases.load(kind, userId, id);
   }
 }

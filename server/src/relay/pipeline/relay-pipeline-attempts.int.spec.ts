@@ -1,4 +1,5 @@
-import { classifyOutcome, type ChannelOutcome, decideOnOutcome } from '../../modules/channel-health/channel-health.decider';
+import type { ChannelOutcome } from '../../modules/channel-health';
+import { classifyOutcome, decideOnOutcome } from '../../modules/channel-health/decider/channel-health.decider';
 import { channel, json, pipelineHarness } from './relay-pipeline.int-harness';
 
 jest.setTimeout(30_000);

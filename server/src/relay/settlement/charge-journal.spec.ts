@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ChargeRecord, ChargeJournal, orphanSegments, readSegment, readSegmentHeader, segmentFileName } from './charge-journal';
-import { journalDirectory } from './relay-settlement.service';
+import { journalDirectory } from './charge-durability';
 
 // The module object itself (an `import * as` namespace would be a copy the journal does not call through).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

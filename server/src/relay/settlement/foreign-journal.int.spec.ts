@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestApp, type TestApp } from '../../../../test/support/app';
 import { segmentFileName } from './charge-journal';
-import { journalDirectory, RelaySettlementService } from './relay-settlement.service';
+import { journalDirectory } from './charge-durability';
+import { RelaySettlementService } from './relay-settlement.service';
 
 // The module object the settlement reads through (an `import * as` namespace would be a copy).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

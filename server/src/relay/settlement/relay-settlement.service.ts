@@ -1,13 +1,14 @@
 import { rmdirSync, unlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { newEvent, userActor } from '../../ledger/event-envelope';
 import { deterministicEventId } from '../../ledger/event-ids';
-import { EVENT_STORE, type AppendResult, type EventStore } from '../../ledger/event-store.port';
+import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 import { accountStream } from '../../ledger/streams';
-import { LEASE_MS, QuotaAdmissionService, type ShippedCharge } from '../admission/quota-admission.service';
+import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
+import { AdmissionSettles } from './admission-settles';
+import { type ChargeDurability, chargeDurabilityFromEnv, journalDirectory, journalInstallation } from './charge-durability';
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptionsFromEnv, JOURNAL_LINGER_MS } from './group-commit';
 import { JournalOwnerLock } from './journal-owner-lock';
@@ -28,31 +29,6 @@ export const RELAY_REQUEST_NAMESPACE = 'relay-request';
 /** The event id of a request's one charge: retried settlements append nothing new. */
 export function quotaConsumedEventId(requestId: string): string {
   return deterministicEventId(RELAY_REQUEST_NAMESPACE, requestId);
-}
-
-/**
- * When a relayed answer may end (RELAY_CHARGE_DURABILITY):
- * - `journal` (default): once the charge is written to this process's charge journal (a local file, see
- *   charge-journal.ts); the ledger append follows at once, group committed, off the answer's path.
- * - `ledger`: once the charge's ledger append committed (one Postgres round trip on the answer's path).
- */
-export type ChargeDurability = 'journal' | 'ledger';
-
-export function chargeDurabilityFromEnv(env: Record<string, string | undefined> = process.env): ChargeDurability {
-  return (env.RELAY_CHARGE_DURABILITY ?? '').trim().toLowerCase() === 'ledger' ? 'ledger' : 'journal';
-}
-
-/** Where an installation's charge journal lives: <RELAY_JOURNAL_DIR, default DATA_DIR/journal>/<database name>. */
-export function journalDirectory(config: Pick<AppConfig, 'DATA_DIR' | 'RELAY_JOURNAL_DIR' | 'DATABASE_URL'>): string {
-  const databaseUrl = config.DATABASE_URL;
-  const root = config.RELAY_JOURNAL_DIR?.trim() ? config.RELAY_JOURNAL_DIR : join(config.DATA_DIR, 'journal');
-  let database = 'tollgate';
-  try {
-    database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) || database;
-  } catch {
-    // not a URL (a socket path?): one folder for the default name
-  }
-  return join(resolve(root), database.replace(/[^A-Za-z0-9_.-]/g, '_'));
 }
 
 interface Shipment {
@@ -101,11 +77,8 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly retrying = new Set<NodeJS.Timeout>();
   private consecutiveFailures = 0;
-  /** Admission settlements of the current turn, per user and token: one script each. */
-  private settleBuffer = new Map<string, { userId: number; tokenId: number | null; charges: ShippedCharge[] }>();
-  private settleScheduled = false;
-  /** Admission settles sent and not answered yet: drain() waits for them too. */
-  private readonly settling = new Set<Promise<void>>();
+  /** The admission side of committed charges: one script per user and token per turn. */
+  private readonly admissionSettles: AdmissionSettles;
   private recovering: Promise<number> | null = null;
   private closed = false;
   /** Leases of 'request' reservations whose charge is journalled and not yet settled by admission. */
@@ -125,6 +98,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     // The lease the pipeline reserved with (LEASE_MS; a spec's admission may shorten it), renewed at a third as there.
     const leaseMs = admission.leaseMs ?? LEASE_MS;
     this.waitingLeases = new WaitingChargeLeases((userId, ids) => this.renewWaiting(userId, ids), Math.floor(leaseMs / 3));
+    this.admissionSettles = new AdmissionSettles(admission, this.waitingLeases, this.logger);
   }
 
   /** Only processes that relay (api) or recover (worker) need the owner lock; the journal only where answers end. */
@@ -212,7 +186,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
       }
     }
     const result = await this.appender.append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' });
-    this.settleAdmission(record.settlement, result);
+    this.admissionSettles.add(record.settlement, result.position);
     return { position: result.position };
   }
 
@@ -225,8 +199,9 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     while (this.inFlight.size > 0 && Date.now() < deadline) {
       await untilOrDeadline(Promise.allSettled([...this.inFlight]), deadline);
     }
-    this.flushSettlements();
-    if (this.settling.size > 0 && Date.now() < deadline) await untilOrDeadline(Promise.allSettled([...this.settling]), deadline);
+    this.admissionSettles.flush();
+    const settling = this.admissionSettles.sending;
+    if (settling.size > 0 && Date.now() < deadline) await untilOrDeadline(Promise.allSettled([...settling]), deadline);
   }
 
   /**
@@ -278,8 +253,8 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
           const results = await Promise.all(
             records.map((record) => this.appender.append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' })),
           );
-          records.forEach((record, index) => this.settleAdmission(record.settlement, results[index]));
-          this.flushSettlements();
+          records.forEach((record, index) => this.admissionSettles.add(record.settlement, results[index].position));
+          this.admissionSettles.flush();
           shipped += records.length;
           unlinkSync(file);
         }
@@ -292,15 +267,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   }
 
   private installation(): string {
-    const config = this.config!;
-    let database = config.DATABASE_URL;
-    try {
-      const url = new URL(config.DATABASE_URL);
-      database = `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-    } catch {
-      // keep the raw string
-    }
-    return `${database}#${config.REDIS_PREFIX}`;
+    return journalInstallation(this.config!);
   }
 
   private record(input: SettlementInput): ChargeRecord {
@@ -332,7 +299,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
       .then(
         (result) => {
           this.consecutiveFailures = 0;
-          this.settleAdmission(record.settlement, result);
+          this.admissionSettles.add(record.settlement, result.position);
           if (shipment.ticket) this.journal?.done(shipment.ticket);
         },
         (error: unknown) => this.retry(shipment, error),
@@ -359,46 +326,6 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   private track(promise: Promise<unknown>): void {
     this.inFlight.add(promise);
     void promise.finally(() => this.inFlight.delete(promise));
-  }
-
-  /** Queues the admission side of a committed charge; the turn's charges go out per user and token in one script. */
-  private settleAdmission(settlement: ChargeSettlement, result: AppendResult): void {
-    const key = `${settlement.userId}:${settlement.tokenId ?? ''}`;
-    let entry = this.settleBuffer.get(key);
-    if (!entry) {
-      entry = { userId: settlement.userId, tokenId: settlement.tokenId, charges: [] };
-      this.settleBuffer.set(key, entry);
-    }
-    entry.charges.push({ reservation: settlement.reservation, requestId: settlement.requestId, amount: settlement.amount, position: result.position, kind: settlement.kind });
-    if (!this.settleScheduled) {
-      this.settleScheduled = true;
-      queueMicrotask(() => this.flushSettlements());
-    }
-  }
-
-  private flushSettlements(): void {
-    this.settleScheduled = false;
-    const buffer = this.settleBuffer;
-    if (buffer.size === 0) return;
-    this.settleBuffer = new Map();
-    for (const { userId, tokenId, charges } of buffer.values()) {
-      // Issued now, in order on admission's one connection, so the client's next request sees it. If it fails, the
-      // charges are in the ledger all the same and the lease sweep retires the reservations: their renewal ends either way.
-      const settled = this.admission.settleMany(userId, tokenId, charges).then(
-        () => this.stopRenewing(charges),
-        (error: unknown) => {
-          this.logger.error(`admission settle failed for user ${userId}: ${String(error)}`);
-          this.stopRenewing(charges);
-        },
-      );
-      this.settling.add(settled);
-      void settled.finally(() => this.settling.delete(settled));
-    }
-  }
-
-  private stopRenewing(charges: ReadonlyArray<ShippedCharge>): void {
-    if (this.waitingLeases.size === 0) return;
-    for (const charge of charges) if (charge.kind === 'request') this.waitingLeases.remove(charge.reservation);
   }
 
   private async renewWaiting(userId: number, reservationIds: string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import type { UpstreamRegistry } from '../../../upstreams/upstream-registry';
 import { UpstreamLocalError } from '../../../upstreams/upstream-errors';
-import type { ChannelOutcome } from '../channel-health.decider';
+import type { ChannelOutcome } from '../outcome/channel-outcome';
 import { channelTestInput, chooseTestModel, type TestableChannel } from './build-channel-test';
 
 export interface ChannelTestRun {

@@ -1,3 +1,5 @@
+import { ChannelStatus } from '../channel.events';
+
 /**
  * A channel as the relay routes to it (cross-team contract 2), plus what the relay and the channel workers also
  * need of it: the status-code mapping, the test model and the status.
@@ -80,7 +82,7 @@ export class RoutingTable {
     const grouped = new Map<string, Map<string, RoutableChannel[]>>();
     for (const channel of channels) {
       this.byId.set(channel.id, channel);
-      if (channel.status !== 1) continue;
+      if (channel.status !== ChannelStatus.Enabled) continue;
       for (const group of channel.groups) {
         let models = grouped.get(group);
         if (!models) grouped.set(group, (models = new Map()));

@@ -1,6 +1,7 @@
 import { Command } from '@nestjs/cqrs';
 import type { Actor } from '../../../../ledger/event-store.port';
-import type { ChannelOutcome, HealthDecision } from '../../channel-health.decider';
+import type { HealthDecision } from '../../decider/channel-health.decider';
+import type { ChannelOutcome } from '../../outcome/channel-outcome';
 
 export interface ApplyChannelOutcomeInput {
   outcome: ChannelOutcome;

@@ -5,18 +5,18 @@ import type { Repository } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { AggregateRepository } from '../../../../ledger/aggregate-repository';
 import { ChannelWrites } from '../../../channels/channel-writes';
-import { applyDecisionToRouting } from '../../apply-decision-to-routing';
+import { applyDecisionToRouting } from '../../decider/apply-decision-to-routing';
 import { deterministicEventId } from '../../../../ledger/event-ids';
 import { channelStream } from '../../../../ledger/streams';
 import { type ChannelCommand, decide, initialChannelState } from '../../../channels/channel.decider';
 import { evolveStored, toNewChannelEvent } from '../../../channels/channel-event-codec';
 import { ChannelEntity } from '../../../channels/channel.entity';
 import { OptionsService } from '../../../options/options.service';
-import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../../channel-health.config';
-import { classifyOutcome, decideOnOutcome, type HealthDecision } from '../../channel-health.decider';
-import { HealthNotifier } from '../../health-notifier';
-import { healthPolicy } from '../../health-policy';
-import { OutcomeWindowStore } from '../../outcome-window.store';
+import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../../config/channel-health.config';
+import { classifyOutcome, decideOnOutcome, type HealthDecision } from '../../decider/channel-health.decider';
+import { HealthNotifier } from '../../notify/health-notifier';
+import { healthPolicy } from '../../decider/health-policy';
+import { OutcomeWindowStore } from '../../outcome/outcome-window.store';
 import { ApplyChannelOutcomeCommand, type ApplyChannelOutcomeResult } from './apply-channel-outcome.command';
 
 /** The channel command a health decision asks for (the channel decider re-checks the status it applies to). */

@@ -5,8 +5,8 @@ import type { Job, Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import { REDIS } from '../../../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../../../infrastructure/redis/redis-keys';
-import { CHANNEL_TESTS_QUEUE, type ChannelTestJobData, TEST_ONE_JOB } from '../../channel-health.constants';
-import { HealthNotifier } from '../../health-notifier';
+import { CHANNEL_TESTS_QUEUE, type ChannelTestJobData, TEST_ONE_JOB } from '../../runs/channel-run-queues';
+import { HealthNotifier } from '../../notify/health-notifier';
 import { FinishChannelTestRunCommand, type FinishChannelTestRunResult } from './finish-channel-test-run.command';
 
 /** Job states in which a job of the run still has work to do (a job waiting for a retry is `delayed`). */

@@ -9,9 +9,10 @@ import { EVENT_STORE, type EventStore } from '../../../../ledger/event-store.por
 import { channelStream } from '../../../../ledger/streams';
 import { fold } from '../../../channels/channel.decider';
 import { toChannelEvent } from '../../../channels/channel-event-codec';
+import { ChannelStatus } from '../../../channels/channel.events';
 import { ChannelEntity } from '../../../channels/channel.entity';
 import { BALANCE_CHANNEL_TYPES } from '../../balance/fetch-channel-balance';
-import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../../channel-health.config';
+import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../../config/channel-health.config';
 import {
   BALANCE_ONE_JOB,
   CHANNEL_BALANCES_QUEUE,
@@ -19,8 +20,7 @@ import {
   type ChannelBalanceJobData,
   type ChannelTestJobData,
   TEST_ONE_JOB,
-} from '../../channel-health.constants';
-import { ChannelStatus } from '../../channel-health.decider';
+} from '../../runs/channel-run-queues';
 import { StartChannelRunsCommand, type StartChannelRunsResult } from './start-channel-runs.command';
 
 export class ChannelTestRunningError extends DomainError {

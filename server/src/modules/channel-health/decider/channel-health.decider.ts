@@ -10,8 +10,8 @@
  * a high failure rate within the window disables, so a 2% error rate never does.
  */
 
-/** Channel status as stored and served (1 enabled, 2 manually disabled, 3 auto-disabled). */
-export const ChannelStatus = { Enabled: 1, ManuallyDisabled: 2, AutoDisabled: 3 } as const;
+import { ChannelStatus } from '../../channels/channel.events';
+import type { ChannelOutcome } from '../outcome/channel-outcome';
 
 /** Gemini answers a bad or revoked key with 403 (reference §3.7). */
 const GEMINI_CHANNEL_TYPE = 24;
@@ -20,22 +20,6 @@ const FATAL_CODES = new Set(['invalid_api_key', 'account_deactivated', 'billing_
 const FATAL_TYPES = new Set(['insufficient_quota', 'insufficient_user_quota', 'authentication_error', 'permission_error', 'forbidden']);
 const FATAL_PREFIXES = ['Your credit balance is too low', 'This organization has been disabled.', 'You exceeded your current quota', 'Permission denied'];
 const FATAL_FRAGMENTS = ['The security token included in the request is invalid', 'Operation not allowed', 'Your account is not authorized'];
-
-/** One observed call to a channel's upstream. */
-export interface ChannelOutcome {
-  channelId: number;
-  ok: boolean;
-  /** HTTP status after status_code_mapping; 0 when the upstream could not be reached or timed out. */
-  status: number;
-  /** The upstream's `error.code` or `error.type` (either is matched against the fatal lists). */
-  errorCode: string | null;
-  /** The upstream's `error.type` when the caller has it separately. */
-  errorType?: string | null;
-  message: string;
-  source: 'relay' | 'test';
-  /** Wall-clock milliseconds of a test; absent for relay outcomes. */
-  responseTimeMs?: number;
-}
 
 export type OutcomeKind = 'ok' | 'fatal' | 'transient' | 'client';
 

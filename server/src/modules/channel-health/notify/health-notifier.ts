@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { MailService } from '../mail/mail.service';
-import { UserEntity } from '../users/user.entity';
-import type { HealthDecision } from './channel-health.decider';
+import { MailService } from '../../mail/mail.service';
+import { UserEntity } from '../../users/user.entity';
+import type { HealthDecision } from '../decider/channel-health.decider';
 
 const ROOT_ROLE = 100;
 

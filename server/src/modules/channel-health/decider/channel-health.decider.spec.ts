@@ -1,7 +1,7 @@
+import { ChannelStatus } from '../../channels/channel.events';
+import type { ChannelOutcome } from '../outcome/channel-outcome';
 import {
   type ChannelHealthState,
-  type ChannelOutcome,
-  ChannelStatus,
   classifyOutcome,
   decideOnBalance,
   decideOnOutcome,

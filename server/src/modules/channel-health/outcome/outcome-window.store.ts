@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { REDIS } from '../../infrastructure/redis/redis.constants';
-import { RedisKeys } from '../../infrastructure/redis/redis-keys';
-import type { OutcomeKind, OutcomeWindowCounts } from './channel-health.decider';
+import { REDIS } from '../../../infrastructure/redis/redis.constants';
+import { RedisKeys } from '../../../infrastructure/redis/redis-keys';
+import type { OutcomeKind, OutcomeWindowCounts } from '../decider/channel-health.decider';
 
 /**
  * Per channel, counts of outcomes in one-second buckets (a Redis hash `t:<sec>` / `f:<sec>`), shared by every

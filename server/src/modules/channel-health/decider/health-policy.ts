@@ -1,5 +1,5 @@
-import type { OptionsService } from '../options/options.service';
-import type { ChannelHealthConfig } from './channel-health.config';
+import type { OptionsService } from '../../options/options.service';
+import type { ChannelHealthConfig } from '../config/channel-health.config';
 import type { HealthPolicy } from './channel-health.decider';
 
 /** The decision rules as they are now: options (changed live in the console) and the worker's environment. */

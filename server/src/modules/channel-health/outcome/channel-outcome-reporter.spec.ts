@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
-import { type ChannelOutcome, type ChannelOutcomeJob, ChannelOutcomeReporter } from './channel-outcome';
+import type { ChannelOutcome, ChannelOutcomeJob } from './channel-outcome';
+import { ChannelOutcomeReporter } from './channel-outcome-reporter';
 
 const ok = (channelId: number, status = 200): ChannelOutcome => ({ channelId, ok: true, status, errorCode: null, message: '', source: 'relay' });
 const failure = (channelId: number, status = 502): ChannelOutcome => ({ channelId, ok: false, status, errorCode: null, message: 'Bad gateway', source: 'relay' });

@@ -1,29 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-
-/** The queue the auto-disable / auto-enable decision worker consumes. */
-export const CHANNEL_OUTCOMES_QUEUE = 'channel-outcomes';
-
-/** How one call to a channel went (cross-team contract 3). */
-export interface ChannelOutcome {
-  channelId: number;
-  ok: boolean;
-  status: number;
-  errorCode: string | null;
-  /** The upstream error's `type`, beside its code: the decider matches both against its fatal lists. */
-  errorType?: string | null;
-  message: string;
-  source: 'relay' | 'test';
-}
-
-/** What one job on the queue carries: an outcome, how many it stands for, and successes counted before it. */
-export interface ChannelOutcomeJob extends ChannelOutcome {
-  /** Identical outcomes this job stands for (a flush of aggregated relay successes); 1 when absent. */
-  count?: number;
-  /** Relay successes of the same channel observed before this outcome and not reported yet; 0 when absent. */
-  precedingSuccesses?: number;
-}
+import { CHANNEL_OUTCOMES_QUEUE, type ChannelOutcome, type ChannelOutcomeJob } from './channel-outcome';
 
 /** How often aggregated relay successes are sent (RELAY_OUTCOME_FLUSH_MS, default 1 s). */
 const FLUSH_MS = Math.max(50, Number(process.env.RELAY_OUTCOME_FLUSH_MS) || 1000);

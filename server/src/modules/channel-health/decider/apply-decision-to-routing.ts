@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import type { NewEvent } from '../../ledger/event-store.port';
-import { ChannelStatus } from '../channels/channel.events';
-import type { ChannelWrites } from '../channels/channel-writes';
+import type { NewEvent } from '../../../ledger/event-store.port';
+import { ChannelStatus } from '../../channels/channel.events';
+import type { ChannelWrites } from '../../channels/channel-writes';
 import type { HealthDecision } from './channel-health.decider';
 
 /**
