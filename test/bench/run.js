@@ -94,7 +94,10 @@ function ensureWrk() {
   throw new Error('wrk is required (Debian/Ubuntu: apt-get install wrk; macOS: brew install wrk)');
 }
 
-/** Portkey 1.15.2 in test/bench/.work/portkey, with the @hono/node-server override (performance-anchors.md B.6). */
+/**
+ * Portkey 1.15.2 in test/bench/.work/portkey, with @hono/node-server pinned (Portkey issue #1389's workaround for
+ * streams; on Node 20 lib/portkey-stream-fix.cjs is still needed).
+ */
 function ensurePortkey() {
   const dir = path.join(WORK, 'portkey');
   const installed = path.join(dir, 'node_modules', '@portkey-ai', 'gateway', 'package.json');
@@ -416,7 +419,7 @@ async function benchmarkMode() {
     );
   }
   log('');
-  log('Targets (issue 3 §5):');
+  log('Targets set for the relay:');
   const checks = report.checkTargets(summary);
   for (const line of report.targetLines(checks)) log(line);
   for (const [name, why] of Object.entries(skipped)) log(`  (${name} not measured: ${why.split('\n')[0].slice(0, 300)})`);
@@ -562,7 +565,7 @@ async function streamsMode() {
     log(`  after the last wave vs after the first: ${last.after - after >= 0 ? '+' : ''}${report.fmt(last.after - after, 1)} MB over ${opt.waves - 1} more wave(s)`);
   }
   log('');
-  log(`Targets (issue 3 §5), ${target.name}:`);
+  log(`Targets set for the relay, ${target.name}:`);
   const failed = waves.reduce((sum, w) => sum + w.failed, 0);
   const checks = report.checkStreamTargets({ before, peak, after, failed, count: opt.streamCount, maxOpen: Math.min(...waves.map((w) => w.maxOpen)) });
   for (const line of report.targetLines(checks)) log(line);

@@ -1,8 +1,8 @@
 /**
- * An error answered on relay routes (/v1, /mj, /suno, /dashboard) in the OpenAI error envelope
- * (relay-behaviour.md §2.3 and §8.3). Every message the gateway produces ends with ` (request id: <id>)`.
+ * An error answered on relay routes (/v1, /mj, /suno, /dashboard) in the OpenAI error envelope, as new-api answers
+ * them. Every message the gateway produces ends with ` (request id: <id>)`.
  *
- * Two shapes exist in the reference and clients see the difference:
+ * Two shapes exist in new-api and clients see the difference:
  * - `abort` (middleware aborts: token auth, distribution): `{"error":{"message","type"}}`, no `param` or `code`;
  * - `relay` (errors of the relay handlers): `{"error":{"message","type","param","code"}}` always with both keys.
  */

@@ -17,7 +17,7 @@ export interface RelayCaller {
 }
 
 export interface RelayAuthenticator {
-  /** `tokenAuthOnly`: the model-list and billing routes skip Distribute's token checks (IP allow list, group, forced channel id), as the reference does. */
+  /** `tokenAuthOnly`: the model-list and billing routes skip Distribute's token checks (IP allow list, group, forced channel id), as new-api does. */
   authenticate(
     authorization: string | undefined,
     clientIp: string,

@@ -1,8 +1,8 @@
 'use strict';
-/** Medians over rounds, the result table, the ratios and the PASS/MISS lines against the issue's targets. */
+/** Medians over rounds, the result table, the ratios and the PASS/MISS lines against the relay's targets. */
 const { median } = require('./stats');
 
-/** The issue's targets (issue 3 §5). */
+/** The targets set for the relay's performance (docs/benchmark.md lists them). */
 const TARGETS = {
   cpuUsPerRequest: 150,
   rpsVsPortkey: 5,

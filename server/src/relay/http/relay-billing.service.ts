@@ -10,7 +10,7 @@ import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
 import { RELAY_AUTHENTICATOR, type RelayAuthenticator, type RelayCaller } from '../relay-ports';
 import { sendJson, sendRelayFailure } from './relay-models.service';
 
-/** What an unlimited token reports as its limit (reference §8.2). */
+/** What an unlimited token reports as its limit, the figure new-api reports. */
 const UNLIMITED_AMOUNT = 100000000;
 
 interface Figures {
@@ -21,7 +21,7 @@ interface Figures {
 }
 
 /**
- * The OpenAI-legacy billing emulation (relay-behaviour.md §1 and §8.2): `GET /dashboard/billing/subscription` and
+ * The OpenAI-legacy billing emulation new-api offers: `GET /dashboard/billing/subscription` and
  * `/usage`, also under `/v1`, token-authenticated (TokenAuth only, so no IP allow list or token-group check), for
  * clients that show a key's balance through OpenAI's old dashboard API.
  *

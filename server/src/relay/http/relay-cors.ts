@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** Paths of the relay surface (reference §1: the relay router, its playground, task and dashboard routes). */
+/** Paths of the relay surface (new-api's relay router, its playground, task and dashboard routes). */
 const RELAY_PATH = /^\/(?:v1|pg|mj|suno|dashboard)(?:[/?]|$)|^\/[^/?]+\/mj\//;
 
 export function isRelayPath(url: string): boolean {
@@ -12,12 +12,12 @@ const ALLOW_METHODS = 'GET,POST,PUT,DELETE,OPTIONS';
 const MAX_AGE = String(12 * 60 * 60);
 
 /**
- * CORS on relay routes as the reference configures it (reference §1: all origins, all headers,
+ * CORS on relay routes as new-api configures it (all origins, all headers,
  * GET/POST/PUT/DELETE/OPTIONS, credentials; gin-contrib/cors): nothing happens without an `Origin` header; with
  * one, answers carry `Access-Control-Allow-Origin: *` and `Access-Control-Allow-Credentials: true`, and an
  * OPTIONS preflight is answered 204 at once, before authentication (a preflight carries no credentials).
  *
- * One deliberate difference: the reference answers a preflight with `Access-Control-Allow-Headers: *`, and the
+ * One deliberate difference: new-api answers a preflight with `Access-Control-Allow-Headers: *`, and the
  * Fetch standard never lets that wildcard cover `Authorization`, so a browser could not send its `sk-` key at
  * all. The preflight's requested headers are echoed instead (`*` when it names none), which allows everything the
  * wildcard was meant to allow, Authorization included.

@@ -7,7 +7,7 @@ import { RelayError } from '../relay-error';
 import { RELAY_AUTHENTICATOR, RELAY_CHANNEL_ROUTER, type RelayAuthenticator, type RelayChannelRouter } from '../relay-ports';
 
 /**
- * The static catalogue `GET /v1/models/:model` answers from (reference §8.2): the built-in adaptor model lists,
+ * The static catalogue `GET /v1/models/:model` answers from, as in new-api: the built-in adaptor model lists,
  * the same ones `owned_by` and `GET /api/channel/models` come from (not the pricing tables, which name models no
  * adaptor lists and miss some that one does, such as `dall-e-2`).
  */
@@ -27,7 +27,7 @@ export function sendJson(response: ServerResponse, status: number, requestId: st
   response.end(payload);
 }
 
-/** `GET /v1/models` and `GET /v1/models/:model` (reference §8.2, shapes kept: `{success,data}`, 200 for unknown). */
+/** `GET /v1/models` and `GET /v1/models/:model`, new-api's shapes kept: `{success,data}`, 200 for an unknown model. */
 @Injectable()
 export class RelayModelsService {
   constructor(
@@ -62,8 +62,8 @@ export class RelayModelsService {
   }
 
   /**
-   * The reference's 501 answer, kept as documented behaviour (relay-behaviour.md §1: `/v1/images/edits`,
-   * `/v1/images/variations`, `/v1/files…`, `/v1/fine-tunes…`, `DELETE /v1/models/:model` answer exactly this body):
+   * new-api's 501 answer, kept as is (`/v1/images/edits`, `/v1/images/variations`, `/v1/files…`, `/v1/fine-tunes…`,
+   * `DELETE /v1/models/:model` answer exactly this body):
    * new-api v0.3 relays none of these, and neither does Tollgate. TokenAuth runs first, so a bad token gets its 401.
    * Nothing is reserved or charged (relay-routes.spec.ts checks all 14 routes).
    */

@@ -10,7 +10,7 @@ import { ClientGoneSignal } from './client-gone-signal';
 import type { RelayBillingService } from './relay-billing.service';
 import type { RelayModelsService } from './relay-models.service';
 
-/** The relay's POST routes and their modes (reference §1); `/pg/chat/completions` is below (session auth). */
+/** The relay's POST routes and their modes, as new-api routes them; `/pg/chat/completions` is below (session auth). */
 export const RELAY_POST_ROUTES: ReadonlyArray<readonly [string, RelayMode]> = [
   ['/v1/chat/completions', 'chat'],
   ['/v1/completions', 'completions'],
@@ -24,7 +24,7 @@ export const RELAY_POST_ROUTES: ReadonlyArray<readonly [string, RelayMode]> = [
   ['/v1/rerank', 'rerank'],
 ];
 
-/** Routes the reference answers 501 (reference §1). */
+/** Routes new-api answers 501 (it relays none of them). */
 const NOT_IMPLEMENTED: ReadonlyArray<readonly ['GET' | 'POST' | 'DELETE', string]> = [
   ['POST', '/v1/images/edits'],
   ['POST', '/v1/images/variations'],
@@ -136,7 +136,7 @@ export function relayRoutesPlugin(
       });
     }
 
-    // The playground (reference Playground): session auth first, then the body (raw, like every relay route, so a
+    // The playground (new-api's Playground): session auth first, then the body (raw, like every relay route, so a
     // malformed one answers the relay's `unmarshal_request_failed` rather than the console's envelope), the
     // group from the body, the user's quota only; otherwise the chat pipeline.
     instance.post('/pg/chat/completions', async (request, reply) => {
@@ -164,7 +164,7 @@ export function relayRoutesPlugin(
       await models.retrieve(fromFastify(request, reply.raw, null), reply.raw, (request.params as { model: string }).model);
     });
 
-    // The OpenAI-legacy billing emulation (reference §1, §8.2), with and without the /v1 prefix.
+    // The OpenAI-legacy billing emulation, with and without the /v1 prefix, as new-api serves it.
     for (const prefix of ['', '/v1']) {
       instance.get(`${prefix}/dashboard/billing/subscription`, async (request, reply) => {
         reply.hijack();

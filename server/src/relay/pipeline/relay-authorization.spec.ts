@@ -1,7 +1,7 @@
 import { readRelayKey } from '../../modules/tokens/token-key';
 import { relayAuthorization } from './relay-authorization';
 
-describe('relayAuthorization (reference §2.1: the mj-api-secret fallback)', () => {
+describe('relayAuthorization (the mj-api-secret fallback)', () => {
   it('uses mj-api-secret when Authorization is missing, empty or midjourney-proxy', () => {
     expect(relayAuthorization({ 'mj-api-secret': 'sk-abc' })).toBe('sk-abc');
     expect(relayAuthorization({ authorization: '', 'mj-api-secret': 'sk-abc' })).toBe('sk-abc');

@@ -5,7 +5,7 @@ function first(value: string | string[] | undefined): string | undefined {
 }
 
 /**
- * The header value that carries the relay key (relay-behaviour.md §2.1 steps 1-2): `Authorization`, unless it is
+ * The header value that carries the relay key, read as new-api reads it: `Authorization`, unless it is
  * empty or `midjourney-proxy` (after one leading `Bearer `) and an `mj-api-secret` header is present; then that
  * header. The authenticator reads the key out of the value as usual (Bearer and `sk-` stripped, `-<channel id>`).
  * Without an `mj-api-secret` header this is a property read and nothing else.

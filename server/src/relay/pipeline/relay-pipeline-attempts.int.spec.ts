@@ -106,7 +106,7 @@ describe('RelayPipelineService: the attempt loop (real ledger and Redis, in-test
     });
   });
 
-  it('reports an upstream error code and type apart, so a fatal type with a code disables the channel (reference §3.7)', async () => {
+  it('reports an upstream error code and type apart, so a fatal type with a code disables the channel', async () => {
     primary.next({ status: 400, body: { error: { message: 'key revoked', type: 'authentication_error', param: null, code: 'x' } } });
     const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
     expect(response.status).toBe(400);

@@ -23,7 +23,7 @@ describe('RelayPipelineService: authenticate and parse (real ledger and Redis, i
     expect(await available()).toBe(before);
   });
 
-  describe('sensitive words (reference §8.1), checked before channel selection and reservation', () => {
+  describe('sensitive words, checked before channel selection and reservation', () => {
     const refusedCleanly = async (response: Response, code: string, message: string, upstreamCallsBefore: number, outcomesBefore: number, availableBefore: number) => {
       expect(response.status).toBe(400);
       expect((await json(response)).error).toEqual({ message: expect.stringMatching(new RegExp(`^${message} \\(request id: `)), type: 'new_api_error', param: '', code });
@@ -41,7 +41,7 @@ describe('RelayPipelineService: authenticate and parse (real ledger and Redis, i
       await refusedCleanly(response, 'sensitive_words_detected', 'sensitive words: test_sensitive', calls, reported, before);
     });
 
-    it('refuses the word inside a text part of array content (the reference never checked arrays)', async () => {
+    it('refuses the word inside a text part of array content (new-api never checked arrays)', async () => {
       const calls = primary.requests.length + backup.requests.length;
       const reported = outcomes.length;
       const before = await available();
@@ -83,7 +83,7 @@ describe('RelayPipelineService: authenticate and parse (real ledger and Redis, i
     });
   });
 
-  it('authenticates with the mj-api-secret header when Authorization is empty, absent or midjourney-proxy (reference §2.1)', async () => {
+  it('authenticates with the mj-api-secret header when Authorization is empty, absent or midjourney-proxy', async () => {
     const send = (headers: Record<string, string>) =>
       fetch(`${pipeline.url}/v1/chat/completions`, {
         method: 'POST',

@@ -61,7 +61,7 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
     expect(await logRowOf(loggedId)).toEqual([{ type: 2 }]);
   });
 
-  it('records facts in the charge, and the log row gets the wording and other JSON the reference shows', async () => {
+  it('records facts in the charge, and the log row gets the wording and other JSON new-api shows', async () => {
     const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
     const requestId = response.headers.get('x-oneapi-request-id')!;
     const [{ data }] = await charges(requestId);

@@ -95,7 +95,7 @@ export class RelayPipelineService {
     // Before channel selection and reservation: a refused prompt is charged nothing and reserves nothing.
     checkSensitiveWords(deps.options, context);
 
-    // Select the first channel, price and reserve against its mapped model (reference v0.3 prices the mapped name).
+    // Select the first channel, price and reserve against its mapped model (new-api v0.3 prices the mapped name).
     const channel = firstChannel(deps.router, context);
     const priced = price(context, upstreamModelFor(context, channel));
     context.reservation = await reserve(deps, context, priced.reservation, priced.referencePre);

@@ -3,7 +3,7 @@ import { MultipartError, multipartBoundary, parseMultipart } from '../http/parse
 import { RelayError } from '../relay-error';
 import { countChatPromptTokens, countInputTokens, countTextTokens } from '../tokenizer/token-counter';
 
-/** Relay mode of a request path (reference §1); the playground path is chat. */
+/** Relay mode of a request path, as new-api routes it; the playground path is chat. */
 export function relayModeOf(path: string): RelayMode | null {
   switch (path) {
     case '/v1/chat/completions':
@@ -30,7 +30,7 @@ export function relayModeOf(path: string): RelayMode | null {
   }
 }
 
-/** The model used for channel selection when the body names none (reference §1). */
+/** The model used for channel selection when the body names none (new-api's per-route defaults). */
 export function defaultModelFor(mode: RelayMode): string {
   switch (mode) {
     case 'moderations':
@@ -61,7 +61,7 @@ export function parseJsonBody(raw: Buffer | null): JsonObject {
   return value as JsonObject;
 }
 
-/** Audio transcriptions and translations (reference §1): a multipart form; its fields stand in for the JSON body. */
+/** Audio transcriptions and translations: a multipart form; its fields stand in for the JSON body. */
 export function parseAudioForm(raw: Buffer | null, contentType: string | undefined): { body: JsonObject; form: MultipartForm } {
   const boundary = multipartBoundary(contentType);
   if (!boundary) throw new RelayError(400, `无效的请求, Content-Type must be multipart/form-data`);
@@ -93,8 +93,8 @@ function invalidAudio(message: string): RelayError {
 }
 
 /**
- * The audio checks (reference getAndValidAudioRequest, local 400 invalid_audio_request): the model must be named
- * (the default only serves channel selection), a transcription needs its file. The reference forwarded a
+ * The audio checks (new-api's getAndValidAudioRequest, local 400 invalid_audio_request): the model must be named
+ * (the default only serves channel selection), a transcription needs its file. new-api forwarded a
  * file-less form and charged the pre-consumed quota for the upstream's 400; here it is refused before admission.
  */
 export function validateAudioRequest(mode: RelayMode, body: JsonObject, form: MultipartForm | null): void {
@@ -113,7 +113,7 @@ function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
-/** The text request checks of reference §4.2 step 1 (local 400 invalid_text_request). */
+/** The text request checks new-api runs before anything else (local 400 invalid_text_request). */
 export function validateTextRequest(mode: RelayMode, body: JsonObject, model: string): void {
   const maxTokens = body.max_tokens;
   if (maxTokens !== undefined && maxTokens !== null && (typeof maxTokens !== 'number' || maxTokens > MAX_TOKENS_LIMIT || maxTokens < 0)) {
@@ -134,7 +134,7 @@ export function maxTokensOf(body: JsonObject): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.trunc(value) : null;
 }
 
-/** Local prompt-token count by mode (reference §4.2 step 4, §4.4). */
+/** Local prompt-token count by mode: tiktoken on the mode's input (rerank: query and documents), tts-*: characters. */
 export function countPromptTokens(mode: RelayMode, body: JsonObject, model: string): number {
   switch (mode) {
     case 'chat':

@@ -5,7 +5,7 @@ import type { InlineMedia, JsonObject } from '../../upstreams/upstream-adapter';
 import type { RelaySignal } from '../http/client-gone-signal';
 import { RelayError } from '../relay-error';
 
-/** Reference §6.4: at most 16 images per message go to Gemini; later image parts of a message are dropped. */
+/** As in new-api: at most 16 images per message go to Gemini; later image parts of a message are dropped. */
 export const MAX_IMAGES_PER_MESSAGE = 16;
 export const MEDIA_FETCH_TIMEOUT_MS = 10_000;
 export const MEDIA_MAX_BYTES = 20 * 1024 * 1024;
@@ -70,7 +70,7 @@ function imageUrlOfPart(part: unknown): string | null {
 }
 
 /**
- * The body with at most `MAX_IMAGES_PER_MESSAGE` image parts per message (later ones dropped, as the reference
+ * The body with at most `MAX_IMAGES_PER_MESSAGE` image parts per message (later ones dropped, as new-api
  * does for Gemini). The same object when nothing had to go; the client's body is never mutated.
  */
 export function limitImagesPerMessage(body: JsonObject): JsonObject {

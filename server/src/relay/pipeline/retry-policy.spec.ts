@@ -4,7 +4,7 @@ import { applyStatusCodeMapping } from './status-code-mapping';
 
 const upstream = (status: number) => ({ status, local: false });
 
-describe('shouldRetry (reference §3.4)', () => {
+describe('shouldRetry (as new-api decides)', () => {
   it('never retries local errors, a forced channel or with no attempt left', () => {
     expect(shouldRetry({ status: 500, local: true }, 3, false, 1)).toBe(false);
     expect(shouldRetry(upstream(500), 0, false, 1)).toBe(false);
@@ -25,7 +25,7 @@ describe('shouldRetry (reference §3.4)', () => {
   });
 });
 
-describe('status_code_mapping (reference §3.6)', () => {
+describe('status_code_mapping', () => {
   const channel = (statusCodeMapping: Record<string, string>) => ({ statusCodeMapping }) as Pick<RoutableChannel, 'statusCodeMapping'> as RoutableChannel;
   it('maps upstream error statuses, never 200, and ignores bad entries', () => {
     expect(applyStatusCodeMapping(channel({ '400': '500' }), 400)).toBe(500);

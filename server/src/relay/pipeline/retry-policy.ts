@@ -1,7 +1,7 @@
 import { ChannelType } from '../../upstreams/channel-types';
 
 /**
- * shouldRetry of reference §3.4, on the status after status_code_mapping: never for local errors, a forced
+ * new-api's shouldRetry, on the status after status_code_mapping: never for local errors, a forced
  * channel or when no attempt remains; 429, 307 and 5xx (but 504/524, timeouts) retry; 400 only on Anthropic;
  * 408 and 2xx never; any other status (401, 403, 404, 422…) retries.
  */

@@ -1,6 +1,6 @@
 import { findSensitiveWords, SensitiveWordList, sensitiveWordList } from './sensitive-words';
 
-/** Every word of `words` contained in the lower-cased text: the reference answer the matchers must agree with. */
+/** Every word of `words` contained in the lower-cased text: the naive answer the matchers must agree with. */
 function naive(words: readonly string[], texts: string[]): string[] {
   return words.filter((word) => texts.some((text) => text.toLowerCase().includes(word)));
 }
@@ -61,7 +61,7 @@ describe('SensitiveWordList', () => {
 describe('findSensitiveWords', () => {
   const list = SensitiveWordList.parse('test_sensitive\nbad word');
 
-  it('checks chat string content and the text parts of array content (the reference skipped arrays: quirk 15)', () => {
+  it('checks chat string content and the text parts of array content (new-api skipped arrays)', () => {
     expect(findSensitiveWords('chat', { messages: [{ role: 'system', content: 'Be kind' }, { role: 'user', content: 'a TEST_Sensitive b' }] }, list)).toEqual(['test_sensitive']);
     const parts = {
       messages: [

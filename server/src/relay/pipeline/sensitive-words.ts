@@ -1,9 +1,9 @@
 import type { JsonObject, RelayMode } from '../../upstreams/upstream-adapter';
 
 /**
- * Prompt-side sensitive words (relay-behaviour.md §8.1): the option `SensitiveWords` (one word a line) compiled
+ * Prompt-side sensitive words, as new-api checks them: the option `SensitiveWords` (one word a line) compiled
  * once per distinct option value, and the request texts each relay mode is checked on. Matching is
- * case-insensitive: words and texts are lower-cased, as the reference does.
+ * case-insensitive: words and texts are lower-cased, as new-api does.
  *
  * Up to DIRECT_SCAN_MAX_WORDS words, one `includes` per word is the fastest; longer lists use an Aho-Corasick
  * automaton (one pass over the text whatever the list's length). Measured on a 2 KB prompt: 1 word 1.8 µs by
@@ -73,11 +73,11 @@ export function sensitiveWordList(option: string): SensitiveWordList {
 
 /**
  * The distinct words of `list` found in the request's checked texts, in list order, or null when none is:
- * - chat: every message's content, a string or the text parts of an array (the reference never checks array
- *   content, quirk 15: fixed here);
+ * - chat: every message's content, a string or the text parts of an array (new-api never checks array
+ *   content: fixed here);
  * - completions `prompt`, embeddings and moderations `input` (a string or an array of strings);
  * - images `prompt`, text to speech `input`.
- * Other modes (transcriptions, translations, rerank) are not checked, as in the reference.
+ * Other modes (transcriptions, translations, rerank) are not checked, as in new-api.
  */
 export function findSensitiveWords(mode: RelayMode, body: JsonObject, list: SensitiveWordList): string[] | null {
   if (list.size === 0) return null;

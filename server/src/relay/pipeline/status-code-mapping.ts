@@ -1,8 +1,8 @@
 import type { RoutableChannel } from '../relay-ports';
 
 /**
- * Reference §3.6: applied to upstream errors (never to a 200); it changes the status the client sees and the
- * retry and disable decisions alike.
+ * A channel's status_code_mapping, as new-api applies it: to upstream errors (never to a 200); it changes the status
+ * the client sees and the retry and disable decisions alike.
  */
 export function applyStatusCodeMapping(channel: RoutableChannel, status: number): number {
   if (status === 200) return status;

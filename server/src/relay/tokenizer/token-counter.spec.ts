@@ -1,6 +1,6 @@
 import { countChatPromptTokens, countInputTokens, countTextTokens, encodingFor } from './token-counter';
 
-describe('local token counting (tiktoken-compatible, reference §4.6)', () => {
+describe('local token counting (tiktoken-compatible, as new-api counts)', () => {
   it('picks o200k for gpt-4o models and cl100k otherwise', () => {
     expect(encodingFor('gpt-4o-mini')).toBe('o200k_base');
     expect(encodingFor('gpt-3.5-turbo')).toBe('cl100k_base');
@@ -24,7 +24,7 @@ describe('local token counting (tiktoken-compatible, reference §4.6)', () => {
     expect(countChatPromptTokens(image, 'gpt-3.5-turbo')).toBe(9 + 85);
   });
 
-  it('counts every tool (the reference counted only the last)', () => {
+  it('counts every tool (new-api counted only the last)', () => {
     const tool = (name: string) => ({ type: 'function', function: { name, description: 'd', parameters: { type: 'object' } } });
     const base = { messages: [{ role: 'user', content: 'hi' }] };
     const one = countChatPromptTokens({ ...base, tools: [tool('a')] }, 'gpt-4');

@@ -6,7 +6,7 @@ const { getEncoding } = require('js-tiktoken') as typeof JsTiktoken;
 type Tiktoken = JsTiktoken.Tiktoken;
 
 /**
- * Local token counting, tiktoken-compatible (reference §4.6), for the pre-consume bound and for answers whose
+ * Local token counting, tiktoken-compatible as new-api counts, for the pre-consume bound and for answers whose
  * upstream reported no usage. Encoders load lazily (a few hundred ms each) and are shared by the process.
  */
 type EncodingName = 'cl100k_base' | 'o200k_base';
@@ -44,7 +44,7 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Tokens of one content part list: text parts counted, images at the reference's fixed cost when not measured. */
+/** Tokens of one content part list: text parts counted, images at new-api's fixed cost when not measured. */
 function contentTokens(content: unknown, model: string): number {
   if (typeof content === 'string') return countTextTokens(content, model);
   if (!Array.isArray(content)) return 0;
@@ -54,8 +54,8 @@ function contentTokens(content: unknown, model: string): number {
     if (part.type === 'text' && typeof part.text === 'string') tokens += countTextTokens(part.text, model);
     else if (part.type === 'image_url') {
       const image = isObject(part.image_url) ? part.image_url : null;
-      // The reference downloads the image to measure it; the relay never fetches client URLs on the hot path and
-      // charges the low-detail figure, or the reference's "media counting disabled" 1000 for other details.
+      // new-api downloads the image to measure it; the relay never fetches client URLs on the hot path and
+      // charges the low-detail figure, or new-api's "media counting disabled" 1000 for other details.
       tokens += image?.detail === 'low' ? 85 : model.startsWith('glm-4v') ? 1047 : 1000;
     }
   }
@@ -64,7 +64,7 @@ function contentTokens(content: unknown, model: string): number {
 
 /**
  * Prompt tokens of a chat request: per message 3 + role + content (+1 + name), then 3. Tools add 8 plus
- * every tool's name, description and parameters (the reference counted only the last tool: a bug).
+ * every tool's name, description and parameters (new-api counted only the last tool: a bug).
  */
 export function countChatPromptTokens(body: Json, model: string): number {
   const perMessage = model === 'gpt-3.5-turbo-0301' ? 4 : 3;

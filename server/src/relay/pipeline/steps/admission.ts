@@ -5,7 +5,7 @@ import { maxTokensOf } from '../relay-request';
 import { relayLocal } from './error-answer';
 import { promptTokens, type RelayContext, type RelayDeps } from './relay-context';
 
-/** Price: the quota to reserve, and the reference's pre-consumed quota its refusal message names. */
+/** Price: the quota to reserve, and new-api's pre-consumed quota its refusal message names. */
 export function price(context: RelayContext, upstreamModel: string): { pricing: ModelPricing; reservation: number; referencePre: number } {
   const { tables, caller, body } = context;
   if (context.mode === 'images-generations') {
@@ -24,7 +24,7 @@ export function price(context: RelayContext, upstreamModel: string): { pricing: 
   return { pricing, reservation: reservationQuota(tables, pricing, request), referencePre: referencePreConsume(tables, pricing, request) };
 }
 
-/** Reserve `amount` for the user and the token; answers the reference's refusals when it does not fit. */
+/** Reserve `amount` for the user and the token; answers new-api's refusals when it does not fit. */
 export async function reserve(deps: RelayDeps, context: RelayContext, amount: number, referencePre: number): Promise<AdmittedBy> {
   const { caller, request } = context;
   const result = await deps.admission.reserve({

@@ -24,9 +24,9 @@ interface AttemptFailure {
 }
 
 /**
- * Call upstream: the retry loop of reference §3.4, preferring channels not yet tried, never after the first
- * streamed byte. Returns once one attempt answered the client (and settled); else releases the reservation and
- * throws the last attempt's error.
+ * Call upstream: new-api's retry loop (up to RetryTimes more attempts, each at the next lower priority), preferring
+ * channels not yet tried, never after the first streamed byte. Returns once one attempt answered the client (and
+ * settled); else releases the reservation and throws the last attempt's error.
  */
 export async function attempts(deps: RelayDeps, context: RelayContext, first: RoutableChannel, forced: boolean): Promise<void> {
   const retryTimes = forced ? 0 : deps.pricing.retryTimes();
@@ -36,7 +36,7 @@ export async function attempts(deps: RelayDeps, context: RelayContext, first: Ro
   for (let attempt = 0; attempt <= retryTimes; attempt++) {
     if (attempt > 0) {
       channel = deps.router.select(context.caller.group, context.model, { retry: attempt, exclude: tried });
-      // The reference answered `获取重试渠道失败` here, hiding the real upstream error (quirk 9): keep it.
+      // new-api answered `获取重试渠道失败` here, hiding the real upstream error; the last one is kept instead.
       if (!channel) break;
     }
     tried.add(channel!.id);
@@ -138,8 +138,8 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
 function failed(deps: RelayDeps, channel: RoutableChannel, failure: AttemptFailure, clientGone = false): AttemptFailure {
   if (clientGone) return failure;
   // The type goes apart as well, as the channel test reports it: the health decider matches code and type against
-  // its fatal lists (reference §3.7), so a fatal type is not hidden behind a code. errorCode keeps the type when
-  // there is no code, for consumers that read errorCode alone.
+  // its fatal lists (new-api's auto-disable rules), so a fatal type is not hidden behind a code. errorCode keeps the
+  // type when there is no code, for consumers that read errorCode alone.
   const code = failure.error.code === null || failure.error.code === undefined ? null : String(failure.error.code);
   deps.outcomes.report({
     channelId: channel.id,

@@ -6,7 +6,7 @@ import { promptTokens, type RelayContext, type RelayDeps } from './relay-context
 
 /**
  * Text to speech: the upstream's audio goes to the client chunk by chunk as it arrives (no buffering of the
- * whole file), with the upstream's headers. The charge is the input (reference §4.4: characters for tts-*), so
+ * whole file), with the upstream's headers. The charge is the input (characters for tts-*, as new-api counts), so
  * it is settled once the audio has been passed on, before the response ends. An upstream that breaks off
  * mid-file breaks the client's response off too (a binary body has no error event) and still charges the input
  * it was sent. An answer without one byte of audio charges nothing and releases the reservation.

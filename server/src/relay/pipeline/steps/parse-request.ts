@@ -6,7 +6,7 @@ import { findSensitiveWords, sensitiveWordList } from '../sensitive-words';
 import { relayLocal } from './error-answer';
 import { header, type RelayContext, type RelayHttpRequest } from './relay-context';
 
-/** JSON for every mode but audio uploads (multipart); the playground answers its own code (reference Playground). */
+/** JSON for every mode but audio uploads (multipart); the playground answers its own code, as new-api's does. */
 export function parseBody(request: RelayHttpRequest, mode: RelayMode, playground: boolean): { body: JsonObject; multipart: MultipartForm | null } {
   if (mode === 'audio-transcriptions' || mode === 'audio-translations') {
     const { body, form } = parseAudioForm(request.rawBody, header(request.headers, 'content-type'));
@@ -34,7 +34,7 @@ export function validateRequest(context: RelayContext): void {
 }
 
 /**
- * Prompt-side sensitive words (reference §8.1), when CheckSensitiveEnabled and CheckSensitiveOnPromptEnabled are
+ * Prompt-side sensitive words, when CheckSensitiveEnabled and CheckSensitiveOnPromptEnabled are
  * both on: options from memory, the list compiled once per option value. Text modes and text to speech answer a
  * local 400 `sensitive_words_detected`, images 400 `invalid_image_request`.
  */

@@ -3,7 +3,7 @@ import type { RelayChannelRouter, RoutableChannel } from '../../relay-ports';
 import { relayLocal } from './error-answer';
 import type { RelayContext } from './relay-context';
 
-/** Distribute (reference §3.1): the forced channel, else the token's model limits, then the first channel. */
+/** new-api's Distribute: the forced channel, else the token's model limits, then the first channel. */
 export function firstChannel(router: RelayChannelRouter, context: RelayContext): RoutableChannel {
   const { caller } = context;
   const forced = caller.specificChannelId;
