@@ -1,13 +1,14 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { PricingService } from '../../relay/pricing/pricing.service';
 import { createUpstreamRegistry } from '../../upstreams/upstream-registry';
 import { ChannelsModule } from '../channels/channels.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ChannelEntity } from '../channels/channel.entity';
 import { UserEntity } from '../users/user.entity';
-import { CHANNEL_HEALTH_CONFIG, readChannelHealthConfig } from './channel-health.config';
+import { CHANNEL_HEALTH_CONFIG, channelHealthConfig } from './channel-health.config';
 import { CHANNEL_BALANCES_QUEUE, CHANNEL_OUTCOMES_QUEUE, CHANNEL_TESTS_QUEUE } from './channel-health.constants';
 import { ChannelHealthController } from './channel-health.controller';
 import { UPSTREAM_REGISTRY } from './channel-health.tokens';
@@ -34,8 +35,12 @@ import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/u
   ],
   controllers: [ChannelHealthController],
   providers: [
-    { provide: CHANNEL_HEALTH_CONFIG, useFactory: () => readChannelHealthConfig() },
-    { provide: UPSTREAM_REGISTRY, useFactory: () => createUpstreamRegistry() },
+    { provide: CHANNEL_HEALTH_CONFIG, useFactory: (config: AppConfig) => channelHealthConfig(config), inject: [APP_CONFIG] },
+    {
+      provide: UPSTREAM_REGISTRY,
+      useFactory: (config: AppConfig) => createUpstreamRegistry({ geminiSafetyThreshold: config.GEMINI_SAFETY_SETTING }),
+      inject: [APP_CONFIG],
+    },
     OutcomeWindowStore,
     HealthNotifier,
     PricingService,

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import { OptionsService } from '../../modules/options/options.service';
 import type {
   ClientHeaders,
@@ -17,8 +18,8 @@ import type {
   UpstreamSuccess,
 } from '../../upstreams/upstream-adapter';
 import { UpstreamLocalError } from '../../upstreams/upstream-errors';
-import { createUpstreamRegistry, geminiSafetySettingFromEnv, type UpstreamRegistry } from '../../upstreams/upstream-registry';
-import { type AdmittedBy, LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
+import { createUpstreamRegistry, type UpstreamRegistry } from '../../upstreams/upstream-registry';
+import { type AdmittedBy, QuotaAdmissionService } from '../admission/quota-admission.service';
 import type { RelaySignal } from '../http/client-gone-signal';
 import { LeaseRenewer } from '../leases/lease-renewer';
 import { priceImageRequest } from '../pricing/image-pricing';
@@ -75,7 +76,8 @@ export interface PlaygroundCaller {
   useAccessToken: boolean;
 }
 
-const LEASE_RENEW_MS = Math.floor(LEASE_MS / 3);
+export type RelayPipelineConfig = Pick<AppConfig, 'FORCE_STREAM_OPTION' | 'GEMINI_SAFETY_SETTING' | 'STREAMING_TIMEOUT' | 'RELAY_TIMEOUT' | 'RELAY_MEDIA_ALLOW_PRIVATE'>;
+
 const SATURATED_MESSAGE = '当前分组上游负载已饱和，请稍后再试';
 const DO_REQUEST_FAILED: OpenAIError = { message: '请求上游地址失败', type: 'new_api_error', param: '', code: 'do_request_failed' };
 
@@ -133,6 +135,7 @@ export class RelayPipelineService {
   private readonly registry: UpstreamRegistry;
   private readonly streamingTimeoutMs: number;
   private readonly relayTimeoutMs: number;
+  private readonly allowPrivateMedia: boolean;
   private readonly leases: LeaseRenewer;
 
   constructor(
@@ -144,14 +147,20 @@ export class RelayPipelineService {
     private readonly pricing: PricingService,
     private readonly options: OptionsService,
     private readonly http: UpstreamHttpClient,
+    /** Absent in specs that build the pipeline by hand: the defaults. */
+    @Optional() @Inject(APP_CONFIG) config: RelayPipelineConfig | null = null,
   ) {
+    const settings = config ?? CONFIG_DEFAULTS;
     this.registry = createUpstreamRegistry({
-      forceStreamUsage: process.env.FORCE_STREAM_OPTION !== 'false',
-      geminiSafetyThreshold: geminiSafetySettingFromEnv(),
+      forceStreamUsage: settings.FORCE_STREAM_OPTION,
+      geminiSafetyThreshold: settings.GEMINI_SAFETY_SETTING,
     });
-    this.streamingTimeoutMs = Math.max(1, Number(process.env.STREAMING_TIMEOUT ?? 30)) * 1000;
-    this.relayTimeoutMs = Math.max(0, Number(process.env.RELAY_TIMEOUT ?? 0)) * 1000;
-    this.leases = new LeaseRenewer((requestId, userId) => this.admission.renew({ requestId, userId, leaseMs: LEASE_MS }), LEASE_RENEW_MS);
+    this.streamingTimeoutMs = settings.STREAMING_TIMEOUT * 1000;
+    this.relayTimeoutMs = settings.RELAY_TIMEOUT * 1000;
+    this.allowPrivateMedia = settings.RELAY_MEDIA_ALLOW_PRIVATE;
+    // Reservations are made and renewed with admission's lease (RELAY_LEASE_MS), renewed at a third.
+    const leaseMs = this.admission.leaseMs;
+    this.leases = new LeaseRenewer((requestId, userId) => this.admission.renew({ requestId, userId, leaseMs }), Math.floor(leaseMs / 3));
   }
 
   /** Handles one request and writes the whole answer to `response`; never throws. */
@@ -332,7 +341,7 @@ export class RelayPipelineService {
       userId: caller.user.id,
       tokenId: context.reservedTokenId,
       amount,
-      leaseMs: LEASE_MS,
+      leaseMs: this.admission.leaseMs,
     });
     if (result.ok) {
       context.reserved = true;
@@ -409,7 +418,7 @@ export class RelayPipelineService {
     if (adapter.needsRemoteMedia && context.mode === 'chat' && !context.media) {
       context.media = await fetchRemoteMedia(limitImagesPerMessage(context.body), {
         signal: context.request.signal,
-        allowPrivate: process.env.RELAY_MEDIA_ALLOW_PRIVATE === 'true',
+        allowPrivate: this.allowPrivateMedia,
       });
     }
     try {
