@@ -10,14 +10,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module';
 import { ConsoleExceptionFilter } from './common/http/console-exception.filter';
 import { answerFrameworkError, MAX_PATH_PARAM_LENGTH } from './common/http/framework-errors';
-import { HTTP_BODY_LIMIT, trustProxyFromEnv } from './common/http/server-options';
+import { HTTP_BODY_LIMIT } from './common/http/server-options';
 import type { AppConfig } from './config/app-config';
 
 /** Builds the Fastify-based Nest application with everything HTTP needs; shared by main.ts and tests. */
 export async function createHttpApp(config: AppConfig, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: HTTP_BODY_LIMIT,
-    trustProxy: trustProxyFromEnv(),
+    trustProxy: config.TRUST_PROXY,
     // Always our own id: relay charges derive their event id from it, so a client-chosen id could replay one.
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },

@@ -3,9 +3,9 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { loadRuntimeConfig } from './bootstrap-config';
-import { parseRoles } from './config/app-config';
+import { parseConfig, parseRoles } from './config/app-config';
 import { startIdleHeapCollector } from './config/idle-heap-collector';
-import { backgroundNice, lowerProcessPriority } from './config/process-priority';
+import { lowerProcessPriority } from './config/process-priority';
 import { createHttpApp, nestLogLevels } from './http-app';
 
 /**
@@ -13,8 +13,10 @@ import { createHttpApp, nestLogLevels } from './http-app';
  */
 async function main(): Promise<void> {
   const logger = new Logger('Tollgate');
-  const roles = parseRoles(process.argv);
-  const { config, stop } = await loadRuntimeConfig(roles, (line) => logger.log(line));
+  // The one read of the environment: everything below gets its configuration from here.
+  const env = parseConfig(process.env);
+  const roles = parseRoles(process.argv, env.ROLE);
+  const { config, stop } = await loadRuntimeConfig(env, roles, (line) => logger.log(line));
   logger.log(`roles: ${roles.join(', ')}`);
 
   let app: { close(): Promise<void> };
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
     app = http;
   } else {
     try {
-      const priority = lowerProcessPriority(backgroundNice());
+      const priority = lowerProcessPriority(config.BACKGROUND_NICE);
       if (priority !== null) logger.log(`background role: scheduling priority lowered to nice ${priority} (BACKGROUND_NICE)`);
     } catch (error) {
       logger.warn(`could not lower the scheduling priority: ${(error as Error).message}`);
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
     app = context;
   }
   // Memory a burst left behind goes back once the process is quiet (IDLE_GC; config/idle-heap-collector.ts).
-  const collector = startIdleHeapCollector(process.env, (line) => logger.log(line));
+  const collector = startIdleHeapCollector(config, (line) => logger.log(line));
   const shutdown = async () => {
     collector?.stop();
     await app.close();

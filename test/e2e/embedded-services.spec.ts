@@ -30,7 +30,7 @@ const Redis = require('ioredis');
 (async () => {
   const lines = [];
   const log = (line) => lines.push(line);
-  const pg = await resolvePostgres({ dataDir: process.env.DATA, databaseName: 'probe', localCandidates: ['postgres://postgres@127.0.0.1:' + process.env.CLOSED + '/tollgate'], log });
+  const pg = await resolvePostgres({ dataDir: process.env.DATA, databaseName: 'probe', localCandidates: ['postgres://postgres@127.0.0.1:' + process.env.CLOSED + '/tollgate'], embeddedPort: Number(process.env.EMBEDDED_PG_PORT), log });
   const client = new Client({ connectionString: pg.url });
   await client.connect();
   const { rows } = await client.query('SELECT 41 + 1 AS n');

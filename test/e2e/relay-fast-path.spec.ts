@@ -61,15 +61,7 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
   beforeAll(async () => {
     await upstream.start();
     for (const [name, env] of [['fast path', {}], ['Fastify', { RELAY_FAST_PATH: 'off' }]] as const) {
-      const previous = process.env.RELAY_FAST_PATH;
-      Object.assign(process.env, env);
-      let target: TestApp;
-      try {
-        target = await createTestApp();
-      } finally {
-        if (previous === undefined) delete process.env.RELAY_FAST_PATH;
-        else process.env.RELAY_FAST_PATH = previous;
-      }
+      const target = await createTestApp({ env });
       const baseURL = await listen(target);
       const root = await rootCaller(target);
       await createChannel(target, root, { type: 1, name: 'fake-openai', baseUrl: upstream.baseUrl, models: ['gpt-3.5-turbo', 'text-embedding-ada-002'] });

@@ -22,8 +22,7 @@ describe('relay: remote images for Gemini channels', () => {
   beforeAll(async () => {
     await Promise.all([gemini.start(), images.start()]);
     // The image host is on loopback, which the relay refuses by default (SSRF): allowed for this file only.
-    process.env.RELAY_MEDIA_ALLOW_PRIVATE = 'true';
-    target = await createTestApp();
+    target = await createTestApp({ env: { RELAY_MEDIA_ALLOW_PRIVATE: 'true' } });
     baseURL = await listen(target);
     root = await rootCaller(target);
     await createChannel(target, root, { type: 24, name: 'gemini', baseUrl: gemini.baseUrl, key: 'gemini-key', models: ['gemini-2.0-flash'] });
@@ -32,7 +31,6 @@ describe('relay: remote images for Gemini channels', () => {
   });
 
   afterAll(async () => {
-    delete process.env.RELAY_MEDIA_ALLOW_PRIVATE;
     await target?.close();
     await Promise.all([gemini.close(), images.close()]);
   });

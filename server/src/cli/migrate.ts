@@ -8,7 +8,7 @@ import { redact, resolvePostgres } from '../infrastructure/resolve-postgres';
  */
 export async function migrate(env: Record<string, string | undefined>, print: (line: string) => void): Promise<string[]> {
   const config = parseConfig(env);
-  const postgres = await resolvePostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log: print });
+  const postgres = await resolvePostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, embeddedPort: config.EMBEDDED_PG_PORT, log: print });
   try {
     const started = Date.now();
     const applied = await runMigrations(postgres.url);
@@ -24,6 +24,7 @@ export async function migrate(env: Record<string, string | undefined>, print: (l
 }
 
 if (require.main === module) {
+  // The CLI's entry point: the one read of the environment, as in main.ts.
   migrate(process.env, (line) => process.stdout.write(`${line}\n`)).then(
     () => process.exit(0),
     (error: unknown) => {

@@ -5,6 +5,7 @@ import { ProjectionRunner } from '../../../projections/src/runner/projection-run
 import type { RebuildReport } from '../../../projections/src/runner/projection-rebuild';
 import { AppModule } from '../app.module';
 import { loadRuntimeConfig } from '../bootstrap-config';
+import { parseConfig } from '../config/app-config';
 
 export interface RebuildCommandOptions {
   /** Only these projections (default all). */
@@ -64,7 +65,8 @@ async function main(): Promise<void> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const options = parseRebuildArguments(process.argv.slice(2));
   // No role: this process neither serves HTTP, nor consumes queues, nor starts the live projector.
-  const { config, stop } = await loadRuntimeConfig([], print);
+  // The CLI's entry point: the one read of the environment, as in main.ts.
+  const { config, stop } = await loadRuntimeConfig(parseConfig(process.env), [], print);
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error', 'warn'] });
   try {
     await rebuildProjectionsIn(app, options, print);

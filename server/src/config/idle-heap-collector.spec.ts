@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { DEFAULT_IDLE_HEAP_COLLECTOR, IdleHeapCollector, type IdleHeapProbe, idleHeapCollectorOptionsFromEnv } from './idle-heap-collector';
+import { DEFAULT_IDLE_HEAP_COLLECTOR, IdleHeapCollector, type IdleHeapProbe, idleHeapCollectorOptions } from './idle-heap-collector';
+import { parseConfig } from './app-config';
 
 const MB = 1024 * 1024;
 
@@ -67,10 +68,11 @@ describe('IdleHeapCollector', () => {
   });
 
   it('reads IDLE_GC and IDLE_GC_MIN_GROWTH_MB', () => {
-    expect(idleHeapCollectorOptionsFromEnv({})).toEqual(DEFAULT_IDLE_HEAP_COLLECTOR);
-    expect(idleHeapCollectorOptionsFromEnv({ IDLE_GC: 'off' })).toBeNull();
-    expect(idleHeapCollectorOptionsFromEnv({ IDLE_GC_MIN_GROWTH_MB: '8' })?.minGrowthBytes).toBe(8 * MB);
-    expect(idleHeapCollectorOptionsFromEnv({ IDLE_GC_MIN_GROWTH_MB: 'x' })?.minGrowthBytes).toBe(32 * MB);
+    const options = (env: Record<string, string>) => idleHeapCollectorOptions(parseConfig(env));
+    expect(options({})).toEqual(DEFAULT_IDLE_HEAP_COLLECTOR);
+    expect(options({ IDLE_GC: 'off' })).toBeNull();
+    expect(options({ IDLE_GC_MIN_GROWTH_MB: '8' })?.minGrowthBytes).toBe(8 * MB);
+    expect(() => options({ IDLE_GC_MIN_GROWTH_MB: 'x' })).toThrow('IDLE_GC_MIN_GROWTH_MB must be a number > 0 (got "x")');
   });
 
   it('runs a real full collection without --expose-gc, and it gives garbage back', () => {

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { EnvConfig } from './app-config';
 
 /**
  * Gives memory back after a burst. V8 grows the heap under load (the young generation to its maximum, the old one
@@ -43,11 +44,11 @@ export const DEFAULT_IDLE_HEAP_COLLECTOR: IdleHeapCollectorOptions = {
   minSpacingMs: 30_000,
 };
 
-export function idleHeapCollectorOptionsFromEnv(env: Record<string, string | undefined> = process.env): IdleHeapCollectorOptions | null {
-  if (['off', 'false', '0'].includes((env.IDLE_GC ?? '').trim().toLowerCase())) return null;
-  const growth = Number(env.IDLE_GC_MIN_GROWTH_MB);
-  const minGrowthBytes = env.IDLE_GC_MIN_GROWTH_MB && Number.isFinite(growth) && growth > 0 ? growth * 1024 * 1024 : DEFAULT_IDLE_HEAP_COLLECTOR.minGrowthBytes;
-  return { ...DEFAULT_IDLE_HEAP_COLLECTOR, minGrowthBytes };
+export type IdleHeapCollectorConfig = Pick<EnvConfig, 'IDLE_GC' | 'IDLE_GC_MIN_GROWTH_MB'>;
+
+export function idleHeapCollectorOptions(config: IdleHeapCollectorConfig): IdleHeapCollectorOptions | null {
+  if (!config.IDLE_GC) return null;
+  return { ...DEFAULT_IDLE_HEAP_COLLECTOR, minGrowthBytes: config.IDLE_GC_MIN_GROWTH_MB * 1024 * 1024 };
 }
 
 export class IdleHeapCollector {
@@ -124,10 +125,10 @@ export function fullCollection(): () => void {
 
 /** The collector for this process, started; null when IDLE_GC=off. `report` hears of each collection. */
 export function startIdleHeapCollector(
-  env: Record<string, string | undefined> = process.env,
+  config: IdleHeapCollectorConfig,
   report: (line: string) => void = () => undefined,
 ): IdleHeapCollector | null {
-  const options = idleHeapCollectorOptionsFromEnv(env);
+  const options = idleHeapCollectorOptions(config);
   if (!options) return null;
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
   let last = performance.eventLoopUtilization();

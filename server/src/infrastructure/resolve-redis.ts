@@ -22,6 +22,7 @@ async function ping(url: string): Promise<boolean> {
 }
 
 function which(binary: string): string | undefined {
+  // PATH is the platform's search path, not configuration of the product.
   for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/bin', '/usr/sbin', '/usr/local/bin'])) {
     const candidate = resolve(dir, binary);
     if (existsSync(candidate)) return candidate;

@@ -1,4 +1,4 @@
-import type { AppConfig } from '../config/app-config';
+import { type AppConfig, CONFIG_DEFAULTS } from '../config/app-config';
 import type { EventStore } from './event-store.port';
 import { EsdbEventStore } from './eventstoredb/esdb-event-store';
 import { isEsdbUrl, redactUrl } from './eventstoredb/esdb-mapping';
@@ -13,12 +13,15 @@ export function eventStoreKind(url: string | undefined): EventStoreKind {
   throw new Error(`EVENTSTORE_URL "${redactUrl(url)}" is not an esdb:// or kurrentdb:// URL; unset it to use the Postgres event store`);
 }
 
-export async function createEventStore(config: Pick<AppConfig, 'EVENTSTORE_URL' | 'DATABASE_URL'>): Promise<EventStore> {
+/** EVENTSTORE_POOL_SIZE may be left out by specs that build a store by hand. */
+export async function createEventStore(
+  config: Pick<AppConfig, 'EVENTSTORE_URL' | 'DATABASE_URL'> & Partial<Pick<AppConfig, 'EVENTSTORE_POOL_SIZE'>>,
+): Promise<EventStore> {
   if (eventStoreKind(config.EVENTSTORE_URL) === 'eventstoredb') {
     return EsdbEventStore.connect({ url: config.EVENTSTORE_URL as string });
   }
   return PostgresEventStore.connect({
     connectionString: config.DATABASE_URL,
-    poolSize: Number(process.env.EVENTSTORE_POOL_SIZE ?? 10),
+    poolSize: config.EVENTSTORE_POOL_SIZE ?? CONFIG_DEFAULTS.EVENTSTORE_POOL_SIZE,
   });
 }

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountBalancesReadModelModule } from '../../../projections/src/read-models/account-balances/account-balances-read-model.module';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ChannelOutcomeReporter, ChannelOutcomesModule } from '../modules/channel-health';
 import { ChannelRouter } from '../modules/channels/routing/channel-router';
 import { ChannelsModule } from '../modules/channels/channels.module';
@@ -40,9 +41,9 @@ export class RelayModule {
         RelayRoutesRegistrar,
         {
           provide: LeaseSweeper,
-          useFactory: (admission: QuotaAdmissionService, settlement: RelaySettlementService) =>
-            new LeaseSweeper(admission, options.sweepLeases, undefined, settlement),
-          inject: [QuotaAdmissionService, RelaySettlementService],
+          useFactory: (admission: QuotaAdmissionService, settlement: RelaySettlementService, config: AppConfig) =>
+            new LeaseSweeper(admission, options.sweepLeases, config.RELAY_LEASE_SWEEP_MS, settlement),
+          inject: [QuotaAdmissionService, RelaySettlementService, APP_CONFIG],
         },
       ],
       exports: [RelayPipelineService, RelaySettlementService, PricingService, LeaseSweeper],

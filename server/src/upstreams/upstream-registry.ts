@@ -35,20 +35,12 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
 ];
 
 /**
- * `GEMINI_SAFETY_SETTING`, as in new-api: the threshold sent for the four Gemini harm categories;
- * `BLOCK_NONE` when unset or blank.
- */
-export function geminiSafetySettingFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.GEMINI_SAFETY_SETTING?.trim() || DEFAULT_UPSTREAM_SETTINGS.geminiSafetyThreshold;
-}
-
-/**
- * Builds every adapter once for the given settings (the relay makes one registry at start-up from its
- * configuration); lookups are an array index. Settings not given come from the environment where one exists
- * (`GEMINI_SAFETY_SETTING`), so every registry (relay, channel tests) reads it the same way, else the defaults.
+ * Builds every adapter once for the given settings (the relay and the channel tests each make one registry at
+ * start-up from their configuration, GEMINI_SAFETY_SETTING included); lookups are an array index. Settings not
+ * given are the defaults.
  */
 export function createUpstreamRegistry(overrides: Partial<UpstreamSettings> = {}): UpstreamRegistry {
-  const settings: UpstreamSettings = { ...DEFAULT_UPSTREAM_SETTINGS, geminiSafetyThreshold: geminiSafetySettingFromEnv(), ...overrides };
+  const settings: UpstreamSettings = { ...DEFAULT_UPSTREAM_SETTINGS, ...overrides };
   const byType: UpstreamAdapter[] = [];
   for (const [type, profile] of compatibleProfiles) byType[type] = createOpenAICompatibleAdapter(profile, settings);
   for (const [type, create] of dedicatedAdapters) byType[type] = create(settings);

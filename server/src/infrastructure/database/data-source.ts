@@ -1,7 +1,8 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { migrations } from './migrations';
 
-export function dataSourceOptions(url: string, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+/** `poolSize`: connections per process (DATABASE_POOL_SIZE). */
+export function dataSourceOptions(url: string, entities: DataSourceOptions['entities'] = [], poolSize = 20): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -10,7 +11,7 @@ export function dataSourceOptions(url: string, entities: DataSourceOptions['enti
     migrationsTableName: 'migrations',
     synchronize: false,
     logging: false,
-    extra: { max: Number(process.env.DATABASE_POOL_SIZE ?? 20) },
+    extra: { max: poolSize },
   };
 }
 

@@ -2,16 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database';
 import { newEvent, systemActor } from '../../ledger/event-envelope';
 import { appendStatement, PostgresEventStore } from '../../ledger/postgres/postgres-event-store';
-import { batchStatement, preparedStatementsFromEnv, setPreparedStatements, statementName } from './named-statements';
+import { parseConfig } from '../../config/app-config';
+import { batchStatement, setPreparedStatements, statementName } from './named-statements';
 
 describe('named statements: PG_PREPARED_STATEMENTS and the names', () => {
   afterEach(() => setPreparedStatements(true));
 
-  it('given the variable unset or anything but off, then statements are named; off, false, 0 or no turn it off', () => {
-    expect(preparedStatementsFromEnv({})).toBe(true);
-    expect(preparedStatementsFromEnv({ PG_PREPARED_STATEMENTS: 'on' })).toBe(true);
-    expect(preparedStatementsFromEnv({ PG_PREPARED_STATEMENTS: '' })).toBe(true);
-    for (const value of ['off', 'OFF', ' false ', '0', 'no']) expect(preparedStatementsFromEnv({ PG_PREPARED_STATEMENTS: value })).toBe(false);
+  it('given the variable unset, blank or on, then statements are named; off, false, 0 or no turn it off; anything else is refused', () => {
+    const prepared = (value?: string) => parseConfig({ PG_PREPARED_STATEMENTS: value }).PG_PREPARED_STATEMENTS;
+    expect(prepared()).toBe(true);
+    expect(prepared('on')).toBe(true);
+    expect(prepared('')).toBe(true);
+    for (const value of ['off', 'OFF', ' false ', '0', 'no']) expect(prepared(value)).toBe(false);
+    expect(() => prepared('sometimes')).toThrow('PG_PREPARED_STATEMENTS must be on or off');
   });
 
   it('given a text, then its name is the same every time and differs from any other text', () => {

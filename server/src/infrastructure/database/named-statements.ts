@@ -11,13 +11,9 @@ import { createHash } from 'node:crypto';
  * when it is no worse). PG_PREPARED_STATEMENTS=off sends them unnamed again, for a pooler in transaction mode that
  * cannot keep a statement prepared on a server connection (PgBouncer before 1.21, or with max_prepared_statements 0).
  */
-export function preparedStatementsFromEnv(env: Record<string, string | undefined> = process.env): boolean {
-  return !['off', 'false', '0', 'no'].includes((env.PG_PREPARED_STATEMENTS ?? '').trim().toLowerCase());
-}
+let enabled = true;
 
-let enabled = preparedStatementsFromEnv();
-
-/** Whether batch statements are sent named (PG_PREPARED_STATEMENTS at start; tests switch it). */
+/** Whether batch statements are sent named (PG_PREPARED_STATEMENTS, set by InfrastructureModule; tests switch it). */
 export function preparedStatementsEnabled(): boolean {
   return enabled;
 }

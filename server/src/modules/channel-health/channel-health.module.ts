@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { PricingService } from '../../relay/pricing/pricing.service';
 import { createUpstreamRegistry } from '../../upstreams/upstream-registry';
 import { ChannelsModule } from '../channels/channels.module';
@@ -8,7 +9,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ChannelEntity } from '../channels/channel.entity';
 import { UserEntity } from '../users/user.entity';
 import { ChannelHealthController } from './channel-health.controller';
-import { CHANNEL_HEALTH_CONFIG, readChannelHealthConfig } from './config/channel-health.config';
+import { CHANNEL_HEALTH_CONFIG, channelHealthConfig } from './config/channel-health.config';
 import { UPSTREAM_REGISTRY } from './config/channel-health.tokens';
 import { HealthNotifier } from './notify/health-notifier';
 import { ChannelOutcomesModule } from './outcome/channel-outcomes.module';
@@ -36,8 +37,12 @@ import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/u
   ],
   controllers: [ChannelHealthController],
   providers: [
-    { provide: CHANNEL_HEALTH_CONFIG, useFactory: () => readChannelHealthConfig() },
-    { provide: UPSTREAM_REGISTRY, useFactory: () => createUpstreamRegistry() },
+    { provide: CHANNEL_HEALTH_CONFIG, useFactory: (config: AppConfig) => channelHealthConfig(config), inject: [APP_CONFIG] },
+    {
+      provide: UPSTREAM_REGISTRY,
+      useFactory: (config: AppConfig) => createUpstreamRegistry({ geminiSafetyThreshold: config.GEMINI_SAFETY_SETTING }),
+      inject: [APP_CONFIG],
+    },
     OutcomeWindowStore,
     HealthNotifier,
     PricingService,

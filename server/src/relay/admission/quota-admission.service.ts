@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 import { REDIS } from '../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
@@ -50,21 +51,16 @@ export interface ShippedCharge {
   kind: 'request' | 'block';
 }
 
-/** A reservation's lease (RELAY_LEASE_MS, default 60 s): how long a dead process's quota stays held; renewed at a third. */
-export const LEASE_MS = Math.max(1_000, Number(process.env.RELAY_LEASE_MS) || 60_000);
+/** A reservation's lease without a configuration (RELAY_LEASE_MS's default, 60 s): how long a dead process's quota stays held. */
+export const LEASE_MS = CONFIG_DEFAULTS.RELAY_LEASE_MS;
 
 export const QUOTA_ADMISSION_OPTIONS = Symbol('QUOTA_ADMISSION_OPTIONS');
 
 export interface QuotaAdmissionOptions {
   /** false: every request reserves in Redis on its own (default: RELAY_QUOTA_BLOCKS). */
   blocks?: boolean;
-  /** The lease of blocks and of renewals made through admission (default LEASE_MS; specs shorten it). */
+  /** The lease of blocks and of renewals made through admission (default RELAY_LEASE_MS; specs shorten it). */
   leaseMs?: number;
-}
-
-/** RELAY_QUOTA_BLOCKS=off: every request reserves in Redis on its own (no blocks). */
-export function quotaBlocksEnabled(env: Record<string, string | undefined> = process.env): boolean {
-  return !['off', 'false', '0'].includes((env.RELAY_QUOTA_BLOCKS ?? '').trim().toLowerCase());
 }
 
 /**
@@ -83,7 +79,7 @@ export class QuotaAdmissionService implements OnModuleDestroy {
   private readonly blocks: QuotaBlocks | null;
   private readonly blockLeases: LeaseRenewer;
   private idleTimer: NodeJS.Timeout | null = null;
-  /** Lease of the blocks, and of what the settlement renews (renewMany): LEASE_MS unless a spec sets it. */
+  /** Lease of the blocks, and of what the settlement renews (renewMany): RELAY_LEASE_MS unless a spec sets it. */
   readonly leaseMs: number;
 
   constructor(
@@ -93,19 +89,19 @@ export class QuotaAdmissionService implements OnModuleDestroy {
     @Inject(EVENT_STORE) store: EventStore,
     /** Specs of the Redis mechanics pass `{ blocks: false }`; the product reads RELAY_QUOTA_BLOCKS. */
     @Optional() @Inject(QUOTA_ADMISSION_OPTIONS) options: QuotaAdmissionOptions | null = null,
+    /** RELAY_LEASE_MS, RELAY_QUOTA_BLOCKS, RELAY_QUOTA_BLOCK_IDLE_MS; absent in specs that build the service by hand: the defaults. */
+    @Optional() @Inject(APP_CONFIG) config: Pick<AppConfig, 'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS'> | null = null,
   ) {
-    this.leaseMs = options?.leaseMs ?? LEASE_MS;
+    const settings = config ?? CONFIG_DEFAULTS;
+    this.leaseMs = options?.leaseMs ?? settings.RELAY_LEASE_MS;
     this.redis = openAdmissionConnection(redis);
     this.keys = new AdmissionKeys(keys);
     this.bases = new BalanceBases(this.redis, this.keys, dataSource);
     this.expiredLeases = new ExpiredLeases(this.redis, this.keys, store, dataSource, this.bases);
     this.blockLeases = new LeaseRenewer((blockId, userId) => this.renew({ requestId: blockId, userId, leaseMs: this.leaseMs }), Math.floor(this.leaseMs / 3));
     const owner = randomBytes(4).toString('hex');
-    this.blocks = (options?.blocks ?? quotaBlocksEnabled())
-      ? new QuotaBlocks(this.blockStore(), () => owner, {
-          ...DEFAULT_BLOCK_OPTIONS,
-          idleMs: Math.max(100, Number(process.env.RELAY_QUOTA_BLOCK_IDLE_MS) || DEFAULT_BLOCK_OPTIONS.idleMs),
-        })
+    this.blocks = (options?.blocks ?? settings.RELAY_QUOTA_BLOCKS)
+      ? new QuotaBlocks(this.blockStore(), () => owner, { ...DEFAULT_BLOCK_OPTIONS, idleMs: settings.RELAY_QUOTA_BLOCK_IDLE_MS })
       : null;
   }
 

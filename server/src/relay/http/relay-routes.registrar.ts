@@ -1,10 +1,11 @@
-import { type ExecutionContext, Injectable, type OnModuleInit } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../../common/auth/auth.decorators';
 import { AuthGuard } from '../../common/auth/auth.guard';
 import { RelayPipelineService } from '../pipeline/relay-pipeline.service';
-import { HTTP_BODY_LIMIT, trustProxyFromEnv } from '../../common/http/server-options';
+import { HTTP_BODY_LIMIT } from '../../common/http/server-options';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { httpMetrics } from '../../modules/metrics/http-metrics';
 import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
 import { relayCorsHook } from './relay-cors';
@@ -31,6 +32,7 @@ export class RelayRoutesRegistrar implements OnModuleInit {
     private readonly models: RelayModelsService,
     private readonly billing: RelayBillingService,
     private readonly moduleRef: ModuleRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -53,11 +55,11 @@ export class RelayRoutesRegistrar implements OnModuleInit {
 
     // The hot relay routes are served ahead of Fastify (relay-fast-path.ts); RELAY_FAST_PATH=off leaves them to the
     // Fastify routes above, which answer the same.
-    if ((process.env.RELAY_FAST_PATH ?? '').trim().toLowerCase() !== 'off') {
+    if (this.config.RELAY_FAST_PATH) {
       const fastPath = new RelayFastPath({
         pipeline: this.pipeline,
         bodyLimit: HTTP_BODY_LIMIT,
-        trustProxy: trustProxyFromEnv(),
+        trustProxy: this.config.TRUST_PROXY,
         metrics: httpMetrics(metricsRegistry),
       });
       fastPath.install(fastify.server);

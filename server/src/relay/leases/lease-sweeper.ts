@@ -1,9 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CONFIG_DEFAULTS } from '../../config/app-config';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
 import type { RelaySettlementService } from '../settlement/relay-settlement.service';
-
-/** RELAY_LEASE_SWEEP_MS, default 5 s. */
-export const LEASE_SWEEP_INTERVAL_MS = Math.max(100, Number(process.env.RELAY_LEASE_SWEEP_MS) || 5_000);
 
 /**
  * Worker role: every few seconds, reservations whose lease ran out (their process died mid-request) stop
@@ -21,7 +19,8 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly admission: QuotaAdmissionService,
     private readonly enabled: boolean,
-    private readonly intervalMs: number = LEASE_SWEEP_INTERVAL_MS,
+    /** RELAY_LEASE_SWEEP_MS. */
+    private readonly intervalMs: number = CONFIG_DEFAULTS.RELAY_LEASE_SWEEP_MS,
     private readonly settlement: Pick<RelaySettlementService, 'recoverOrphans'> | null = null,
   ) {}
 

@@ -16,7 +16,8 @@ import type { RelayAuthenticator, RelayCaller, RelayChannelOutcome, RelayChannel
 import { RelaySettlementService } from '../settlement/relay-settlement.service';
 import { UpstreamHttpClient } from '../upstream-client/upstream-http-client';
 import { relayModeOf } from './relay-request';
-import { RelayPipelineService } from './relay-pipeline.service';
+import { parseConfig } from '../../config/app-config';
+import { type RelayPipelineConfig, RelayPipelineService } from './relay-pipeline.service';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const json = (response: Response): Promise<any> => response.json();
@@ -120,19 +121,12 @@ export function pipelineHarness(): PipelineHarness {
     const admission = app.get(QuotaAdmissionService, { strict: false });
     const options = app.get(OptionsService, { strict: false });
     const settlement = (harness.settlement = new RelaySettlementService(app.get(EVENT_STORE, { strict: false }), admission));
-    const build = () =>
-      new RelayPipelineService(authenticator, router, { report: (outcome) => outcomes.push(outcome) }, admission, settlement, new PricingService(options), options, new UpstreamHttpClient());
+    const build = (config: RelayPipelineConfig | null = null) =>
+      new RelayPipelineService(authenticator, router, { report: (outcome) => outcomes.push(outcome) }, admission, settlement, new PricingService(options), options, new UpstreamHttpClient(), config);
     const pipeline = build();
-    // The same pipeline with RELAY_TIMEOUT and STREAMING_TIMEOUT at 1 s (read when the service is made), for the
-    // requests that carry `x-test-pipeline: timeouts`.
-    const saved = { RELAY_TIMEOUT: process.env.RELAY_TIMEOUT, STREAMING_TIMEOUT: process.env.STREAMING_TIMEOUT };
-    process.env.RELAY_TIMEOUT = '1';
-    process.env.STREAMING_TIMEOUT = '1';
-    const timeoutPipeline = build();
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    // The same pipeline with RELAY_TIMEOUT and STREAMING_TIMEOUT at 1 s, for the requests that carry
+    // `x-test-pipeline: timeouts`.
+    const timeoutPipeline = build(parseConfig({ RELAY_TIMEOUT: '1', STREAMING_TIMEOUT: '1' }));
     server = createServer((request, response) => {
       // What the pipeline writes to the client, write by write (the first-event test reads it).
       const written: string[] = [];

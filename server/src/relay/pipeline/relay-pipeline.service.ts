@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import { OptionsService } from '../../modules/options/options.service';
 import type { RelayMode } from '../../upstreams/upstream-adapter';
-import { createUpstreamRegistry, geminiSafetySettingFromEnv } from '../../upstreams/upstream-registry';
-import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
+import { createUpstreamRegistry } from '../../upstreams/upstream-registry';
+import { QuotaAdmissionService } from '../admission/quota-admission.service';
 import { LeaseRenewer } from '../leases/lease-renewer';
 import { PricingService } from '../pricing/pricing.service';
 import {
@@ -27,7 +28,7 @@ import { firstChannel, upstreamModelFor } from './steps/select-channel';
 
 export type { PlaygroundCaller, RelayHttpRequest };
 
-const LEASE_RENEW_MS = Math.floor(LEASE_MS / 3);
+export type RelayPipelineConfig = Pick<AppConfig, 'FORCE_STREAM_OPTION' | 'GEMINI_SAFETY_SETTING' | 'STREAMING_TIMEOUT' | 'RELAY_TIMEOUT' | 'RELAY_MEDIA_ALLOW_PRIVATE'>;
 
 /**
  * The relay hot path, one step per file in `steps/`: authenticate → parse → price → reserve → select → call
@@ -49,7 +50,10 @@ export class RelayPipelineService {
     pricing: PricingService,
     options: OptionsService,
     http: UpstreamHttpClient,
+    /** Absent in specs that build the pipeline by hand: the defaults. */
+    @Optional() @Inject(APP_CONFIG) config: RelayPipelineConfig | null = null,
   ) {
+    const settings = config ?? CONFIG_DEFAULTS;
     this.deps = {
       logger: new Logger('Relay'),
       authenticator,
@@ -61,13 +65,16 @@ export class RelayPipelineService {
       options,
       http,
       registry: createUpstreamRegistry({
-        forceStreamUsage: process.env.FORCE_STREAM_OPTION !== 'false',
-        geminiSafetyThreshold: geminiSafetySettingFromEnv(),
+        forceStreamUsage: settings.FORCE_STREAM_OPTION,
+        geminiSafetyThreshold: settings.GEMINI_SAFETY_SETTING,
       }),
-      streamingTimeoutMs: Math.max(1, Number(process.env.STREAMING_TIMEOUT ?? 30)) * 1000,
-      relayTimeoutMs: Math.max(0, Number(process.env.RELAY_TIMEOUT ?? 0)) * 1000,
+      streamingTimeoutMs: settings.STREAMING_TIMEOUT * 1000,
+      relayTimeoutMs: settings.RELAY_TIMEOUT * 1000,
+      allowPrivateMedia: settings.RELAY_MEDIA_ALLOW_PRIVATE,
     };
-    this.leases = new LeaseRenewer((requestId, userId) => admission.renew({ requestId, userId, leaseMs: LEASE_MS }), LEASE_RENEW_MS);
+    // Reservations are made and renewed with admission's lease (RELAY_LEASE_MS), renewed at a third.
+    const leaseMs = admission.leaseMs;
+    this.leases = new LeaseRenewer((requestId, userId) => admission.renew({ requestId, userId, leaseMs }), Math.floor(leaseMs / 3));
   }
 
   /** Handles one request and writes the whole answer to `response`; never throws. */

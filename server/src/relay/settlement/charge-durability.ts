@@ -9,10 +9,6 @@ import type { AppConfig } from '../../config/app-config';
  */
 export type ChargeDurability = 'journal' | 'ledger';
 
-export function chargeDurabilityFromEnv(env: Record<string, string | undefined> = process.env): ChargeDurability {
-  return (env.RELAY_CHARGE_DURABILITY ?? '').trim().toLowerCase() === 'ledger' ? 'ledger' : 'journal';
-}
-
 /** Where an installation's charge journal lives: <RELAY_JOURNAL_DIR, default DATA_DIR/journal>/<database name>. */
 export function journalDirectory(config: Pick<AppConfig, 'DATA_DIR' | 'RELAY_JOURNAL_DIR' | 'DATABASE_URL'>): string {
   const databaseUrl = config.DATABASE_URL;

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { newEvent, systemActor } from '../../ledger/event-envelope';
 import { type AppendRequest, WrongExpectedRevisionError } from '../../ledger/event-store.port';
 import { InMemoryEventStore } from '../../ledger/in-memory/in-memory-event-store';
-import { chargeDurabilityFromEnv, GroupCommitAppender, groupCommitOptionsFromEnv, JOURNAL_LINGER_MS } from './group-commit';
+import { parseConfig } from '../../config/app-config';
+import { GroupCommitAppender, groupCommitOptions, JOURNAL_LINGER_MS } from './group-commit';
+
+const optionsFor = (env: Record<string, string>, defaults?: { lingerMs?: number }) => groupCommitOptions(parseConfig(env), defaults);
 
 const event = (id: string = randomUUID()) =>
   newEvent('Charged', { id }, { id, metadata: { correlationId: 'c', reasonCode: 'test', actor: systemActor() } });
@@ -23,19 +26,19 @@ function slowStore(ms: number): InMemoryEventStore {
 
 describe('GroupCommitAppender', () => {
   it('appends relay charges with durability async unless RELAY_CHARGE_SYNC_COMMIT=on', async () => {
-    expect(chargeDurabilityFromEnv({})).toBe('async');
-    expect(chargeDurabilityFromEnv({ RELAY_CHARGE_SYNC_COMMIT: 'off' })).toBe('async');
-    expect(chargeDurabilityFromEnv({ RELAY_CHARGE_SYNC_COMMIT: 'on' })).toBe('sync');
-    expect(groupCommitOptionsFromEnv({ RELAY_CHARGE_SYNC_COMMIT: 'on' })).toMatchObject({ maxBatch: 64, durability: 'sync' });
+    expect(optionsFor({}).durability).toBe('async');
+    expect(optionsFor({ RELAY_CHARGE_SYNC_COMMIT: 'off' }).durability).toBe('async');
+    expect(optionsFor({ RELAY_CHARGE_SYNC_COMMIT: 'on' }).durability).toBe('sync');
+    expect(optionsFor({ RELAY_CHARGE_SYNC_COMMIT: 'on' })).toMatchObject({ maxBatch: 64, durability: 'sync' });
     const store = new InMemoryEventStore();
     const many = jest.spyOn(store, 'appendMany');
     const one = jest.spyOn(store, 'appendToStream');
-    const asyncAppender = new GroupCommitAppender(store, groupCommitOptionsFromEnv({}));
+    const asyncAppender = new GroupCommitAppender(store, optionsFor({}));
     await Promise.all([asyncAppender.append(request('d-1')), asyncAppender.append(request('d-2'))]);
     expect(many.mock.calls[0][1]).toEqual({ durability: 'async' });
     await asyncAppender.append(request('d-3'));
     expect(one.mock.calls.at(-1)?.[2]).toEqual({ expectedRevision: 'any', durability: 'async' });
-    const strict = new GroupCommitAppender(store, groupCommitOptionsFromEnv({ RELAY_CHARGE_SYNC_COMMIT: 'on' }));
+    const strict = new GroupCommitAppender(store, optionsFor({ RELAY_CHARGE_SYNC_COMMIT: 'on' }));
     await Promise.all([strict.append(request('d-4')), strict.append(request('d-5'))]);
     expect(many.mock.calls.at(-1)?.[1]).toEqual({ durability: 'sync' });
   });
@@ -77,10 +80,10 @@ describe('GroupCommitAppender', () => {
   });
 
   it('takes the journal linger as the default linger, which SETTLEMENT_LINGER_MS still overrides', () => {
-    expect(groupCommitOptionsFromEnv({}).lingerMs).toBe(0);
-    expect(groupCommitOptionsFromEnv({}, { lingerMs: JOURNAL_LINGER_MS })).toMatchObject({ lingerMs: JOURNAL_LINGER_MS, maxBatch: 64, maxInFlight: 2 });
-    expect(groupCommitOptionsFromEnv({ SETTLEMENT_LINGER_MS: '0' }, { lingerMs: JOURNAL_LINGER_MS }).lingerMs).toBe(0);
-    expect(groupCommitOptionsFromEnv({ SETTLEMENT_LINGER_MS: '25' }, { lingerMs: JOURNAL_LINGER_MS }).lingerMs).toBe(25);
+    expect(optionsFor({}).lingerMs).toBe(0);
+    expect(optionsFor({}, { lingerMs: JOURNAL_LINGER_MS })).toMatchObject({ lingerMs: JOURNAL_LINGER_MS, maxBatch: 64, maxInFlight: 2 });
+    expect(optionsFor({ SETTLEMENT_LINGER_MS: '0' }, { lingerMs: JOURNAL_LINGER_MS }).lingerMs).toBe(0);
+    expect(optionsFor({ SETTLEMENT_LINGER_MS: '25' }, { lingerMs: JOURNAL_LINGER_MS }).lingerMs).toBe(25);
   });
 
   it('sends a full batch at once, without waiting out the linger', async () => {

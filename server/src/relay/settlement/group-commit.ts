@@ -1,3 +1,4 @@
+import type { EnvConfig } from '../../config/app-config';
 import type { AppendDurability, AppendRequest, AppendResult, EventStore } from '../../ledger/event-store.port';
 
 export interface GroupCommitOptions {
@@ -20,15 +21,6 @@ export interface GroupCommitOptions {
 export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 64, maxInFlight: 2, lingerMs: 0, durability: 'async' };
 
 /**
- * RELAY_CHARGE_SYNC_COMMIT: `off` (default) appends relay charges with `durability: 'async'`; `on` (strict) waits
- * for each batch's WAL flush like every other append.
- */
-export function chargeDurabilityFromEnv(env: Record<string, string | undefined> = process.env): AppendDurability {
-  const value = (env.RELAY_CHARGE_SYNC_COMMIT ?? '').trim().toLowerCase();
-  return value === 'on' || value === 'true' || value === '1' ? 'sync' : 'async';
-}
-
-/**
  * The linger when the answers do not wait for the append (a charge journal makes them durable first): the ledger,
  * the projector and admission see each charge up to this much later, and in exchange a lightly loaded relay sends
  * one statement (one Postgres wake-up, one projector run, one admission script) per ~10 ms of charges instead of
@@ -38,24 +30,19 @@ export function chargeDurabilityFromEnv(env: Record<string, string | undefined> 
  */
 export const JOURNAL_LINGER_MS = 10;
 
+export type GroupCommitConfig = Pick<EnvConfig, 'SETTLEMENT_BATCH_MAX' | 'SETTLEMENT_BATCHES_IN_FLIGHT' | 'SETTLEMENT_LINGER_MS' | 'RELAY_CHARGE_SYNC_COMMIT'>;
+
 /**
- * Options from the environment: SETTLEMENT_BATCH_MAX, SETTLEMENT_BATCHES_IN_FLIGHT, SETTLEMENT_LINGER_MS,
- * RELAY_CHARGE_SYNC_COMMIT; `defaults` replaces the built-in defaults (the journal's linger).
+ * Options from the configuration: SETTLEMENT_BATCH_MAX, SETTLEMENT_BATCHES_IN_FLIGHT, SETTLEMENT_LINGER_MS (unset:
+ * `defaults.lingerMs`, the journal's linger, else 0), and RELAY_CHARGE_SYNC_COMMIT: off (default) appends relay
+ * charges with `durability: 'async'`, on (strict) waits for each batch's WAL flush like every other append.
  */
-export function groupCommitOptionsFromEnv(
-  env: Record<string, string | undefined> = process.env,
-  defaults: Partial<GroupCommitOptions> = {},
-): GroupCommitOptions {
-  const base = { ...DEFAULT_GROUP_COMMIT, ...defaults };
-  const read = (name: string, fallback: number, min: number) => {
-    const value = Number(env[name]);
-    return env[name] !== undefined && env[name] !== '' && Number.isFinite(value) ? Math.max(min, Math.trunc(value)) : fallback;
-  };
+export function groupCommitOptions(config: GroupCommitConfig, defaults: Pick<Partial<GroupCommitOptions>, 'lingerMs'> = {}): GroupCommitOptions {
   return {
-    maxBatch: read('SETTLEMENT_BATCH_MAX', base.maxBatch, 1),
-    maxInFlight: read('SETTLEMENT_BATCHES_IN_FLIGHT', base.maxInFlight, 1),
-    lingerMs: read('SETTLEMENT_LINGER_MS', base.lingerMs, 0),
-    durability: chargeDurabilityFromEnv(env),
+    maxBatch: config.SETTLEMENT_BATCH_MAX,
+    maxInFlight: config.SETTLEMENT_BATCHES_IN_FLIGHT,
+    lingerMs: config.SETTLEMENT_LINGER_MS ?? defaults.lingerMs ?? DEFAULT_GROUP_COMMIT.lingerMs,
+    durability: config.RELAY_CHARGE_SYNC_COMMIT ? 'sync' : 'async',
   };
 }
 

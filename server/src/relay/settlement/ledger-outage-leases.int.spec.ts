@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import type { AppConfig } from '../../config/app-config';
+import { type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import { dataSourceOptions } from '../../infrastructure/database/data-source';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { createEventStore } from '../../ledger/create-event-store';
@@ -73,7 +73,7 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
   /** An admission and a journalling settlement (the api role), as one gateway process has them. */
   async function gateway(blocks: boolean) {
     const admission = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks, leaseMs: LEASE });
-    const config = { roles: ['api'], DATA_DIR: journalDir, DATABASE_URL: database.url, REDIS_PREFIX: keys.prefix } as unknown as AppConfig;
+    const config = { ...CONFIG_DEFAULTS, roles: ['api'], DATA_DIR: journalDir, DATABASE_URL: database.url, REDIS_PREFIX: keys.prefix } as unknown as AppConfig;
     const settlement = new RelaySettlementService(outageStore(), admission, config);
     await settlement.onModuleInit();
     closers.push(() => settlement.onModuleDestroy(), () => admission.onModuleDestroy());
@@ -282,7 +282,7 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     // A worker (lease sweeper + journal recovery) sweeps through three leases of outage, as LeaseSweeper.sweep does:
     // recovery first (it fails: appends are refused), then the expiry pass. The reservation must stay held.
     const worker = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks: false, leaseMs: LEASE });
-    const config = { roles: ['worker'], DATA_DIR: journalDir, DATABASE_URL: database.url, REDIS_PREFIX: keys.prefix } as unknown as AppConfig;
+    const config = { ...CONFIG_DEFAULTS, roles: ['worker'], DATA_DIR: journalDir, DATABASE_URL: database.url, REDIS_PREFIX: keys.prefix } as unknown as AppConfig;
     const recovery = new RelaySettlementService(outageStore(), worker, config);
     await recovery.onModuleInit();
     closers.push(() => recovery.onModuleDestroy(), () => worker.onModuleDestroy());

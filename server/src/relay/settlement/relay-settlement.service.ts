@@ -1,6 +1,6 @@
 import { rmdirSync, unlinkSync } from 'node:fs';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import { newEvent, userActor } from '../../ledger/event-envelope';
 import { deterministicEventId } from '../../ledger/event-ids';
 import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
@@ -8,9 +8,9 @@ import { accountStream } from '../../ledger/streams';
 import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
 import { AdmissionSettles } from './admission-settles';
-import { type ChargeDurability, chargeDurabilityFromEnv, journalDirectory, journalInstallation } from './charge-durability';
+import { type ChargeDurability, journalDirectory, journalInstallation } from './charge-durability';
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
-import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptionsFromEnv, JOURNAL_LINGER_MS } from './group-commit';
+import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptions, JOURNAL_LINGER_MS } from './group-commit';
 import { JournalOwnerLock } from './journal-owner-lock';
 import { QUOTA_CONSUMED, type QuotaConsumedData } from './quota-consumed.event';
 
@@ -93,8 +93,8 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     /** Absent in specs that build the service by hand: no journal, every charge is appended before settle resolves. */
     @Optional() @Inject(APP_CONFIG) private readonly config: AppConfig | null = null,
   ) {
-    this.appender = new GroupCommitAppender(store, groupCommitOptionsFromEnv());
-    this.durability = chargeDurabilityFromEnv();
+    this.appender = new GroupCommitAppender(store, groupCommitOptions(config ?? CONFIG_DEFAULTS));
+    this.durability = (config ?? CONFIG_DEFAULTS).RELAY_CHARGE_DURABILITY;
     // The lease the pipeline reserved with (LEASE_MS; a spec's admission may shorten it), renewed at a third as there.
     const leaseMs = admission.leaseMs ?? LEASE_MS;
     this.waitingLeases = new WaitingChargeLeases((userId, ids) => this.renewWaiting(userId, ids), Math.floor(leaseMs / 3));
@@ -113,10 +113,10 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
         dir: journalDirectory(config),
         owner,
         installation: this.installation(),
-        fsync: ['on', 'true', '1'].includes((process.env.RELAY_JOURNAL_FSYNC ?? '').trim().toLowerCase()),
+        fsync: config.RELAY_JOURNAL_FSYNC,
       });
       // Answers no longer wait for the append: batch a few milliseconds of charges (JOURNAL_LINGER_MS).
-      this.appender = new GroupCommitAppender(this.store, groupCommitOptionsFromEnv(process.env, { lingerMs: JOURNAL_LINGER_MS }));
+      this.appender = new GroupCommitAppender(this.store, groupCommitOptions(config, { lingerMs: JOURNAL_LINGER_MS }));
     }
     if (roles.includes('api')) {
       // Charges a previous process left unshipped (a crash or a kill): shipped in the background, not before listening.

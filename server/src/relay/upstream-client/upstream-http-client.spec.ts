@@ -1,16 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { UpstreamRequest } from '../../upstreams/upstream-adapter';
-import { isBodyTimeout, UpstreamHttpClient, upstreamKeepAliveMs, UpstreamTransportError } from './upstream-http-client';
+import { parseConfig } from '../../config/app-config';
+import { isBodyTimeout, UpstreamHttpClient, UpstreamTransportError } from './upstream-http-client';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: Buffer) => void;
 
-describe('upstreamKeepAliveMs', () => {
-  it('is 20 s unless UPSTREAM_KEEPALIVE_MS names at least one second', () => {
-    expect(upstreamKeepAliveMs({})).toBe(20_000);
-    expect(upstreamKeepAliveMs({ UPSTREAM_KEEPALIVE_MS: '60000' })).toBe(60_000);
-    expect(upstreamKeepAliveMs({ UPSTREAM_KEEPALIVE_MS: '10' })).toBe(20_000);
-    expect(upstreamKeepAliveMs({ UPSTREAM_KEEPALIVE_MS: 'soon' })).toBe(20_000);
+describe('UPSTREAM_KEEPALIVE_MS', () => {
+  it('is 20 s by default; a value under one second or not a number is refused at start', () => {
+    const keepAlive = (value?: string) => parseConfig({ UPSTREAM_KEEPALIVE_MS: value }).UPSTREAM_KEEPALIVE_MS;
+    expect(keepAlive()).toBe(20_000);
+    expect(keepAlive('60000')).toBe(60_000);
+    for (const value of ['10', 'soon']) expect(() => keepAlive(value)).toThrow(`UPSTREAM_KEEPALIVE_MS must be an integer >= 1000 (got "${value}")`);
   });
 });
 

@@ -1,5 +1,6 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
+import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import type { UpstreamRequest } from '../../upstreams/upstream-adapter';
 import type { RelaySignal } from '../http/client-gone-signal';
 
@@ -217,28 +218,31 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 }
 
-export function upstreamKeepAliveMs(env: Record<string, string | undefined> = process.env): number {
-  const value = Number(env.UPSTREAM_KEEPALIVE_MS);
-  return env.UPSTREAM_KEEPALIVE_MS !== undefined && env.UPSTREAM_KEEPALIVE_MS !== '' && Number.isFinite(value) && value >= 1000 ? Math.trunc(value) : 20_000;
-}
-
 /**
  * Pooled keep-alive HTTP/1.1 to upstreams (undici: one pool per origin inside one Agent). Streams are read
  * chunk by chunk as they arrive, with back-pressure when the relay stops reading.
  */
 @Injectable()
 export class UpstreamHttpClient implements OnModuleDestroy {
-  private readonly agent = new Agent({
-    // An idle upstream socket is closed after UPSTREAM_KEEPALIVE_MS (default 20 s), however long the upstream's
-    // Keep-Alive header offers: after a burst of 1,000 streams, 1,000 idle sockets held ~50 MB for the minute
-    // Node-style upstreams offer. A busy relay keeps its sockets busy; a quiet one pays a new connection.
-    keepAliveTimeout: upstreamKeepAliveMs(),
-    keepAliveMaxTimeout: upstreamKeepAliveMs(),
-    // Per origin. Model answers are long-lived streams: a small cap queues whole requests behind each other
-    // (1,000 concurrent streams to one provider need 1,000 sockets). UPSTREAM_MAX_CONNECTIONS, default 4096.
-    connections: Number(process.env.UPSTREAM_MAX_CONNECTIONS ?? 4096),
-    pipelining: 1,
-  });
+  private readonly agent: Agent;
+
+  constructor(
+    /** Absent in specs that build the client by hand: the defaults. */
+    @Optional() @Inject(APP_CONFIG) config: Pick<AppConfig, 'UPSTREAM_KEEPALIVE_MS' | 'UPSTREAM_MAX_CONNECTIONS'> | null = null,
+  ) {
+    const { UPSTREAM_KEEPALIVE_MS: keepAliveMs, UPSTREAM_MAX_CONNECTIONS: connections } = config ?? CONFIG_DEFAULTS;
+    this.agent = new Agent({
+      // An idle upstream socket is closed after UPSTREAM_KEEPALIVE_MS (default 20 s), however long the upstream's
+      // Keep-Alive header offers: after a burst of 1,000 streams, 1,000 idle sockets held ~50 MB for the minute
+      // Node-style upstreams offer. A busy relay keeps its sockets busy; a quiet one pays a new connection.
+      keepAliveTimeout: keepAliveMs,
+      keepAliveMaxTimeout: keepAliveMs,
+      // Per origin. Model answers are long-lived streams: a small cap queues whole requests behind each other
+      // (1,000 concurrent streams to one provider need 1,000 sockets). UPSTREAM_MAX_CONNECTIONS, default 4096.
+      connections,
+      pipelining: 1,
+    });
+  }
 
   send(upstream: UpstreamRequest, options: UpstreamCallOptions): Promise<UpstreamAnswer> {
     return new Promise<UpstreamAnswer>((resolve, reject) => {

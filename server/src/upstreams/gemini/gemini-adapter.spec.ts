@@ -1,7 +1,8 @@
 import { channel, chatInput, dataEvents, everySplit, fixture, FIXED_NOW, randomSplits, runStream, testSettings } from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
 import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-errors';
-import { createUpstreamRegistry, geminiSafetySettingFromEnv } from '../upstream-registry';
+import { parseConfig } from '../../config/app-config';
+import { createUpstreamRegistry } from '../upstream-registry';
 import { GEMINI_HARM_CATEGORIES } from './build-gemini-request';
 import { createGeminiAdapter } from './gemini-adapter';
 
@@ -116,29 +117,18 @@ describe('Gemini adapter (type 24)', () => {
       expect(() => adapter().buildRequest(input({}, { relayMode: 'embeddings', path: '/v1/embeddings' }))).toThrow(UnsupportedRelayModeError);
     });
 
-    it('sends GEMINI_SAFETY_SETTING as the threshold of every harm category in registries built from the environment (BLOCK_NONE unset or blank)', () => {
-      const thresholds = () => {
-        const body = JSON.parse(createUpstreamRegistry().get(24).buildRequest(input()).body as string) as { safetySettings: Array<{ category: string; threshold: string }> };
+    it('sends GEMINI_SAFETY_SETTING as the threshold of every harm category (BLOCK_NONE unset or blank)', () => {
+      const thresholds = (env: Record<string, string>) => {
+        const registry = createUpstreamRegistry({ geminiSafetyThreshold: parseConfig(env).GEMINI_SAFETY_SETTING });
+        const body = JSON.parse(registry.get(24).buildRequest(input()).body as string) as { safetySettings: Array<{ category: string; threshold: string }> };
         expect(body.safetySettings.map((setting) => setting.category)).toEqual([...GEMINI_HARM_CATEGORIES]);
         return [...new Set(body.safetySettings.map((setting) => setting.threshold))];
       };
-      const saved = process.env.GEMINI_SAFETY_SETTING;
-      try {
-        process.env.GEMINI_SAFETY_SETTING = 'BLOCK_ONLY_HIGH';
-        expect(thresholds()).toEqual(['BLOCK_ONLY_HIGH']);
-        expect(geminiSafetySettingFromEnv()).toBe('BLOCK_ONLY_HIGH');
-        process.env.GEMINI_SAFETY_SETTING = '  ';
-        expect(thresholds()).toEqual(['BLOCK_NONE']);
-        delete process.env.GEMINI_SAFETY_SETTING;
-        expect(thresholds()).toEqual(['BLOCK_NONE']);
-        // An explicit setting still wins over the environment.
-        process.env.GEMINI_SAFETY_SETTING = 'BLOCK_LOW_AND_ABOVE';
-        const body = JSON.parse(createUpstreamRegistry({ geminiSafetyThreshold: 'OFF' }).get(24).buildRequest(input()).body as string) as Record<string, any>;
-        expect(body.safetySettings[0].threshold).toBe('OFF');
-      } finally {
-        if (saved === undefined) delete process.env.GEMINI_SAFETY_SETTING;
-        else process.env.GEMINI_SAFETY_SETTING = saved;
-      }
+      expect(thresholds({ GEMINI_SAFETY_SETTING: 'BLOCK_ONLY_HIGH' })).toEqual(['BLOCK_ONLY_HIGH']);
+      expect(thresholds({ GEMINI_SAFETY_SETTING: '  ' })).toEqual(['BLOCK_NONE']);
+      expect(thresholds({})).toEqual(['BLOCK_NONE']);
+      const body = JSON.parse(createUpstreamRegistry({ geminiSafetyThreshold: 'OFF' }).get(24).buildRequest(input()).body as string) as Record<string, any>;
+      expect(body.safetySettings[0].threshold).toBe('OFF');
     });
   });
 

@@ -1,10 +1,8 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Queue } from 'bullmq';
+import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../../config/app-config';
 import { CHANNEL_OUTCOMES_QUEUE, type ChannelOutcome, type ChannelOutcomeJob } from './channel-outcome';
-
-/** How often aggregated relay successes are sent (RELAY_OUTCOME_FLUSH_MS, default 1 s). */
-const FLUSH_MS = Math.max(50, Number(process.env.RELAY_OUTCOME_FLUSH_MS) || 1000);
 
 /**
  * Feeds the channel decision worker (cross-team contract 3). `report` never throws and never waits: the job is
@@ -12,7 +10,7 @@ const FLUSH_MS = Math.max(50, Number(process.env.RELAY_OUTCOME_FLUSH_MS) || 1000
  * on the health bookkeeping of its channel.
  *
  * Relay successes only matter to the health rules as counts in the failure-rate window, and a success never
- * changes a channel (only a test re-enables one). So they are counted in process and sent once per FLUSH_MS per
+ * changes a channel (only a test re-enables one). So they are counted in process and sent once per flushMs per
  * channel as one job (`count`), instead of one job (several Redis round trips) per relayed request. Failures and
  * test outcomes are queued at once, carrying the channel's successes not sent yet (`precedingSuccesses`), so the
  * window a failure is judged against holds every success observed before it. Pending counts are sent on shutdown.
@@ -24,7 +22,16 @@ export class ChannelOutcomeReporter implements BeforeApplicationShutdown {
   private readonly pending = new Map<number, { count: number; status: number }>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(@InjectQueue(CHANNEL_OUTCOMES_QUEUE) private readonly queue: Queue<ChannelOutcomeJob>) {}
+  /** How often aggregated relay successes are sent (RELAY_OUTCOME_FLUSH_MS, default 1 s). */
+  private readonly flushMs: number;
+
+  constructor(
+    @InjectQueue(CHANNEL_OUTCOMES_QUEUE) private readonly queue: Queue<ChannelOutcomeJob>,
+    /** Absent in specs that build the reporter by hand: the defaults. */
+    @Optional() @Inject(APP_CONFIG) config: Pick<AppConfig, 'RELAY_OUTCOME_FLUSH_MS'> | null = null,
+  ) {
+    this.flushMs = (config ?? CONFIG_DEFAULTS).RELAY_OUTCOME_FLUSH_MS;
+  }
 
   report(outcome: ChannelOutcome): void {
     try {
@@ -39,7 +46,7 @@ export class ChannelOutcomeReporter implements BeforeApplicationShutdown {
         this.timer ??= setTimeout(() => {
           this.timer = null;
           void this.flush();
-        }, FLUSH_MS).unref();
+        }, this.flushMs).unref();
         return;
       }
       const preceding = this.pending.get(outcome.channelId);

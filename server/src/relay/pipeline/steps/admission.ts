@@ -1,4 +1,4 @@
-import { type AdmittedBy, LEASE_MS } from '../../admission/quota-admission.service';
+import type { AdmittedBy } from '../../admission/quota-admission.service';
 import { priceImageRequest } from '../../pricing/image-pricing';
 import { type ModelPricing, pricingFor, referencePreConsume, reservationQuota } from '../../pricing/relay-pricing';
 import { maxTokensOf } from '../relay-request';
@@ -32,7 +32,7 @@ export async function reserve(deps: RelayDeps, context: RelayContext, amount: nu
     userId: caller.user.id,
     tokenId: context.reservedTokenId,
     amount,
-    leaseMs: LEASE_MS,
+    leaseMs: deps.admission.leaseMs,
   });
   if (result.ok) return result.reservation;
   if (result.reason === 'user') {

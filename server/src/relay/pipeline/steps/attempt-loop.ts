@@ -78,7 +78,7 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   if (adapter.needsRemoteMedia && context.mode === 'chat' && !context.media) {
     context.media = await fetchRemoteMedia(limitImagesPerMessage(context.body), {
       signal: context.request.signal,
-      allowPrivate: process.env.RELAY_MEDIA_ALLOW_PRIVATE === 'true',
+      allowPrivate: deps.allowPrivateMedia,
     });
   }
   try {

@@ -42,6 +42,8 @@ export interface RelayDeps {
   readonly streamingTimeoutMs: number;
   /** RELAY_TIMEOUT: how long the upstream may take to answer (0: no limit). */
   readonly relayTimeoutMs: number;
+  /** RELAY_MEDIA_ALLOW_PRIVATE: client image URLs may point at loopback, private and link-local addresses. */
+  readonly allowPrivateMedia: boolean;
 }
 
 /**

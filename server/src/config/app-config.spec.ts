@@ -1,0 +1,68 @@
+import { CONFIG_DEFAULTS, parseConfig, parseRoles } from './app-config';
+
+describe('parseConfig', () => {
+  it('gives every variable its default when the environment is empty, and takes blank values as unset', () => {
+    expect(parseConfig({})).toEqual(CONFIG_DEFAULTS);
+    expect(parseConfig({ PORT: '', HOST: '  ', SESSION_SECRET: '' })).toMatchObject({ PORT: 3000, HOST: '0.0.0.0', SESSION_SECRET: undefined });
+  });
+
+  it('parses integers, decimals, switches, choices and text', () => {
+    expect(
+      parseConfig({
+        PORT: '8080',
+        CHANNEL_FAILURE_RATE: '0.25',
+        STREAMING_TIMEOUT: '1.5',
+        RELAY_FAST_PATH: 'OFF',
+        TRUST_PROXY: 'true',
+        PG_PREPARED_STATEMENTS: 'no',
+        IDLE_GC: '1',
+        RELAY_CHARGE_DURABILITY: 'Ledger',
+        GEMINI_SAFETY_SETTING: ' BLOCK_ONLY_HIGH ',
+        SETTLEMENT_LINGER_MS: '0',
+      }),
+    ).toMatchObject({
+      PORT: 8080,
+      CHANNEL_FAILURE_RATE: 0.25,
+      STREAMING_TIMEOUT: 1.5,
+      RELAY_FAST_PATH: false,
+      TRUST_PROXY: true,
+      PG_PREPARED_STATEMENTS: false,
+      IDLE_GC: true,
+      RELAY_CHARGE_DURABILITY: 'ledger',
+      GEMINI_SAFETY_SETTING: 'BLOCK_ONLY_HIGH',
+      SETTLEMENT_LINGER_MS: 0,
+    });
+    expect(parseConfig({}).SETTLEMENT_LINGER_MS).toBeUndefined();
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be an integer 0..65535 (got "abc")'],
+    [{ PORT: '70000' }, 'PORT must be an integer 0..65535 (got "70000")'],
+    [{ PORT: '80.5' }, 'PORT must be an integer 0..65535 (got "80.5")'],
+    [{ RELAY_CHARGE_DURABILITY: 'x' }, 'RELAY_CHARGE_DURABILITY must be one of journal, ledger (got "x")'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
+    [{ RELAY_FAST_PATH: 'maybe' }, 'RELAY_FAST_PATH must be on or off (or true/false, 1/0, yes/no) (got "maybe")'],
+    [{ RELAY_LEASE_MS: '500' }, 'RELAY_LEASE_MS must be an integer >= 1000 (got "500")'],
+    [{ CHANNEL_FAILURE_RATE: '1.5' }, 'CHANNEL_FAILURE_RATE must be a number 0..1 (got "1.5")'],
+    [{ IDLE_GC_MIN_GROWTH_MB: '0' }, 'IDLE_GC_MIN_GROWTH_MB must be a number > 0 (got "0")'],
+    [{ SETTLEMENT_LINGER_MS: '-1' }, 'SETTLEMENT_LINGER_MS must be an integer >= 0 (got "-1")'],
+  ])('refuses %j at start: %s', (env, message) => {
+    expect(() => parseConfig(env)).toThrow(`Invalid configuration: ${message}`);
+  });
+
+  it('names every bad variable in one error', () => {
+    expect(() => parseConfig({ PORT: 'abc', BACKGROUND_NICE: 'high' })).toThrow(
+      'Invalid configuration: PORT must be an integer 0..65535 (got "abc"); BACKGROUND_NICE must be an integer 0..19 (got "high")',
+    );
+  });
+});
+
+describe('parseRoles', () => {
+  it('takes --role, else ROLE, else all', () => {
+    expect(parseRoles(['node', 'main.js', '--role', 'api'])).toEqual(['api']);
+    expect(parseRoles(['node', 'main.js', '--role=worker,projector'], 'api')).toEqual(['worker', 'projector']);
+    expect(parseRoles(['node', 'main.js'], 'projector')).toEqual(['projector']);
+    expect(parseRoles(['node', 'main.js'])).toEqual(['api', 'worker', 'projector']);
+    expect(() => parseRoles(['node', 'main.js'], 'web')).toThrow('Unknown --role "web"');
+  });
+});
