@@ -5,7 +5,7 @@ import { streamCategory, streamKey } from '../../../../server/src/ledger/streams
 import { type AccountState, evolve, initialAccountState } from '../../../../server/src/modules/accounts/account.decider';
 import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
 import { toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
-import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import { QUOTA_CONSUMED } from '../../../../server/src/modules/accounts';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';

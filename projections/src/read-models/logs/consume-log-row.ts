@@ -1,5 +1,5 @@
 import { consumeContent } from '../../../../server/src/relay/pricing/relay-pricing';
-import type { QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
 import { chargedQuota } from '../account-balances/quota-consumed-fold';
 import { LogType } from './log.entity';
 

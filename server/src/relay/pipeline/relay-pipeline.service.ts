@@ -36,7 +36,7 @@ import {
   type RoutableChannel,
 } from '../relay-ports';
 import { RelaySettlementService } from '../settlement/relay-settlement.service';
-import type { QuotaConsumedData } from '../settlement/quota-consumed.event';
+import type { QuotaConsumedData } from '../../modules/accounts';
 import { countTextTokens } from '../tokenizer/token-counter';
 import { isBodyTimeout, UpstreamHttpClient, UpstreamTransportError } from '../upstream-client/upstream-http-client';
 import { relayAuthorization } from './relay-authorization';

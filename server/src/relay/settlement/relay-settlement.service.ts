@@ -11,7 +11,7 @@ import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptionsFromEnv, JOURNAL_LINGER_MS } from './group-commit';
 import { JournalOwnerLock } from './journal-owner-lock';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from './quota-consumed.event';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../modules/accounts';
 
 export interface SettlementInput {
   data: QuotaConsumedData;
