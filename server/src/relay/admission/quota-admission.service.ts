@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 import { REDIS } from '../../infrastructure/redis/redis.constants';
+import type { QuotaAdmission } from '../../modules/accounts';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { randomBytes } from 'node:crypto';
 import { LeaseRenewer } from '../leases/lease-renewer';
@@ -91,7 +92,7 @@ export function quotaBlocksEnabled(env: Record<string, string | undefined> = pro
  * settlements. See quota-scripts.ts for the data layout and docs/relay.md for the crash analysis.
  */
 @Injectable()
-export class QuotaAdmissionService implements OnModuleDestroy {
+export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   private readonly redis: Commands;
   /** This process's quota blocks (null: RELAY_QUOTA_BLOCKS=off). See quota-blocks.ts. */
   private readonly blocks: QuotaBlocks | null;

@@ -1,6 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { QuotaAdmissionService } from '../../../relay/admission/quota-admission.service';
+import { QUOTA_ADMISSION, type QuotaAdmission } from '../../accounts';
 import { RelayError } from '../../../relay/relay-error';
 import { Role, UserStatus } from '../../users/user.entity';
 import { TokenGroupPolicy } from '../token-groups';
@@ -62,7 +62,7 @@ export class TokenAuthenticator {
 
   constructor(
     private readonly cache: TokenAuthCache,
-    private readonly admission: QuotaAdmissionService,
+    @Inject(QUOTA_ADMISSION) private readonly admission: QuotaAdmission,
     private readonly groups: TokenGroupPolicy,
     private readonly commandBus: CommandBus,
   ) {}
