@@ -4,6 +4,7 @@ import { ChannelOutcomeReporter } from '../modules/channels/health/channel-outco
 import { ChannelRouter } from '../modules/channels/routing/channel-router';
 import { ChannelsModule } from '../modules/channels/channels.module';
 import { TokenAuthenticator } from '../modules/tokens/token-auth/token-authenticator';
+import { PricingModule } from '../modules/pricing';
 import { TokensModule } from '../modules/tokens/tokens.module';
 import { QuotaAdmissionService } from './admission/quota-admission.service';
 import { RelayBillingService } from './http/relay-billing.service';
@@ -11,7 +12,6 @@ import { RelayModelsService } from './http/relay-models.service';
 import { RelayRoutesRegistrar } from './http/relay-routes.registrar';
 import { LeaseSweeper } from './leases/lease-sweeper';
 import { RelayPipelineService } from './pipeline/relay-pipeline.service';
-import { PricingService } from './pricing/pricing.service';
 import { RELAY_AUTHENTICATOR, RELAY_CHANNEL_ROUTER, RELAY_OUTCOME_REPORTER } from './relay-ports';
 import { RelaySettlementService } from './settlement/relay-settlement.service';
 import { UpstreamHttpClient } from './upstream-client/upstream-http-client';
@@ -26,12 +26,11 @@ export class RelayModule {
   static forRoot(options: { sweepLeases: boolean }): DynamicModule {
     return {
       module: RelayModule,
-      imports: [TokensModule, ChannelsModule, AccountBalancesReadModelModule],
+      imports: [TokensModule, ChannelsModule, AccountBalancesReadModelModule, PricingModule],
       providers: [
         { provide: RELAY_AUTHENTICATOR, useExisting: TokenAuthenticator },
         { provide: RELAY_CHANNEL_ROUTER, useExisting: ChannelRouter },
         { provide: RELAY_OUTCOME_REPORTER, useExisting: ChannelOutcomeReporter },
-        PricingService,
         UpstreamHttpClient,
         RelaySettlementService,
         RelayPipelineService,
@@ -45,7 +44,7 @@ export class RelayModule {
           inject: [QuotaAdmissionService, RelaySettlementService],
         },
       ],
-      exports: [RelayPipelineService, RelaySettlementService, PricingService, LeaseSweeper],
+      exports: [RelayPipelineService, RelaySettlementService, PricingModule, LeaseSweeper],
     };
   }
 }

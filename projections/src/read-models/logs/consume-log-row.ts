@@ -1,6 +1,6 @@
-import { consumeContent } from '../../../../server/src/relay/pricing/relay-pricing';
 import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
 import { chargedQuota } from '../account-balances/quota-consumed-fold';
+import { consumeContent } from './consume-log-wording';
 import { LogType } from './log.entity';
 
 /** The columns of a type 2 (consume) log row, as the logs projection inserts them. */

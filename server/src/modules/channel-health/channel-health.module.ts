@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PricingService } from '../../relay/pricing/pricing.service';
+import { PricingService } from '../pricing';
 import { createUpstreamRegistry } from '../../upstreams/upstream-registry';
 import { ChannelsModule } from '../channels/channels.module';
 import { AccountsModule } from '../accounts/accounts.module';

@@ -9,7 +9,7 @@ import { classifyOutcome, type ChannelOutcome, decideOnOutcome } from '../../mod
 import { OptionsService } from '../../modules/options/options.service';
 import { readRelayKey } from '../../modules/tokens/token-key';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
-import { PricingService } from '../pricing/pricing.service';
+import { PricingService } from '../../modules/pricing';
 import { RelayError } from '../relay-error';
 import type { RelayAuthenticator, RelayCaller, RelayChannelOutcome, RelayChannelRouter, RoutableChannel } from '../relay-ports';
 import { RelaySettlementService } from '../settlement/relay-settlement.service';

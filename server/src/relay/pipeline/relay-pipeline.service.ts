@@ -21,9 +21,8 @@ import { createUpstreamRegistry, geminiSafetySettingFromEnv, type UpstreamRegist
 import { type AdmittedBy, LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import type { RelaySignal } from '../http/client-gone-signal';
 import { LeaseRenewer } from '../leases/lease-renewer';
-import { priceImageRequest } from '../pricing/image-pricing';
-import { PricingService } from '../pricing/pricing.service';
-import { consumeContent, finalQuota, type ModelPricing, pricingFor, type PricingTables, referencePreConsume, reservationQuota } from '../pricing/relay-pricing';
+import { consumeContent } from '../../../../projections/src/read-models/logs/consume-log-wording';
+import { finalQuota, type ModelPricing, priceImageRequest, PricingService, pricingFor, type PricingTables, referencePreConsume, reservationQuota } from '../../modules/pricing';
 import { RelayError, withRequestId } from '../relay-error';
 import {
   RELAY_AUTHENTICATOR,
