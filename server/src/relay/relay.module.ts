@@ -1,11 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountBalancesReadModelModule } from '../../../projections/src/read-models/account-balances/account-balances-read-model.module';
-import { ChannelOutcomeReporter } from '../modules/channels/health/channel-outcome';
-import { ChannelRouter } from '../modules/channels/routing/channel-router';
-import { ChannelsModule } from '../modules/channels/channels.module';
-import { TokenAuthenticator } from '../modules/tokens/token-auth/token-authenticator';
+import { ChannelOutcomeReporter, ChannelRouter, ChannelsModule } from '../modules/channels';
 import { PricingModule } from '../modules/pricing';
-import { TokensModule } from '../modules/tokens/tokens.module';
+import { TokenAuthenticator, TokensModule } from '../modules/tokens';
 import { QuotaAdmissionService } from './admission/quota-admission.service';
 import { RelayBillingService } from './http/relay-billing.service';
 import { RelayModelsService } from './http/relay-models.service';

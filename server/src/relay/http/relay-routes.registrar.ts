@@ -5,7 +5,7 @@ import type { AuthenticatedUser } from '../../common/auth/auth.decorators';
 import { AuthGuard } from '../../common/auth/auth.guard';
 import { RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { HTTP_BODY_LIMIT, trustProxyFromEnv } from '../../common/http/server-options';
-import { httpMetrics } from '../../modules/metrics/http-metrics';
+import { httpMetrics } from '../../modules/metrics';
 import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
 import { relayCorsHook } from './relay-cors';
 import { RelayFastPath } from './relay-fast-path';

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { OptionsService } from '../../modules/options/options.service';
+import { OptionsService } from '../../modules/options';
 import type {
   ClientHeaders,
   InlineMedia,

@@ -1,0 +1,6 @@
+/** The channels module's public entry: what the relay uses (routing, outcome reports, the model catalogue). */
+export { allCatalogueModels, modelObject, ownerOf } from './channel-model-catalogue';
+export { ChannelsModule } from './channels.module';
+export { ChannelOutcomeReporter } from './health/channel-outcome';
+export { ChannelRouter } from './routing/channel-router';
+export type { RoutableChannel } from './routing/routing-table';
