@@ -29,7 +29,7 @@ describe('console accounts (zh)', () => {
 
   beforeAll(async () => {
     target = await startConsoleTarget();
-    // A documented option (reference 8.2): new users start with this quota.
+    // The QuotaForNewUser option: new users start with this quota.
     const root = await ApiSession.login(target.baseUrl, target.root.username, target.root.password);
     await root.setOption('QuotaForNewUser', String(newUserQuota));
   });

@@ -35,7 +35,7 @@ describe('console registration', () => {
     await target?.stop();
   });
 
-  it('validates the form with the Chinese messages of the spec', async () => {
+  it('validates the form with the Chinese messages of new-api', async () => {
     browser = await launchConsoleBrowser({ baseUrl: target.baseUrl, locale: 'zh-CN' });
     const { page } = browser;
     await page.goto('/register');

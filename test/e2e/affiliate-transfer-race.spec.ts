@@ -3,10 +3,10 @@ import { createTestApp, type TestApp } from '../support/app';
 import { balanceRow, call, type Caller, eventStore, logRows, projected, register, setOptions } from './users-support';
 
 /**
- * POST /api/user/aff_transfer under concurrency (reference §4.2: quota ≥ QuotaPerUnit, aff_quota ≥ quota, then
+ * POST /api/user/aff_transfer under concurrency (as in new-api: quota ≥ QuotaPerUnit, aff_quota ≥ quota, then
  * aff_quota −= q and quota += q). Racing transfers for an aff_quota that covers only one must move it once: the
  * account stream's expected revision makes the losers decide again against the new balance, and they get the
- * reference's "划转失败 邀请额度不足！".
+ * new-api's "划转失败 邀请额度不足！".
  */
 describe('affiliate transfer race', () => {
   let target: TestApp;
@@ -47,7 +47,7 @@ describe('affiliate transfer race', () => {
     return events.filter((event) => event.type === 'AffiliateQuotaTransferred').map((event) => Number(event.data.amount));
   }
 
-  it.each([2, 10])('given aff_quota for one transfer, when %i transfers race, then exactly one moves it and the rest get the reference message', async (count) => {
+  it.each([2, 10])('given aff_quota for one transfer, when %i transfers race, then exactly one moves it and the rest get the new-api message', async (count) => {
     const inviter = await inviterWith(`race${count}`, 1);
     const answers = await race(inviter, count, MINIMUM);
 

@@ -4,7 +4,7 @@ import { seedUser, type SeededUser } from '../support/users';
 import { SmtpFake } from '../fakes/smtp-fake';
 import { findUser, login, mailedCode, redis, requestCode, setOptions, smtpOptions, users, usersSnapshot } from './auth-support';
 
-/** GET /api/verification and GET /api/oauth/email/bind (reference §3.5, §3.7), mail delivered over SMTP. */
+/** GET /api/verification and GET /api/oauth/email/bind (codes valid 10 minutes), mail delivered over SMTP. */
 describe('auth: email verification codes and email binding', () => {
   let target: TestApp;
   let smtp: SmtpFake;
@@ -150,7 +150,7 @@ describe('auth: email verification codes and email binding', () => {
       expect(await usersSnapshot(target)).toBe(before);
     });
 
-    it('drops a code after five wrong guesses (the reference allowed unlimited guessing)', async () => {
+    it('drops a code after five wrong guesses (new-api allowed unlimited guessing)', async () => {
       const fay = await seedUser(target.app.get(DataSource), { username: 'fay', password: 'fay-password' });
       const { browser, bind } = await loggedIn(fay, 'fay-password');
       const code = await requestCode(browser, smtp, 'fay@gmail.com');

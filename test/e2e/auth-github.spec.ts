@@ -4,7 +4,7 @@ import { seedUser } from '../support/users';
 import { GitHubFake } from '../fakes/github-fake';
 import { findUser, login, setOptions, users, usersSnapshot } from './auth-support';
 
-/** GET /api/oauth/state and GET /api/oauth/github: login, sign-up and binding (reference §3.8). */
+/** GET /api/oauth/state and GET /api/oauth/github: login, sign-up and binding. */
 describe('auth: GitHub OAuth', () => {
   let target: TestApp;
   let github: GitHubFake;
@@ -136,7 +136,7 @@ describe('auth: GitHub OAuth', () => {
       expect(refused.headers['set-cookie']).toBeUndefined();
     });
 
-    it('answers the reference messages for a disabled feature, a bad code, wrong app credentials and a slow GitHub', async () => {
+    it('answers the new-api messages for a disabled feature, a bad code, wrong app credentials and a slow GitHub', async () => {
       await setOptions(target, { GitHubOAuthEnabled: 'false' });
       expect((await (await browserWithState()).callback('anything')).body).toEqual({ success: false, message: '管理员未开启通过 GitHub 登录以及注册' });
       await setOptions(target, { GitHubOAuthEnabled: 'true' });

@@ -3,7 +3,10 @@ import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 import { login, setOptions, users } from './auth-support';
 
-/** POST /api/user/login, GET /api/user/logout and the session they manage (reference §2.1, §2.2, §3.3). */
+/**
+ * POST /api/user/login, GET /api/user/logout and the session they manage (a Redis session, checked against the
+ * database on every call).
+ */
 describe('auth: password login and sessions', () => {
   let target: TestApp;
   let alice: SeededUser;
@@ -23,7 +26,7 @@ describe('auth: password login and sessions', () => {
   /** A UserAuth route whose answer shows whether the caller got through the guard. */
   const probe = (agent: ReturnType<TestApp['http']>) => agent.get('/api/oauth/wechat/bind').query({ code: 'x' });
 
-  it('logs in by username: a session cookie and the reference user object with only six fields filled', async () => {
+  it('logs in by username: a session cookie and the new-api user object with only six fields filled', async () => {
     const response = await login(target.http(), 'alice', 'alice-password');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -133,7 +136,7 @@ describe('auth: password login and sessions', () => {
     }
   });
 
-  it('authenticates later calls with the cookie plus the New-Api-User header, per the reference rules', async () => {
+  it('authenticates later calls with the cookie plus the New-Api-User header, per the new-api rules', async () => {
     const browser = target.http();
     await login(browser, 'alice', 'alice-password');
 
@@ -148,7 +151,7 @@ describe('auth: password login and sessions', () => {
     expect([through.status, through.body]).toEqual([200, { success: false, message: '管理员未开启通过微信登录以及注册' }]);
   });
 
-  it('refuses a live session at once when its user is disabled (the reference waited for re-login)', async () => {
+  it('refuses a live session at once when its user is disabled (new-api waited for re-login)', async () => {
     const bob = await seedUser(target.app.get(DataSource), { username: 'bob', password: 'bob-password' });
     const browser = target.http();
     await login(browser, 'bob', 'bob-password');

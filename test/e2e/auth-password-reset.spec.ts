@@ -4,7 +4,7 @@ import { seedUser, type SeededUser } from '../support/users';
 import { SmtpFake } from '../fakes/smtp-fake';
 import { login, mailedLink, redis, setOptions, smtpOptions, users, usersSnapshot } from './auth-support';
 
-/** GET /api/reset_password and POST /api/user/reset (reference §3.6), end to end through the mailed link. */
+/** GET /api/reset_password and POST /api/user/reset (a single-use link, valid 10 minutes), end to end by mail. */
 describe('auth: password reset', () => {
   let target: TestApp;
   let smtp: SmtpFake;

@@ -29,7 +29,7 @@ const EXEMPT = new Map<string, string>([['GET /api/user/token', 'mints a new acc
 /**
  * Routes that legitimately change state on good-looking input whatever else it holds, and why. Their answers are
  * still checked (no 5xx, the envelope); a success may change their own rows but never users or options.
- * - POST /api/token: every field is optional, as in the reference, so any JSON object (`{}` too) creates a token
+ * - POST /api/token: every field is optional, as in new-api, so any JSON object (`{}` too) creates a token
  *   with defaults (name "", no quota, never expires); unknown fields are ignored.
  */
 const CHANGES_ON_GOOD_LOOKING_INPUT = new Map<string, string>([

@@ -12,7 +12,7 @@ import { smtpOptions } from './auth-support';
 import { balanceRow, call, type Caller, dataSource, projected, rootCaller, setOptions } from './users-support';
 
 /**
- * The channel test's consume log row (relay-behaviour.md §3.8: user 1, "模型测试", not charged) as a ledger event
+ * The channel test's consume log row (as new-api writes it: user 1, "模型测试", not charged) as a ledger event
  * the logs projection folds, and the root's mail "通道测试完成" at the end of a manual test-all run.
  */
 describe('channel test: log row and end-of-run mail', () => {
@@ -74,7 +74,7 @@ describe('channel test: log row and end-of-run mail', () => {
     }
   }
 
-  it('logs a passed test as the reference consume row of user 1 ("模型测试", quota at group ratio 1), charging nobody', async () => {
+  it('logs a passed test as the new-api consume row of user 1 ("模型测试", quota at group ratio 1), charging nobody', async () => {
     expect(root.id).toBe(1);
     const id = await createChannel('logged', healthy);
     await projected(target);
@@ -96,7 +96,7 @@ describe('channel test: log row and end-of-run mail', () => {
       username: 'root',
       token_name: '模型测试',
       model_name: 'gpt-4o-mini',
-      // (8 prompt + round(1 completion × 4)) × 0.075 = 0.9, at least 1 (reference).
+      // (8 prompt + round(1 completion × 4)) × 0.075 = 0.9, at least 1 (as new-api).
       quota: 1,
       prompt_tokens: 8,
       completion_tokens: 1,
@@ -129,7 +129,7 @@ describe('channel test: log row and end-of-run mail', () => {
     const id = await createChannel('priced', healthy, { models: 'dall-e-3,alias', model_mapping: JSON.stringify({ alias: 'dall-e-3' }) });
     await call(target, root, 'get', `/api/channel/test/${id}?model=alias`).expect(200);
     const [row] = (await testRows()).filter((item) => item.channel === id);
-    // alias has no price or ratio of its own: ratio 30 (the reference's unknown-model ratio).
+    // alias has no price or ratio of its own: ratio 30 (new-api's ratio for an unknown model).
     expect(row).toMatchObject({ model_name: 'alias', quota: Math.round((8 + 1) * 30) });
     expect(JSON.parse(row.other)).toMatchObject({ is_model_mapped: true, upstream_model_name: 'dall-e-3', model_ratio: 30 });
     await call(target, root, 'get', `/api/channel/test/${id}?model=dall-e-3`).expect(200);

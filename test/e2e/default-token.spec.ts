@@ -4,7 +4,7 @@ import { findUser, setOptions } from './auth-support';
 import { call, type Caller, dataSource, register, rootCaller } from './users-support';
 
 /**
- * GENERATE_DEFAULT_TOKEN=true (console-api-behaviour.md §3.4 step 8): a self sign-up also gets the token
+ * GENERATE_DEFAULT_TOKEN=true (off by default, as in new-api): a self sign-up also gets the token
  * "<username>的初始令牌", unlimited and never expiring, made through the tokens module (its allotment is a ledger
  * event); accounts an admin creates get none.
  */
@@ -33,7 +33,7 @@ describe('GENERATE_DEFAULT_TOKEN', () => {
     const rows = await tokenRows(caller.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ name: `${caller.username}的初始令牌`, status: 1, expired_time: '-1', unlimited_quota: true, model_limits_enabled: false, group: '' });
-    // The user sees it in their token list at once, with the reference's figures.
+    // The user sees it in their token list at once, with new-api's figures.
     const listed = await call(target, caller, 'get', '/api/token/?p=0&size=10').expect(200);
     expect(listed.body.success).toBe(true);
     expect(listed.body.data).toHaveLength(1);
@@ -50,7 +50,7 @@ describe('GENERATE_DEFAULT_TOKEN', () => {
     expect(events.map((event) => event.type)).toEqual(['TokenQuotaAllotted']);
   }
 
-  it('gives a password registration its default token, answering the reference shape', async () => {
+  it('gives a password registration its default token, answering the new-api shape', async () => {
     const response = await target.http().post('/api/user/register').send({ username: 'newbie', password: 'password123' });
     expect(response.body).toEqual({ success: true, message: '' });
     const user = await findUser(target, { username: 'newbie' });

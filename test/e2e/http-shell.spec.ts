@@ -9,7 +9,7 @@ describe('HTTP shell', () => {
     await target.close();
   });
 
-  it('answers an unknown API path with the reference 404 shape', async () => {
+  it('answers an unknown API path with the new-api 404 shape', async () => {
     const response = await target.http().get('/api/does-not-exist?x=1');
     expect(response.status).toBe(404);
     expect(response.body).toEqual({

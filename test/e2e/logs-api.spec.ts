@@ -110,7 +110,7 @@ describe('log API (/api/log)', () => {
     items.filter((item) => item.type === 2).map((item) => Object.entries(charges).find(([, c]) => c.quota === item.quota)?.[0]);
 
   describe('folding the charges', () => {
-    it('writes one type 2 row per charge with every reference column and the other JSON', async () => {
+    it('writes one type 2 row per charge with every new-api column and the other JSON', async () => {
       const page = await list(root, '/api/log/?p=1&page_size=10');
       expect(page).toMatchObject({ total: 6, page: 1, page_size: 10 });
       const a2 = page.items.find((item) => item.quota === 200)!;
@@ -168,7 +168,7 @@ describe('log API (/api/log)', () => {
       expect((await list(root, '/api/log/?p=0&page_size=2')).page).toBe(1);
     });
 
-    it('answers an empty page for page_size 0 or none, and 10 rows for a negative one (reference)', async () => {
+    it('answers an empty page for page_size 0 or none, and 10 rows for a negative one (as new-api)', async () => {
       expect(await list(root, '/api/log/?page_size=0')).toEqual({ items: [], total: 6, page: 1, page_size: 0 });
       expect(await list(root, '/api/log/')).toEqual({ items: [], total: 6, page: 1, page_size: 0 });
       const negative = await list(root, '/api/log/?page_size=-1');
@@ -315,7 +315,7 @@ describe('log API (/api/log)', () => {
         '?target_timestamp=0',
         '?target_timestamp=abc',
         '?target_timestamp=1.5',
-        // Out of range or not finite: refused, never saturated into "purge everything" (the reference's ParseInt).
+        // Out of range or not finite: refused, never saturated into "purge everything" (new-api's ParseInt).
         '?target_timestamp=99999999999999999999',
         '?target_timestamp=-99999999999999999999',
         '?target_timestamp=9007199254740993',

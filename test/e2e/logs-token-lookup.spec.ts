@@ -5,7 +5,7 @@ import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/modules
 import { createTestApp, type TestApp } from '../support/app';
 import { call, type Caller, dataSource, eventStore, projected, seedCaller, stateSnapshot } from './users-support';
 
-/** GET /api/log/token?key=sk-… (public, CORS): the log rows of one token, looked up by its key (reference §9.2). */
+/** GET /api/log/token?key=sk-… (public, CORS): the log rows of one token, looked up by its key. */
 describe('GET /api/log/token (lookup by key)', () => {
   let target: TestApp;
   let alice: Caller;

@@ -4,7 +4,7 @@ import { DEFAULT_MODEL_RATIO } from '../../server/src/modules/options/pricing-de
 import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 
-/** GET/PUT /api/option/ and POST /api/option/rest_model_ratio (reference §8.1, spec 1 §5). */
+/** GET/PUT /api/option/ and POST /api/option/rest_model_ratio: root only; a bad value is refused before it is saved. */
 describe('options API', () => {
   let target: TestApp;
   let dataSource: DataSource;
@@ -55,7 +55,7 @@ describe('options API', () => {
   });
 
   describe('PUT /api/option/', () => {
-    it('saves a string value, applies it at once and answers the reference envelope', async () => {
+    it('saves a string value, applies it at once and answers the new-api envelope', async () => {
       const response = await put({ key: 'SystemName', value: 'Tollgate' }).expect(200);
       expect(response.body).toEqual({ success: true, message: '' });
       expect((await list()).SystemName).toBe('Tollgate');
@@ -64,14 +64,14 @@ describe('options API', () => {
       expect(status.body.data.system_name).toBe('Tollgate');
     });
 
-    it('accepts numbers and booleans and stores them as strings (fix of the reference 400)', async () => {
+    it('accepts numbers and booleans and stores them as strings (fix of the new-api 400)', async () => {
       await put({ key: 'QuotaForNewUser', value: 2500 }).expect(200, { success: true, message: '' });
       await put({ key: 'DrawingEnabled', value: false }).expect(200, { success: true, message: '' });
       await put({ key: 'Price', value: 7.5 }).expect(200, { success: true, message: '' });
       expect(await storedRows()).toMatchObject({ QuotaForNewUser: '2500', DrawingEnabled: 'false', Price: '7.5' });
     });
 
-    it('accepts unknown keys and lists them, as the reference does', async () => {
+    it('accepts unknown keys and lists them, as new-api does', async () => {
       await put({ key: 'CheckSensitiveOnCompletionEnabled', value: 'true' }).expect(200, { success: true, message: '' });
       await put({ key: 'MyCustomNote', value: 'hello' }).expect(200, { success: true, message: '' });
       expect(await list()).toMatchObject({ CheckSensitiveOnCompletionEnabled: 'true', MyCustomNote: 'hello' });
@@ -125,7 +125,7 @@ describe('options API', () => {
         expect(await storedRows()).toEqual(before);
       });
 
-      it('keeps the shared answer for malformed JSON on other routes (only this route has the reference 400)', async () => {
+      it('keeps the shared answer for malformed JSON on other routes (only this route has the new-api 400)', async () => {
         const response = await target.http().post('/api/option/rest_model_ratio').set(asRoot()).set('Content-Type', 'application/json').send('{');
         expect(response.status).toBe(200);
         expect(response.body.success).toBe(false);
@@ -194,7 +194,7 @@ describe('options API', () => {
         expect(await storedRows()).toEqual(storedBefore);
       });
 
-      it('keeps relying on the previous GroupRatio after a bad one (the reference wiped it)', async () => {
+      it('keeps relying on the previous GroupRatio after a bad one (new-api wiped it)', async () => {
         await put({ key: 'GroupRatio', value: '{"default":1,"vip":2}' }).expect(200, { success: true, message: '' });
         await put({ key: 'GroupRatio', value: '{"default":1,' }).expect(200);
         const groups = await target.http().get('/api/group/').set(asRoot()).expect(200);

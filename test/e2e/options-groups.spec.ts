@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 
-/** GET /api/group/ (admin) and GET /api/user/groups (public), both derived from the options (reference §4.7). */
+/** GET /api/group/ (admin) and GET /api/user/groups (public), both derived from GroupRatio and UserUsableGroups. */
 describe('groups', () => {
   let target: TestApp;
   let root: SeededUser;

@@ -22,7 +22,7 @@ async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promi
 
 /**
  * Two api processes on one database and one Redis prefix (what a scaled-out install runs): an option saved
- * through one is live on the other without a restart (the reference needed up to SYNC_FREQUENCY = 60 s).
+ * through one is live on the other without a restart (new-api needed up to SYNC_FREQUENCY = 60 s).
  */
 describe('options: live reload across processes', () => {
   let first: TestApp;

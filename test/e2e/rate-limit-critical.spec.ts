@@ -33,7 +33,7 @@ function criticalRoutes(app: INestApplication): { critical: string[]; all: strin
   return { critical, all };
 }
 
-/** CriticalRateLimit (reference §11): one bucket per IP shared by every critical route, after the global limit. */
+/** CriticalRateLimit, as in new-api: one bucket per IP shared by every critical route, after the global limit. */
 describe('critical rate limit', () => {
   let target: TestApp;
 

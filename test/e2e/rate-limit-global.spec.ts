@@ -3,7 +3,7 @@ import { createTestApp, type TestApp } from '../support/app';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * GlobalAPIRateLimit and GlobalWebRateLimit (reference §11): a sliding log per client IP; a refused request is
+ * GlobalAPIRateLimit and GlobalWebRateLimit, as in new-api: a sliding log per client IP; a refused request is
  * HTTP 429 with an empty body and is not recorded.
  */
 describe('global rate limits', () => {

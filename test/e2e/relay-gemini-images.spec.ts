@@ -7,7 +7,7 @@ import { type Caller, projected, rootCaller } from './users-support';
 jest.setTimeout(90_000);
 
 /**
- * Gemini cannot fetch image URLs (reference §6.4): the relay fetches every http(s) `image_url` of the messages
+ * Gemini cannot fetch arbitrary image URLs: the relay fetches every http(s) `image_url` of the messages
  * before the upstream call and sends it as `inlineData`, at most 16 images per message. A failed fetch is a 400
  * relay error that reaches no upstream and charges nothing.
  */

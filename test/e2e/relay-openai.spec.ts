@@ -139,7 +139,7 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       expect(ids).toEqual(expect.arrayContaining(['gpt-3.5-turbo', 'claude-3-haiku-20240307', 'gemini-1.5-flash-latest']));
     });
 
-    it('lists models for a token whose IP allow-list excludes the caller, but refuses it a chat (reference)', async () => {
+    it('lists models for a token whose IP allow-list excludes the caller, but refuses it a chat (as new-api)', async () => {
       const carol = await userWithToken(target, 'carol', 100_000, { allow_ips: '10.9.8.7' });
       const carolClient = sdk(baseURL, carol.key);
       const models = await carolClient.models.list();

@@ -14,7 +14,7 @@ import { type Caller, rootCaller } from './users-support';
 jest.setTimeout(90_000);
 
 /**
- * Every channel type of issue 3 through the relay with the official SDK, each against a local fake that speaks
+ * Every supported channel type (docs/providers.md) through the relay with the official SDK, each against a local fake that speaks
  * its provider's wire protocol: a plain and a streamed chat charged exactly once with the tokens the provider
  * reported (or, where the provider is not asked for stream usage, the relay's local count), the request each
  * provider must receive (URL, credentials), and an upstream error mapped to the status and shape the client sees.
@@ -47,7 +47,7 @@ const FAMILY_KEY = 'family-key';
 const REVOKED = 'revoked-key';
 const invalidKeyError = { message: `Incorrect API key provided: ${REVOKED}. You can find your API key at https://platform.openai.com/account/api-keys.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' };
 
-describe('relay: every provider of issue 3 through the official SDK', () => {
+describe('relay: every supported provider through the official SDK', () => {
   let target: TestApp;
   let baseURL: string;
   let root: Caller;
@@ -299,7 +299,7 @@ describe('relay: every provider of issue 3 through the official SDK', () => {
       expect(charges[0].data).toMatchObject({ modelName: 'nomic-embed-text', promptTokens: 8, completionTokens: 0 });
     });
 
-    it('Ollama: max_tokens reaches the upstream (the reference dropped it)', async () => {
+    it('Ollama: max_tokens reaches the upstream (new-api dropped it)', async () => {
       const before = ollama.requests.length;
       await client.chat.completions.create({ model: 'llama3.2', messages, max_tokens: 33 });
       expect(JSON.parse(ollama.requests[before].body)).toMatchObject({ max_tokens: 33 });
@@ -340,7 +340,7 @@ describe('relay: every provider of issue 3 through the official SDK', () => {
       expect(await chargeCount(target)).toBe(charges);
     });
 
-    it('Anthropic: a rate limit (429) gets the reference saturation message', async () => {
+    it('Anthropic: a rate limit (429) gets the new-api saturation message', async () => {
       claude.failNext(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit');
       const error = await client.chat.completions.create({ model: 'claude-3-5-haiku-20241022', messages }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.RateLimitError);

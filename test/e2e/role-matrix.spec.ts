@@ -6,7 +6,7 @@ import { seedUser, type SeededUser } from '../support/users';
 /**
  * Every route guarded by @UserAuth/@AdminAuth/@RootAuth, found by reflection (so a route added later is covered
  * without editing this file), refuses callers below its role: anonymous callers get HTTP 401, a logged-in caller
- * with too low a role gets HTTP 200 `{success:false, message:"无权进行此操作，权限不足"}` (the reference's shape),
+ * with too low a role gets HTTP 200 `{success:false, message:"无权进行此操作，权限不足"}` (new-api's shape),
  * and nothing in the database changes.
  */
 describe('role matrix', () => {

@@ -27,7 +27,7 @@ describe('status routes', () => {
     target.http().put('/api/option/').set('Authorization', root.accessToken).send({ key, value }).expect(200, { success: true, message: '' });
 
   describe('GET /api/status (public)', () => {
-    it('answers every key of reference §8.3 with its default, without a session', async () => {
+    it('answers every key new-api answers with its default, without a session', async () => {
       const response = await target.http().get('/api/status').expect(200);
       expect(response.body.success).toBe(true);
       expect(response.body.message).toBe('');

@@ -25,7 +25,7 @@ const TOKEN_KEYS = [
   'model_limits_enabled', 'model_limits', 'allow_ips', 'used_quota', 'group', 'DeletedAt',
 ];
 
-/** The token API (console-api-behaviour.md §5.2, spec 2 §7): every route, good and bad input, ownership. */
+/** The token API: every route, good and bad input, ownership (a caller sees and changes only their own tokens). */
 describe('tokens API', () => {
   let target: TestApp;
   let alice: Caller;
@@ -139,7 +139,7 @@ describe('tokens API', () => {
       await expectRefused(alice, 'post', '/api/token/', { name: '一二三四五六七八九十a' }, '令牌名称过长');
     });
 
-    it('refuses groups the relay would refuse (a fix of the reference), and writes nothing', async () => {
+    it('refuses groups the relay would refuse (a fix of new-api), and writes nothing', async () => {
       await expectRefused(alice, 'post', '/api/token/', { name: 'g', group: 'svip' }, '令牌分组 svip 已被禁用');
       await setOptions(target, { UserUsableGroups: JSON.stringify({ default: '默认分组', vip: 'vip分组', gold: '金' }) });
       try {
@@ -286,13 +286,13 @@ describe('tokens API', () => {
       expect(await tokenEvents(token.id)).toHaveLength(1);
     });
 
-    it('enables through a full edit only when expiry or quota allow it, with the reference\'s messages', async () => {
+    it('enables through a full edit only when expiry or quota allow it, with the new-api messages', async () => {
       const token = await create(alice, { name: 'lapsed', remain_quota: 0 });
       const past = Math.floor(Date.now() / 1000) - 10;
       await db().query('UPDATE tokens SET status = 3, expired_time = $2 WHERE id = $1', [token.id, past]);
       await expectRefused(alice, 'put', '/api/token/', { id: token.id, status: 1, name: 'lapsed' }, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
       await expectRefused(alice, 'put', '/api/token/?status_only=true', { id: token.id, status: 1 }, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
-      // Fixing the expiry leaves the status at 3 until the token is enabled explicitly (reference).
+      // Fixing the expiry leaves the status at 3 until the token is enabled explicitly (as new-api).
       const fixed = await call(target, alice, 'put', '/api/token/', { id: token.id, name: 'lapsed', expired_time: -1 }).expect(200);
       expect(fixed.body.data).toMatchObject({ status: 3, expired_time: -1 });
 

@@ -15,7 +15,7 @@ import {
   stateSnapshot,
 } from './users-support';
 
-/** Admin user management: list, search, get, create, edit, manage, hard delete (reference §4.3–§4.6). */
+/** Admin user management: list, search, get, create, edit, manage, hard delete, with new-api's role guards. */
 describe('users: admin management', () => {
   let target: TestApp;
   let root: Caller;
@@ -220,7 +220,7 @@ describe('users: admin management', () => {
       expect(event).toMatchObject({ type: 'QuotaAdjustedByAdmin', data: { before: 0, after: 1000000, adminId: admin.id }, metadata: { actor: { type: 'user', userId: admin.id, role: 10 }, reasonCode: 'admin_edit' } });
     });
 
-    it('keeps the password when it is empty, and writes empty group and zero quota as the reference does', async () => {
+    it('keeps the password when it is empty, and writes empty group and zero quota as new-api does', async () => {
       await call(target, admin, 'put', '/api/user/', { ...(await form(admin, ivy.id)), quota: 300 }).expect(200);
       const before = await users().findOneByOrFail({ id: ivy.id });
       await call(target, admin, 'put', '/api/user/', { ...(await form(admin, ivy.id)), password: '', group: '', quota: 0 }).expect(200);
@@ -317,7 +317,7 @@ describe('users: admin management', () => {
       expect(listed).toEqual([expect.objectContaining({ id: kim.id, status: 2, DeletedAt: expect.any(String) })]);
     });
 
-    it('answers every refusal of the reference table, changing nothing', async () => {
+    it('answers every refusal new-api answers, changing nothing', async () => {
       const common = await seedCaller(target);
       const cases: Array<[Caller, number, string, string]> = [
         [admin, otherAdmin.id, 'disable', '无权更新同权限等级或更高权限等级的用户信息'],

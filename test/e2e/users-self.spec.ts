@@ -3,7 +3,7 @@ import { UserEntity } from '../../server/src/modules/users/user.entity';
 import { createTestApp, type TestApp } from '../support/app';
 import { call, type Caller, dataSource, projected, register, rootCaller, seedCaller, sessionFor, setOptions } from './users-support';
 
-/** The caller's own account: GET/PUT/DELETE /api/user/self, GET /api/user/token, GET /api/user/aff (reference §4.2, §2.3). */
+/** The caller's own account: GET/PUT/DELETE /api/user/self, GET /api/user/token, GET /api/user/aff. */
 describe('users: own account', () => {
   let target: TestApp;
   let root: Caller;

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 
-/** A resend/retry lock: `start()` disables for `seconds`, counting down once a second (spec 1 section 4). */
+/** A resend/retry lock: `start()` disables for `seconds` (30, as new-api's UI), counting down once a second. */
 export const useCountdown = (seconds = 30) => {
   const [remaining, setRemaining] = useState(0);
 

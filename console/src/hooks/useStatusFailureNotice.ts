@@ -4,7 +4,7 @@ import { useApiNotify } from './useApiNotify';
 
 let noticeShown = false;
 
-/** Spec 2 section 8: one 'cannot connect to server normally' toast when the status fetch fails. */
+/** One 'cannot connect to server normally' toast per page load when the status fetch fails. */
 export const useStatusFailureNotice = () => {
   const failed = useStatusLoadFailed();
   const { failure } = useApiNotify();

@@ -2,7 +2,7 @@ import type { TranslationMessages } from 'react-admin';
 import type { AppMessages, ResourceMessages } from './en';
 import { raZh } from './raZh';
 
-/** Chinese texts: the originals the reference console shows, where the specification quotes them. */
+/** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
   common: {
     ok: '确定',

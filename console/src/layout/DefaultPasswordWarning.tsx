@@ -4,7 +4,7 @@ import { useTranslate } from 'react-admin';
 import { useLocation } from 'react-router-dom';
 import { DEFAULT_PASSWORD_WARNING_KEY } from '../lib/storage';
 
-/** Shown after the root account logs in with the default password (reference 3.1, client-side only). */
+/** Shown after the root account logs in with the default password (client-side only, as in new-api). */
 export const DefaultPasswordWarning = () => {
   const translate = useTranslate();
   const location = useLocation();

@@ -24,7 +24,7 @@ interface SidebarEntry {
   visible?: (context: { isAdmin: boolean; status: PublicStatus }) => boolean;
 }
 
-/** Spec 2, "Sidebar": the order and the conditions of the entries. */
+/** The sidebar entries in new-api's order, each with the condition that shows it. */
 export const SIDEBAR_ENTRIES: SidebarEntry[] = [
   { to: '/playground', labelKey: 'app.menu.playground', icon: <ScienceIcon /> },
   { to: '/pricing', labelKey: 'app.menu.pricing', icon: <PriceChangeIcon /> },

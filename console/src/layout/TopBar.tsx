@@ -28,7 +28,7 @@ const LogoutMenuItem = () => {
   );
 };
 
-/** Logged in: the user menu (name and log-out). Logged out: login and register links (spec 2, top bar). */
+/** Logged in: the user menu (name and log-out). Logged out: login and register links. */
 const TopBarUserMenu = () => {
   const translate = useTranslate();
   const user = useSessionUser();

@@ -1,6 +1,6 @@
 import { apiRequest } from '../providers/httpClient';
 
-/** Starts the code-hosting OAuth flow; the server keeps the state in the session (reference 3.8). */
+/** Starts the code-hosting OAuth flow; the server keeps the state in the session. */
 export const startGitHubOAuth = async (clientId: string): Promise<void> => {
   const state = await apiRequest<string>('/api/oauth/state');
   const params = new URLSearchParams({ client_id: clientId, state, scope: 'user:email' });

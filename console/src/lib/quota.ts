@@ -1,6 +1,6 @@
 import type { PublicStatus } from './types';
 
-/** The reference default: 500000 quota units are one US dollar. */
+/** new-api's default: 500000 quota units are one US dollar. */
 export const DEFAULT_QUOTA_PER_UNIT = 500000;
 
 export const quotaPerUnit = (status: PublicStatus): number => {
@@ -8,7 +8,7 @@ export const quotaPerUnit = (status: PublicStatus): number => {
   return Number.isFinite(value) && value > 0 ? value : DEFAULT_QUOTA_PER_UNIT;
 };
 
-/** Spec 1 section 9: k from 1e4, M from 1e6, B from 1e9. */
+/** Short numbers as new-api's UI shows them: k from 1e4, M from 1e6, B from 1e9. */
 export const renderNumber = (value: number): string => {
   if (value >= 1e9) return `${(value / 1e9).toFixed(1)}B`;
   if (value >= 1e6) return `${(value / 1e6).toFixed(1)}M`;
@@ -18,7 +18,7 @@ export const renderNumber = (value: number): string => {
 
 /**
  * Raw units or currency, as the public status decides (display_in_currency defaults to true on the server).
- * Currency is shown like the reference UI: a dollar sign and two decimals.
+ * Currency is shown like new-api's UI: a dollar sign and two decimals.
  */
 export const renderQuota = (quota: number | null | undefined, status: PublicStatus, digits = 2): string => {
   const value = Number(quota ?? 0);

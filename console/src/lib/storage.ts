@@ -1,6 +1,6 @@
 import type { PublicStatus, SessionUser } from './types';
 
-/** Keys the reference UI keeps in localStorage; kept identical so operators' habits and scripts still apply. */
+/** Keys new-api's web UI keeps in localStorage; kept identical so operators' habits and scripts still apply. */
 export const USER_KEY = 'user';
 export const STATUS_KEY = 'status';
 export const AFF_KEY = 'aff';
@@ -8,7 +8,7 @@ export const THEME_KEY = 'theme';
 export const LOCALE_KEY = 'i18nextLng';
 export const DEFAULT_PASSWORD_WARNING_KEY = 'default_password_warning';
 
-/** Status fields the reference UI also stores one by one (spec 2, "Local settings"). */
+/** Status fields new-api's web UI also stores one by one. */
 const FLATTENED_STATUS_KEYS = [
   'system_name',
   'logo',

@@ -1,4 +1,4 @@
-/** Wire shapes of the console API (see the console API behaviour reference, sections 0, 3, 4 and 8). */
+/** Wire shapes of the console API (new-api v0.3.0.0's JSON, field names as on the wire). */
 
 export interface ApiEnvelope<T = unknown> {
   success?: boolean;

@@ -15,7 +15,7 @@ export interface LoginParams {
   turnstile?: string;
 }
 
-/** The default root account (reference 3.1); the warning is purely client-side. */
+/** The default root account (root / 123456), as new-api seeds it; the warning is purely client-side. */
 const usesDefaultRootPassword = ({ username, password }: LoginParams) =>
   username === 'root' && password === '123456';
 

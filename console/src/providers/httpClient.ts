@@ -28,7 +28,7 @@ export const EXPIRED_LOGIN_PATH = '/login?expired=true';
 
 let redirectingToLogin = false;
 
-/** Central handling of HTTP 401 (spec 1 section 8): forget the local user and go to the login screen. */
+/** Central handling of HTTP 401 (the only status that means "logged out"): forget the local user and go to login. */
 const redirectToExpiredLogin = () => {
   clearStoredUser();
   if (redirectingToLogin) return;

@@ -20,8 +20,8 @@ const normalise = (value: string | null | undefined): AppLocale | null => {
 };
 
 /**
- * The stored choice wins (`i18nextLng`, the key the reference UI uses, or a plain `locale`); then the
- * browser's preferred languages; the reference UI's own default, Chinese, comes last.
+ * The stored choice wins (`i18nextLng`, the key new-api's web UI uses, or a plain `locale`); then the
+ * browser's preferred languages; new-api's own default, Chinese, comes last.
  */
 export const resolveInitialLocale = (): AppLocale => {
   const stored = normalise(localStorage.getItem(LOCALE_KEY)) ?? normalise(localStorage.getItem('locale'));

@@ -2,8 +2,8 @@ import { localStorageStore, type Store } from 'react-admin';
 import { LOCALE_KEY, THEME_KEY } from '../lib/storage';
 
 /**
- * react-admin's localStorage store, except that the theme and the locale live under the plain keys the
- * reference UI uses (`theme`, `i18nextLng`) and survive the store reset react-admin does on logout.
+ * react-admin's localStorage store, except that the theme and the locale live under the plain keys
+ * new-api's web UI uses (`theme`, `i18nextLng`) and survive the store reset react-admin does on logout.
  */
 const MIRRORED: Record<string, string> = { theme: THEME_KEY, locale: LOCALE_KEY };
 

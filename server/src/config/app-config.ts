@@ -23,7 +23,7 @@ export const configSchema = z.object({
   EVENTSTORE_URL: z.string().optional(),
   /** Prefix for every Redis key and BullMQ queue, so several installations can share one Redis. */
   REDIS_PREFIX: z.string().default('tollgate'),
-  /** Signs the session cookie. Unset: a random secret per boot (sessions die on restart, as in the reference). */
+  /** Signs the session cookie. Unset: a random secret per boot (sessions die on restart, as in new-api). */
   SESSION_SECRET: z.string().optional(),
   SESSION_TTL_SECONDS: int(30 * 24 * 3600),
   DATA_DIR: z.string().default('./data'),
@@ -46,7 +46,7 @@ export const configSchema = z.object({
   GITHUB_OAUTH_URL: z.string().default('https://github.com'),
   GITHUB_API_URL: z.string().default('https://api.github.com'),
   TURNSTILE_VERIFY_URL: z.string().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
-  /** Deadline of one call to GitHub, the WeChat server or Turnstile (the reference used 5 s). */
+  /** Deadline of one call to GitHub, the WeChat server or Turnstile (new-api used 5 s). */
   OAUTH_TIMEOUT_MS: int(5000),
   /** Outgoing mail: delivery attempts per message and the first retry delay (doubled each time). */
   MAIL_ATTEMPTS: int(5),

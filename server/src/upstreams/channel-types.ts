@@ -1,4 +1,4 @@
-/** Channel type numbers as stored in `channels.type` (new-api v0.3.0.0, reference §6.1). */
+/** Channel type numbers as stored in `channels.type` (new-api v0.3.0.0's numbers; see docs/providers.md). */
 export const ChannelType = {
   OpenAI: 1,
   Midjourney: 2,

@@ -11,12 +11,12 @@
  *   stream, status 2xx: t = adapter.createStreamTransformer(input);
  *       for each upstream chunk: write(t.push(chunk))           // null: nothing to write yet
  *       summary = t.finish('eof' | 'idle_timeout' | 'connection_error');
- *       usage = summary.usage ?? countLocally(summary)          // tiktoken, reference §4.6
+ *       usage = summary.usage ?? countLocally(summary)          // tiktoken, as new-api
  *       write(t.trailer({usage, requestId})); end the response
  *   stream, status not 2xx: adapter.mapError(status, body)     -> UpstreamFailure (retryable by the relay's rules)
  */
 
-/** The relay modes of reference §1. */
+/** The relay modes: one per OpenAI route the relay serves. */
 export type RelayMode =
   | 'chat'
   | 'completions'
@@ -64,7 +64,7 @@ export interface MultipartFile {
   readonly data: Uint8Array;
 }
 
-/** The only client headers that reach an upstream (reference §6.0). */
+/** The only client headers that reach an upstream; the client's Authorization never does. */
 export interface ClientHeaders {
   readonly accept?: string;
   readonly contentType?: string;
@@ -131,7 +131,7 @@ export interface TokenUsage {
   completion_tokens_details?: { reasoning_tokens?: number };
 }
 
-/** The body of the OpenAI error envelope `{"error": {...}}` (reference §8.3). */
+/** The body of the OpenAI error envelope `{"error": {...}}`. */
 export interface OpenAIError {
   message: string;
   type: string;
@@ -145,7 +145,7 @@ export interface UpstreamSuccess {
   /** What to send the client: the upstream's bytes when `passthrough`, else a converted body. */
   readonly body: Uint8Array | string;
   readonly contentType: string;
-  /** The body is the upstream's own, so the relay may copy the upstream's response headers (reference §6.0). */
+  /** The body is the upstream's own, so the relay may copy the upstream's response headers. */
   readonly passthrough: boolean;
   /** Usage the upstream reported (non-zero), else null: the relay counts locally. */
   readonly usage: TokenUsage | null;
@@ -206,7 +206,7 @@ export interface StreamSummary {
   readonly promptTokens: number | null;
   /** Text (content, reasoning, tool names and arguments) delivered to the client, for local counting. */
   readonly completionText: string;
-  /** Largest number of tool calls seen in one chunk (reference §4.6 adds 7 tokens per call). */
+  /** Largest number of tool calls seen in one chunk (local counting adds 7 tokens per call, as new-api). */
   readonly toolCallCount: number;
   readonly finishReason: string | null;
   /** Clock time (settings.now) of the first event written to the client, null if none. */
@@ -218,7 +218,7 @@ export interface StreamSummary {
 export interface TrailerOptions {
   /** The usage to report and bill: the upstream's, or the relay's local count. */
   readonly usage: TokenUsage | null;
-  /** Appended to an error message as ` (request id: <id>)`, like every gateway error (reference §0). */
+  /** Appended to an error message as ` (request id: <id>)`, like every gateway error. */
   readonly requestId?: string;
 }
 
@@ -251,13 +251,13 @@ export interface UpstreamAdapter {
   mapError(status: number, body: Uint8Array): UpstreamFailure;
 }
 
-/** Process-wide settings (environment options of reference §0) and injected clock and ids. */
+/** Process-wide settings (environment options such as FORCE_STREAM_OPTION) and injected clock and ids. */
 export interface UpstreamSettings {
   /** FORCE_STREAM_OPTION: ask upstreams that support it for a usage chunk. */
   readonly forceStreamUsage: boolean;
   /** GEMINI_SAFETY_SETTING */
   readonly geminiSafetyThreshold: string;
-  /** Longest SSE line accepted from an upstream (the reference's v0.3 limit of 64 KB cut real answers). */
+  /** Longest SSE line accepted from an upstream (new-api v0.3's limit of 64 KB cut real answers). */
   readonly maxStreamLineBytes: number;
   /** Milliseconds since the epoch. */
   readonly now: () => number;

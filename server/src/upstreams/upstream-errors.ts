@@ -2,7 +2,7 @@ import type { OpenAIError, RelayMode } from './upstream-adapter';
 
 /**
  * A gateway-side failure while preparing an upstream call. The relay answers it with the OpenAI envelope and
- * never retries it (reference §3.4: local errors are not retried).
+ * never retries it, as new-api does not: the same input would fail on every channel.
  */
 export class UpstreamLocalError extends Error {
   readonly type = 'new_api_error';
@@ -23,7 +23,7 @@ export class UpstreamLocalError extends Error {
 
 /**
  * Type 21 (AI Proxy knowledge base) has no adaptor. The "7" is new-api's internal API type for it, and the
- * message is kept as the reference words it (§8.3) because clients may match it.
+ * message is kept as new-api words it because clients may match it.
  */
 export class InvalidApiTypeError extends UpstreamLocalError {
   constructor() {
@@ -31,7 +31,7 @@ export class InvalidApiTypeError extends UpstreamLocalError {
   }
 }
 
-/** A channel was chosen for a mode its type cannot serve (e.g. rerank on OpenAI); reference: 500 convert_request_failed. */
+/** A channel was chosen for a mode its type cannot serve (e.g. rerank on OpenAI): 500 convert_request_failed, as in new-api. */
 export class UnsupportedRelayModeError extends UpstreamLocalError {
   constructor(relayMode: RelayMode, adapterName: string) {
     super(`relay mode ${relayMode} is not supported by ${adapterName} channels`, 'convert_request_failed', 500);

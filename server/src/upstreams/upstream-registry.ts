@@ -35,7 +35,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
 ];
 
 /**
- * `GEMINI_SAFETY_SETTING` (relay-behaviour.md §0, §6.4): the threshold sent for the four Gemini harm categories;
+ * `GEMINI_SAFETY_SETTING`, as in new-api: the threshold sent for the four Gemini harm categories;
  * `BLOCK_NONE` when unset or blank.
  */
 export function geminiSafetySettingFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -52,7 +52,7 @@ export function createUpstreamRegistry(overrides: Partial<UpstreamSettings> = {}
   const byType: UpstreamAdapter[] = [];
   for (const [type, profile] of compatibleProfiles) byType[type] = createOpenAICompatibleAdapter(profile, settings);
   for (const [type, create] of dedicatedAdapters) byType[type] = create(settings);
-  // Reference §6.0: any type without its own API type uses the OpenAI adaptor.
+  // As in new-api, a type without an adapter of its own speaks OpenAI's protocol on its base URL.
   const generic = createOpenAICompatibleAdapter(genericCompatibleProfile, settings);
   return {
     get(channelType) {

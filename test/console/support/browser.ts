@@ -5,7 +5,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** The flags the stack probe verified for headless Chromium on this machine (section 8). */
+/** Flags for headless Chromium in a container: no sandbox or GPU, no background network traffic of its own. */
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

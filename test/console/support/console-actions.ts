@@ -25,7 +25,7 @@ export const loginThroughUi = async (page: Page, username: string, password: str
   await page.waitForURL((url) => url.pathname !== '/login');
 };
 
-/** Root with the default password gets a warning dialog after login (reference 3.1). */
+/** Root with the default password gets a warning dialog after login. */
 export const dismissDefaultPasswordWarning = async (page: Page) => {
   const dialog = page.getByRole('dialog', { name: /您正在使用默认密码|You are using the default password/ });
   await dialog.waitFor({ state: 'visible' });

@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../../support/app';
 /** Where the console specs run: the real server serving console/dist at / and the API at /api. */
 export interface ConsoleTarget {
   baseUrl: string;
-  /** The default root account of an empty installation (reference 3.1). */
+  /** The default root account of an empty installation (root / 123456). */
   root: { username: string; password: string };
   app: TestApp;
   stop: () => Promise<void>;

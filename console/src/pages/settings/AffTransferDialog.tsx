@@ -13,7 +13,7 @@ export interface AffTransferDialogProps {
   onTransferred: () => void;
 }
 
-/** Moves pending invite earnings into quota; at least one quota unit (spec 1 section 5). */
+/** Moves pending invite earnings into quota; at least one quota unit (QuotaPerUnit). */
 export const AffTransferDialog = ({ open, affQuota, onClose, onTransferred }: AffTransferDialogProps) => {
   const translate = useTranslate();
   const notify = useApiNotify();

@@ -9,7 +9,7 @@ export interface ChangePasswordDialogProps {
   onClose: () => void;
 }
 
-/** Both entries must match; the server validates 8 to 20 characters (reference 3.2). */
+/** Both entries must match; the server validates 8 to 20 characters. */
 export const ChangePasswordDialog = ({ open, onClose }: ChangePasswordDialogProps) => {
   const translate = useTranslate();
   const notify = useApiNotify();

@@ -10,7 +10,7 @@ export interface DeleteAccountDialogProps {
   onClose: () => void;
 }
 
-/** Deleting one's own account needs the username typed back; then the session ends (spec 1 section 4). */
+/** Deleting one's own account needs the username typed back; then the session ends. */
 export const DeleteAccountDialog = ({ open, username, onClose }: DeleteAccountDialogProps) => {
   const translate = useTranslate();
   const notify = useApiNotify();

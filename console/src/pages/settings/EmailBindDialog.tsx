@@ -13,7 +13,7 @@ export interface EmailBindDialogProps {
   onBound: () => void;
 }
 
-/** Email binding: send a code to the address, then bind with it (reference 3.5 and 3.7). */
+/** Email binding: send a code to the address, then bind with it. */
 export const EmailBindDialog = ({ open, onClose, onBound }: EmailBindDialogProps) => {
   const translate = useTranslate();
   const notify = useApiNotify();

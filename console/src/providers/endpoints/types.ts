@@ -13,7 +13,7 @@ import type {
 } from 'react-admin';
 
 /**
- * What one resource knows about its API. Each list on the server pages differently (reference 0.4),
+ * What one resource knows about its API. Each list on the server pages differently (as in new-api),
  * so every resource maps react-admin's calls itself; the data provider only dispatches.
  */
 export interface ResourceEndpoints<R extends RaRecord = RaRecord> {

@@ -3,7 +3,7 @@ import type { User, UserManageAction } from '../../lib/types';
 import { apiRequest } from '../httpClient';
 import type { ResourceEndpoints } from './types';
 
-/** `GET /api/user/?p=` answers fixed pages of 10 (reference 0.4), 0-based, as a bare array. */
+/** `GET /api/user/?p=` answers fixed pages of 10 (as new-api), 0-based, as a bare array. */
 export const SERVER_PAGE_SIZE = 10;
 
 export interface UserListFilter {

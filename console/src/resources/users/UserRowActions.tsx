@@ -6,7 +6,7 @@ import { useApiNotify } from '../../hooks/useApiNotify';
 import { USER_STATUS_ENABLED, type User, type UserManageAction } from '../../lib/types';
 import type { ConsoleDataProvider } from '../../providers/dataProvider';
 
-/** Actions that change rights or can't be undone ask first, like the reference's pop-confirms. */
+/** Actions that change rights or can't be undone ask first, like new-api's pop-confirms. */
 const CONFIRMED: Partial<Record<UserManageAction, { title: string; content: string }>> = {
   promote: { title: 'app.users.promote_title', content: 'app.users.promote_content' },
   demote: { title: 'app.users.demote_title', content: 'app.users.demote_content' },

@@ -2,7 +2,7 @@ import { Chip } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { ROLE_ADMIN, ROLE_COMMON, ROLE_ROOT, USER_STATUS_DISABLED, USER_STATUS_ENABLED, type User } from '../../lib/types';
 
-/** Spec 1 section 4: 1 common, 10 admin, 100 super admin, anything else unknown. */
+/** User roles: 1 common, 10 admin, 100 super admin, anything else unknown. */
 export const RoleChip = ({ role }: { role: number }) => {
   const translate = useTranslate();
   switch (role) {

@@ -11,9 +11,9 @@ import { SessionService } from './session.service';
 const VALID_ROLES = new Set([0, 1, 10, 100]);
 
 /**
- * UserAuth / AdminAuth / RootAuth (console-api-behaviour.md §2.2), differing only in the minimum role.
- * Deliberate fix of the reference: role and status are read from the database on every call, so disabling,
- * demoting or deleting a user takes effect on their live sessions at once.
+ * new-api's UserAuth / AdminAuth / RootAuth, differing only in the minimum role (1, 10, 100).
+ * Deliberate fix of new-api: role and status are read from the database on every call, so disabling,
+ * demoting or deleting a user takes effect on their live sessions at once (docs/console-api.md).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {

@@ -21,7 +21,7 @@ function isBodyError(error: unknown): boolean {
 
 /**
  * One filter for the whole HTTP surface: console routes get the `{success, message}` envelope, unknown
- * routes the reference's OpenAI-style 404, and nothing leaks a stack trace. Relay routes install their own
+ * routes new-api's OpenAI-style 404, and nothing leaks a stack trace. Relay routes install their own
  * filter (OpenAI error envelope) in the relay module.
  */
 @Catch()

@@ -1,4 +1,4 @@
-/** The console envelope `{success, message, data?}` (console-api-behaviour.md §0.1). */
+/** The console envelope `{success, message, data?}`, with HTTP 200 even for most refusals, as new-api answers. */
 export interface Envelope<T = unknown> {
   success: boolean;
   message: string;

@@ -6,7 +6,7 @@ import { INVALID_PARAMS } from './errors';
  * The router refuses some URLs before any route or Nest filter runs: a path that does not percent-decode
  * (FST_ERR_BAD_URL) or a path parameter beyond `maxParamLength` (FST_ERR_MAX_PARAM_LENGTH). Fastify's own answer
  * is `{error, code, message, statusCode}` with 400/414, a shape the console does not know. A console path gets
- * the reference's answer to an undecodable parameter instead (HTTP 200 `{success:false, message:"无效的参数"}`);
+ * new-api's answer to an undecodable parameter instead (HTTP 200 `{success:false, message:"无效的参数"}`);
  * any other path the OpenAI-style error the relay and unknown paths use.
  */
 export function answerFrameworkError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {

@@ -3,7 +3,7 @@ import { DomainError, INVALID_PARAMS } from './errors';
 
 /**
  * Parses a body or query with a zod schema. A value of the wrong shape is "无效的参数"; a field that breaks a
- * validation rule is "输入不合法 <detail>" as the reference's struct validation answers.
+ * validation rule is "输入不合法 <detail>" as new-api's struct validation answers.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, options: { rules?: boolean } = {}): z.infer<S> {
   const result = schema.safeParse(input ?? {});

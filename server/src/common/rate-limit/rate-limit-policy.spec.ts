@@ -11,7 +11,7 @@ const config = {
 
 const names = (path: string, critical = false) => bucketsFor(path, critical, config).map((check) => check.bucket);
 
-describe('rate limit policy (reference §11)', () => {
+describe('rate limit policy (new-api buckets)', () => {
   it('counts every /api route and /dashboard/billing in the global API bucket', () => {
     expect(names('/api/status')).toEqual(['GA']);
     expect(names('/api')).toEqual(['GA']);

@@ -18,7 +18,7 @@ type LimitConfig = Pick<
   | 'CRITICAL_RATE_WINDOW_SECONDS'
 >;
 
-/** The relay has no limiter in the reference; /metrics is scraped by Prometheus and must not be throttled. */
+/** The relay has no limiter in new-api; /metrics is scraped by Prometheus and must not be throttled. */
 const UNLIMITED_PREFIXES = ['/v1', '/pg', '/mj', '/suno', '/metrics'];
 
 function under(path: string, prefix: string): boolean {
@@ -26,7 +26,7 @@ function under(path: string, prefix: string): boolean {
 }
 
 /**
- * Which buckets a request is counted in, in the order they are checked (console-api-behaviour.md §11):
+ * Which buckets a request is counted in, in the order they are checked (new-api's per-IP limiters):
  * /api/*, /dashboard/billing/* and /v1/dashboard/billing/* share the global API bucket (critical routes then also the critical
  * bucket); the console's static files and SPA fallback share the global web bucket; the relay has none.
  */

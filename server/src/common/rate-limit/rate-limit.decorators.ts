@@ -8,10 +8,9 @@ export const CRITICAL_RATE_LIMIT = 'tollgate:critical-rate-limit';
 export const CRITICAL_ROUTE_CONFIG = 'tollgateCriticalRateLimit';
 
 /**
- * The reference's CriticalRateLimit (console-api-behaviour.md §11): CRITICAL_RATE_LIMIT requests per
- * CRITICAL_RATE_WINDOW_SECONDS per client IP, one bucket shared by every critical route, checked after the
- * global API limit. Put it on register, login, verification, reset_password, user/reset and every
- * /api/oauth/* route.
+ * new-api's CriticalRateLimit: CRITICAL_RATE_LIMIT requests per CRITICAL_RATE_WINDOW_SECONDS per client IP, one
+ * bucket shared by every critical route, checked after the global API limit. Put it on register, login,
+ * verification, reset_password, user/reset and every /api/oauth/* route.
  *
  * It is enforced in a Fastify onRequest hook (before body parsing and before any guard), so its position
  * among a handler's decorators does not matter. It uses Fastify's route config: do not combine it with

@@ -32,7 +32,7 @@ export class RateLimitHook implements OnModuleInit {
     const critical = config?.[CRITICAL_ROUTE_CONFIG] === true;
     for (const { bucket, rule } of bucketsFor(path, critical, this.config)) {
       if (!(await this.limiter.consume(bucket, request.ip, rule))) {
-        // The reference answers a bare 429 with an empty body; the console shows its own message for it.
+        // new-api answers a bare 429 with an empty body; the console shows its own message for it.
         // Returning the reply tells Fastify the hook answered (async hooks must not also call done()).
         return reply.code(429).send();
       }

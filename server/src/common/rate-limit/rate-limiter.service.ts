@@ -10,7 +10,7 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
-/** Keys of an IP that has been quiet this long disappear (the reference's 20 minutes). */
+/** Keys of an IP that has been quiet this long disappear (new-api's 20 minutes). */
 export const IDLE_EXPIRY_SECONDS = 20 * 60;
 
 type ScriptClient = Redis & { tollgateSlidingLog(key: string, ...args: Array<string | number>): Promise<number> };

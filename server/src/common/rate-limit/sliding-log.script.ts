@@ -1,6 +1,6 @@
 /**
- * The reference's sliding-log limiter (console-api-behaviour.md §11) as one Lua script, so that the check and
- * the append are atomic across every api replica sharing the Redis.
+ * new-api's sliding-log limiter as one Lua script, so that the check and the append are atomic across every
+ * api replica sharing the Redis.
  *
  * The key holds the timestamps (ms) of the last `limit` accepted requests, newest first. A request is
  * accepted while fewer than `limit` are stored, or when the oldest stored one is at least `window` old (it

@@ -147,7 +147,7 @@ export class EsdbEventStore implements EventStore {
     const after = options.after ?? 0;
     const stream = this.client.subscribeToAll({ fromPosition: toEsdbReadPosition(after), filter: excludeSystemEvents() });
     let closed = false;
-    // Assigned below, before the first event can arrive; the handler scope needs the reference.
+    // Assigned below, before the first event can arrive; the handler scope needs the variable.
     let subscription!: Subscription;
     const done = (async () => {
       try {

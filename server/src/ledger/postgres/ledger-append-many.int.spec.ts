@@ -6,8 +6,8 @@ import { LedgerAppendMany1732300005000 } from '../../infrastructure/database/mig
 
 /**
  * `ledger_append_many` (migration 1732300005100: set-based when every request expects 'any') against the per-request
- * loop it replaced (migration 1732300005000, installed here under another name as the reference). Random batches,
- * each run by both on the same database state: the reference in a transaction that is rolled back, then the new
+ * loop it replaced (migration 1732300005000, installed here under another name as the oracle). Random batches,
+ * each run by both on the same database state: the oracle in a transaction that is rolled back, then the new
  * function, committed. Outcomes, rows written (positions, revisions, ids, payloads) and errors must be identical,
  * and the batches the fast path should take (an independent model below) must be the ones it takes.
  */

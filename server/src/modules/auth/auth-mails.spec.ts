@@ -1,7 +1,7 @@
 import { passwordResetLink, passwordResetMail, verificationMail } from './auth-mails';
 
 describe('identity mails', () => {
-  it('puts the code in the verification mail under the reference subject', () => {
+  it('puts the code in the verification mail under the new-api subject', () => {
     const mail = verificationMail('New API', 'a@b.com', '0a1b2c');
     expect(mail).toMatchObject({ to: 'a@b.com', subject: 'New API邮箱验证邮件' });
     expect(mail.html).toContain('<strong>0a1b2c</strong>');

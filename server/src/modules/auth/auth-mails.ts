@@ -3,14 +3,14 @@ import { VERIFICATION_TTL_SECONDS } from './verification/verification-code.store
 
 const VALID_MINUTES = VERIFICATION_TTL_SECONDS / 60;
 
-/** The reference pasted values into HTML unescaped; an address like o'brien@x.io broke the link. */
+/** new-api pasted values into HTML unescaped; an address like o'brien@x.io broke the link. */
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => ENTITIES[char]);
 }
 
-/** The email-verification mail (§3.5): subject "<SystemName>邮箱验证邮件", the code in bold. */
+/** The email-verification mail: subject "<SystemName>邮箱验证邮件", the code in bold. */
 export function verificationMail(systemName: string, to: string, code: string): MailJobData {
   const name = escapeHtml(systemName);
   return {
@@ -23,13 +23,13 @@ export function verificationMail(systemName: string, to: string, code: string): 
   };
 }
 
-/** `<ServerAddress>/user/reset?email=..&token=..`, with the address URL-encoded (the reference did not). */
+/** `<ServerAddress>/user/reset?email=..&token=..`, with the address URL-encoded (new-api did not). */
 export function passwordResetLink(serverAddress: string, email: string, token: string): string {
   const query = new URLSearchParams({ email, token }).toString();
   return `${serverAddress.replace(/\/+$/, '')}/user/reset?${query}`;
 }
 
-/** The password-reset mail (§3.6): subject "<SystemName>密码重置", the link twice (clickable and plain). */
+/** The password-reset mail: subject "<SystemName>密码重置", the link twice (clickable and plain). */
 export function passwordResetMail(systemName: string, to: string, link: string): MailJobData {
   const name = escapeHtml(systemName);
   const href = escapeHtml(link);

@@ -1,9 +1,9 @@
 import { DomainError } from '../../common/http/errors';
 
 /**
- * Every refusal the identity routes give, keyed by a stable code. The texts are the reference's
- * (console-api-behaviour.md §3), because the console shows them verbatim; a few are ours where the
- * reference leaked a raw Go error or had no check at all (marked "ours").
+ * Every refusal the identity routes give, keyed by a stable code. The texts are new-api's, because the
+ * console shows them verbatim; a few are ours where new-api leaked a raw Go error or had no check at all
+ * (marked "ours"; docs/console-api.md lists these differences).
  */
 export const AUTH_MESSAGES = {
   password_login_disabled: '管理员关闭了密码登录',
@@ -26,11 +26,11 @@ export const AUTH_MESSAGES = {
   github_invalid_response: '返回值非法，用户字段为空，请稍后重试！',
   wechat_disabled: '管理员未开启通过微信登录以及注册',
   wechat_already_bound: '该微信账号已被绑定',
-  /** ours: the reference answered with the raw network error. */
+  /** ours: new-api answered with the raw network error. */
   wechat_unreachable: '无法连接至微信服务器，请稍后重试！',
   telegram_disabled: '管理员未开启通过 Telegram 登录以及注册',
   telegram_invalid: '无效的请求',
-  /** ours: the reference had no auth_date freshness check (a leaked login link worked forever). */
+  /** ours: new-api had no auth_date freshness check (a leaked login link worked forever). */
   telegram_expired: 'Telegram 登录信息已过期，请重新登录',
   telegram_not_bound: '该 Telegram 账户未绑定',
   telegram_already_bound: '该 Telegram 账户已被绑定',

@@ -34,7 +34,7 @@ describe('assertEmailAllowed', () => {
     expect(() => assertEmailAllowed('a.b+c@anything.net', open)).not.toThrow();
   });
 
-  it('matches the whitelist exactly: case-sensitive and untrimmed, as the reference', () => {
+  it('matches the whitelist exactly: case-sensitive and untrimmed, as new-api', () => {
     const policy = { ...open, domainRestrictionEnabled: true, domainWhitelist: 'gmail.com, qq.com' };
     expect(() => assertEmailAllowed('a@gmail.com', policy)).not.toThrow();
     expect(() => assertEmailAllowed('a@Gmail.com', policy)).toThrow(/email domain name whitelist/);

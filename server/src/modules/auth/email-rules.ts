@@ -1,13 +1,13 @@
 import { AuthError } from './auth.errors';
 
-/** The user field's limit (§3.2, `email max 50`); checked where an address enters, so it always fits the column. */
+/** The user field's limit (new-api's `email max 50`); checked where an address enters, so it always fits the column. */
 export const EMAIL_MAX_LENGTH = 50;
 
 const LOCAL_PART = /^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*$/u;
 const DOMAIN_LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
 
 /**
- * The reference validates with go-playground's `required,email` (an RFC 5322 dot-atom check). This is the
+ * new-api validates with go-playground's `required,email` (an RFC 5322 dot-atom check). This is the
  * same rule without quoted local parts, which no mailbox provider hands out and which would make the
  * `@` split ambiguous.
  */
@@ -24,13 +24,13 @@ export function isValidEmail(email: string): boolean {
 
 export interface EmailPolicy {
   domainRestrictionEnabled: boolean;
-  /** The EmailDomainWhitelist option: comma separated, neither trimmed nor lower-cased (as the reference). */
+  /** The EmailDomainWhitelist option: comma separated, neither trimmed nor lower-cased (as new-api). */
   domainWhitelist: string;
   aliasRestrictionEnabled: boolean;
 }
 
 /**
- * Whitelist and alias rules for a verification code request (§3.5). They apply only there: register and
+ * Whitelist and alias rules for a verification code request. They apply only there: register and
  * email binding trust the code, which could only have been sent to an address that passed.
  */
 export function assertEmailAllowed(email: string, policy: EmailPolicy): void {

@@ -10,7 +10,7 @@ import { ResetPasswordCommand } from './usecases/reset-password/reset-password.c
 import { SendPasswordResetCommand } from './usecases/send-password-reset/send-password-reset.command';
 import { SendVerificationCodeCommand } from './usecases/send-verification-code/send-verification-code.command';
 
-/** Email codes, password reset and email binding (§3.5–3.7). */
+/** Email codes, password reset and email binding. */
 @Controller('api')
 export class EmailController {
   constructor(private readonly commandBus: CommandBus) {}

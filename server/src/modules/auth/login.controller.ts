@@ -10,7 +10,7 @@ import { TurnstileCheck } from './turnstile/turnstile.guard';
 import { LoginWithPasswordCommand } from './usecases/login-with-password/login-with-password.command';
 import { RegisterUserCommand } from './usecases/register-user/register-user.command';
 
-/** Password login, logout and self-registration (§3.3, §3.4). */
+/** Password login, logout and self-registration. */
 @Controller('api/user')
 export class LoginController {
   constructor(

@@ -19,7 +19,7 @@ import { LoginWithWeChatCommand } from './usecases/login-with-wechat/login-with-
 
 const STATE_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
-/** Third-party login and binding: GitHub, WeChat, Telegram (§3.8–3.10). */
+/** Third-party login and binding: GitHub, WeChat, Telegram. */
 @Controller('api/oauth')
 export class OAuthController {
   constructor(
@@ -75,7 +75,7 @@ export class OAuthController {
   }
 
   /**
-   * Answers a redirect to the settings page, not JSON (the reference's shape). Like every UserAuth route it
+   * Answers a redirect to the settings page, not JSON (new-api's shape). Like every UserAuth route it
    * wants the New-Api-User header, which also shields it from cross-site requests: the console calls it from
    * the widget's JavaScript callback rather than letting the widget navigate here.
    */

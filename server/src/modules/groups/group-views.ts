@@ -1,6 +1,6 @@
 /**
  * Groups are the keys of the GroupRatio option; UserUsableGroups says which of them users may pick (for tokens
- * and the playground) and how each is described (console-api-behaviour.md §4.7).
+ * and the playground) and how each is described.
  */
 export function groupNames(groupRatio: Record<string, unknown>): string[] {
   return Object.keys(groupRatio);

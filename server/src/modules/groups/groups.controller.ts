@@ -18,7 +18,7 @@ export class GroupsController {
     return ok(groupNames(this.groupRatio()));
   }
 
-  /** Public, as in the reference: the registration and token screens need it. */
+  /** Public, as in new-api: the registration and token screens need it. */
   @Get('user/groups')
   usable() {
     return ok(usableGroups(this.groupRatio(), this.jsonObject('UserUsableGroups')));

@@ -40,7 +40,7 @@ describe('log query parsing', () => {
     expect(parseFilters(query, { username: false, channel: false })).toMatchObject({ username: '', channel: 0 });
   });
 
-  it('builds the reference filter set, numbered parameters, the caller first on own routes', () => {
+  it('builds the new-api filter set, numbered parameters, the caller first on own routes', () => {
     const filters = parseFilters({ type: '2', model_name: 'gpt-4o', username: 'bob', channel: '3', start_timestamp: '5' }, { username: true, channel: true });
     const where = filterWhere(filters, { kind: 'self', userId: 9 });
     expect(where.sql).toBe(

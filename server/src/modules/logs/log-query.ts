@@ -1,15 +1,15 @@
 /**
- * Reading the log routes' query strings the way the reference does (console-api-behaviour.md §0.4, §9.2, §9.3),
- * and turning filters into SQL. Numbers go through Go's strconv: anything that does not parse is 0 ("no filter"),
- * an out-of-range number is clamped. No query string can make a query fail: text with NUL matches nothing, LIKE
- * has no escape character, numbers are compared as bigint.
+ * Reading the log routes' query strings the way new-api does, and turning filters into SQL. Numbers go through
+ * Go's strconv: anything that does not parse is 0 ("no filter"), an out-of-range number is clamped. No query
+ * string can make a query fail: text with NUL matches nothing, LIKE has no escape character, numbers are
+ * compared as bigint.
  */
 
-/** The reference's ItemsPerPage. */
+/** new-api's ItemsPerPage. */
 export const ITEMS_PER_PAGE = 10;
-/** `/api/log/self` caps page_size at 100 (reference). */
+/** `/api/log/self` caps page_size at 100 (as new-api). */
 export const SELF_MAX_PAGE_SIZE = 100;
-/** `/api/log/` has no cap in the reference; one is set here so a single call cannot load the whole table. */
+/** `/api/log/` has no cap in new-api; one is set here so a single call cannot load the whole table. */
 export const ADMIN_MAX_PAGE_SIZE = 1000;
 /** The legacy search routes answer the newest 100 rows (MaxRecentItems). */
 export const SEARCH_LIMIT = 100;
@@ -24,7 +24,7 @@ export function queryText(query: unknown, name: string): string {
 }
 
 /**
- * Go's `strconv.Atoi`/`ParseInt(s, 10, 64)` with the error ignored, as the reference's handlers call them: an
+ * Go's `strconv.Atoi`/`ParseInt(s, 10, 64)` with the error ignored, as new-api's handlers call them: an
  * optional sign and decimal digits, else 0; out of range clamps (here to the safe-integer range).
  */
 export function goInt(text: string): number {
@@ -36,7 +36,7 @@ export function goInt(text: string): number {
 
 /**
  * `target_timestamp` of DELETE /api/log/: decimal digits (optional sign) within the safe integers, else 0, which
- * the purge refuses as "target timestamp is required". Unlike goInt nothing saturates: the reference's ParseInt
+ * the purge refuses as "target timestamp is required". Unlike goInt nothing saturates: new-api's ParseInt
  * turned an out-of-range number into the largest int64 and purged every row; here it is refused.
  */
 export function targetTimestamp(text: string): number {
@@ -50,7 +50,7 @@ export interface LogFilters {
   type: number;
   username: string;
   tokenName: string;
-  /** Compared with LIKE and no wildcards added (the reference), so `%` in it is a wildcard. */
+  /** Compared with LIKE and no wildcards added (as new-api), so `%` in it is a wildcard. */
   modelName: string;
   group: string;
   /** Unix seconds, inclusive; 0: unbounded. */
@@ -69,7 +69,7 @@ export interface Paging {
 
 /**
  * Every filter of the log list and stat routes, from a query string. `username` and `channel` are read only where
- * the reference reads them: both on the admin routes; the own-log list takes neither (its rows are the caller's,
+ * new-api reads them: both on the admin routes; the own-log list takes neither (its rows are the caller's,
  * by user id), the own stat takes `channel`.
  */
 export function parseFilters(query: unknown, accepts: { username: boolean; channel: boolean }): LogFilters {
@@ -124,7 +124,7 @@ export interface FilterOptions {
   timeRange: boolean;
 }
 
-/** The reference's filter set (GetAllLogs / GetUserLogs / SumUsedQuota), plus the group filter. */
+/** new-api's filter set (GetAllLogs / GetUserLogs / SumUsedQuota), plus the group filter. */
 export function filterWhere(filters: LogFilters, scope: LogScope, options: FilterOptions = { type: true, timeRange: true }): SqlWhere {
   const where = new SqlWhere();
   if (scope.kind === 'self') where.add((p) => `user_id = ${p}::bigint`, scope.userId);

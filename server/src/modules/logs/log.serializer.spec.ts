@@ -7,14 +7,14 @@ const row: LogRow = {
 };
 
 describe('log serializer', () => {
-  it('answers the reference Log JSON: numbers as numbers, the channel id as `channel`', () => {
+  it('answers the new-api Log JSON: numbers as numbers, the channel id as `channel`', () => {
     expect(toLogJson(row)).toEqual({
       id: 42, user_id: 7, created_at: 1732400000, type: 2, content: 'c', username: 'alice', token_name: 't', model_name: 'm', quota: 225,
       prompt_tokens: 1000, completion_tokens: 500, use_time: 3, is_stream: true, channel: 15, token_id: 12, group: 'vip', other: row.other,
     });
   });
 
-  it('hides the id and admin_info from the owner, as the reference does', () => {
+  it('hides the id and admin_info from the owner, as new-api does', () => {
     const json = toSelfLogJson(row);
     expect(json.id).toBe(0);
     expect(JSON.parse(json.other)).toEqual({ frt: 420, model_ratio: 0.075 });

@@ -19,7 +19,7 @@ export interface LogRow {
   other: string;
 }
 
-/** The reference's Log JSON (§9.1): the channel id is called `channel`; `group` as later versions add it. */
+/** new-api's Log JSON: the channel id is called `channel`; `group` as later versions add it. */
 export interface LogJson {
   id: number;
   user_id: number;
@@ -79,8 +79,8 @@ function sortedJson(value: unknown): string {
 }
 
 /**
- * `other` as a user may see it (§9.2): `admin_info` (the channels tried) removed; text that is not a JSON object
- * (the empty `other` of admin and system rows) becomes "null", as the reference's StrToMap/MapToJsonStr do.
+ * `other` as a user may see it: `admin_info` (the channels tried) removed; text that is not a JSON object
+ * (the empty `other` of admin and system rows) becomes "null", as new-api's StrToMap/MapToJsonStr do.
  */
 export function otherForUser(other: string): string {
   let parsed: unknown;
@@ -94,7 +94,7 @@ export function otherForUser(other: string): string {
   return sortedJson(rest);
 }
 
-/** A row of the caller's own logs: no id (the reference omits it, so it reads 0) and no admin_info. */
+/** A row of the caller's own logs: no id (new-api omits it, so it reads 0) and no admin_info. */
 export function toSelfLogJson(row: LogRow): LogJson {
   return { ...toLogJson(row), id: 0, other: otherForUser(row.other) };
 }

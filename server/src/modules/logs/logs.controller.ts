@@ -16,8 +16,9 @@ const self = (user: AuthenticatedUser): LogScope => ({ kind: 'self', userId: use
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
- * The log routes (console-api-behaviour.md §9.2, §9.3): admin routes see every row, the `self` routes the caller's
- * own (by user id; the reference's own stat went by username, which a rename or a reused name would skew).
+ * The log routes (lists, legacy searches, stats, purge): admin routes see every row, the `self` routes the caller's
+ * own (by user id; new-api's own stat went by username, which a rename or a reused name would skew). What the
+ * log routes do differently from new-api, and why: docs/console-api.md.
  */
 @Controller('api/log')
 export class LogsController {
@@ -62,7 +63,7 @@ export class LogsController {
   }
 
   /**
-   * Public lookup by key (no session; reference §1 "none, CORS"): answers any origin, as the reference's CORS
+   * Public lookup by key (no session, as in new-api): answers any origin, as new-api's CORS
    * middleware did (a plain GET needs no preflight).
    */
   @Get('token')

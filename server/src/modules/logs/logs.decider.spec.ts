@@ -9,7 +9,7 @@ describe('logs decider', () => {
     ]);
   });
 
-  it('refuses a missing (0) timestamp with the reference message', () => {
+  it('refuses a missing (0) timestamp with the new-api message', () => {
     expect(() => decide({ type: 'PurgeLogs', targetTimestamp: 0, adminId: 3 })).toThrow(TargetTimestampRequiredError);
     expect(() => decide({ type: 'PurgeLogs', targetTimestamp: 0, adminId: 3 })).toThrow('target timestamp is required');
   });

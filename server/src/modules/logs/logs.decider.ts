@@ -5,8 +5,8 @@ import { TargetTimestampRequiredError } from './logs.errors';
 export type LogsCommand = { type: 'PurgeLogs'; targetTimestamp: number; adminId: number };
 
 /**
- * The `logs` stream has no state to decide against: a purge is always allowed to an admin. 0 is refused like the
- * reference ("target timestamp is required"); a negative timestamp can delete nothing, so it records nothing.
+ * The `logs` stream has no state to decide against: a purge is always allowed to an admin. 0 is refused like
+ * new-api ("target timestamp is required"); a negative timestamp can delete nothing, so it records nothing.
  */
 export function decide(command: LogsCommand): LogsEvent[] {
   switch (command.type) {

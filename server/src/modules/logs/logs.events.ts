@@ -17,7 +17,7 @@ export interface LogsPurged {
 }
 
 /**
- * The consume row the reference writes for a successful channel test (relay-behaviour.md §3.8): user 1, token name
+ * The consume row new-api writes for a successful channel test: user 1, token name
  * and content "模型测试", the test's model, channel, tokens and use time, and the quota the call would cost at
  * group ratio 1. Nothing is charged: no account or token event goes with it, only this log line. Appended on
  * `logs` (id derived from the test run) by the channel-test handler and folded by the logs projection.
@@ -49,7 +49,7 @@ export interface ChannelTestLogged {
   data: ChannelTestLoggedData;
 }
 
-/** The reference's token name and content of a channel-test row. */
+/** new-api's token name and content of a channel-test row. */
 export const CHANNEL_TEST_LOG_TEXT = '模型测试';
 
 export type LogsEvent = LogsPurged | ChannelTestLogged;

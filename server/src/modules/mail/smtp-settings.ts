@@ -1,6 +1,6 @@
 import type { OptionsService } from '../options/options.service';
 
-/** The SMTP* options (§3.5, §8.2) as the mail sender needs them. */
+/** The SMTP* options as the mail sender needs them. */
 export interface SmtpSettings {
   server: string;
   port: string;
@@ -28,7 +28,7 @@ export function isSmtpConfigured(settings: SmtpSettings): boolean {
   return settings.server.trim() !== '' && senderAddress(settings) !== '';
 }
 
-/** SMTPFrom, falling back to SMTPAccount (the reference's compatibility rule). */
+/** SMTPFrom, falling back to SMTPAccount (new-api's compatibility rule). */
 export function senderAddress(settings: SmtpSettings): string {
   return (settings.from || settings.account).trim();
 }

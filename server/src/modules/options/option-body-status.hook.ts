@@ -15,8 +15,8 @@ function isBodyDecodeError(error: unknown): boolean {
 }
 
 /**
- * The reference answers an undecodable PUT /api/option/ body with HTTP 400 "无效的参数" (console-api-behaviour.md
- * §0.1). Fastify rejects malformed JSON before any guard or controller runs, so the answer is corrected here,
+ * new-api answers an undecodable PUT /api/option/ body with HTTP 400 "无效的参数" (not the usual HTTP 200
+ * envelope). Fastify rejects malformed JSON before any guard or controller runs, so the answer is corrected here,
  * on this route only: onError sees the parser's error (Nest later turns it into a generic HttpException),
  * onSend rewrites that request's answer. Bodies that parse but have the wrong shape get their 400 from the
  * controller.

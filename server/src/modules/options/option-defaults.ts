@@ -1,8 +1,8 @@
 import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO, pricingJson } from './pricing-defaults';
 
 /**
- * Every option key with the reference's default (console-api-behaviour.md §8.2). All values are strings on
- * the wire. Rows exist in the `options` table only once saved; until then these defaults apply.
+ * Every option key with new-api v0.3.0.0's default. All values are strings on the wire. Rows exist in the
+ * `options` table only once saved; until then these defaults apply.
  */
 export const OPTION_DEFAULTS: Record<string, string> = {
   FileUploadPermission: '0',

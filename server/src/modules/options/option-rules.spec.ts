@@ -50,7 +50,7 @@ describe('option rules', () => {
     });
   });
 
-  describe('enable guards (reference messages)', () => {
+  describe('enable guards (new-api messages)', () => {
     it('refuses GitHub OAuth without a client id, accepts it once set, and always allows switching off', () => {
       expect(rejection(() => normalizeOptionValue('GitHubOAuthEnabled', 'true', defaults))).toBe(
         '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！',
@@ -75,12 +75,12 @@ describe('option rules', () => {
       expect(normalizeOptionValue('TurnstileCheckEnabled', 'true', withOptions({ TurnstileSiteKey: 'site' }))).toBe('true');
     });
 
-    it('leaves Telegram unguarded, as the reference does', () => {
+    it('leaves Telegram unguarded, as new-api does', () => {
       expect(normalizeOptionValue('TelegramOAuthEnabled', 'true', defaults)).toBe('true');
     });
   });
 
-  describe('number bounds (spec 1 §5)', () => {
+  describe('number bounds of the console forms', () => {
     it.each([
       ['DataExportInterval', '0', 'DataExportInterval 必须是不小于 1 的整数'],
       ['MinTopUp', '0', 'MinTopUp 必须是不小于 1 的整数'],

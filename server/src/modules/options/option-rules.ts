@@ -23,7 +23,10 @@ export const OPTION_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER): OptionKind => ({ type: 'integer', min, max });
 
-/** Number bounds of spec 1 §5 ("Number bounds"), plus the ports and counters the reference parses as ints. */
+/**
+ * The console forms' number bounds (quotas, thresholds and Price at least 0; DataExportInterval and MinTopUp at
+ * least 1), plus the ports and counters new-api parses as ints.
+ */
 const NUMERIC_KINDS: Record<string, OptionKind> = {
   QuotaForNewUser: integer(0),
   QuotaForInviter: integer(0),
@@ -45,7 +48,7 @@ const NUMERIC_KINDS: Record<string, OptionKind> = {
   QuotaPerUnit: { type: 'number', min: 0, exclusiveMin: true },
 };
 
-/** JSON options; the reference saved them before parsing and wiped the live map on a typo (§15 #5). */
+/** JSON options, parsed before saving; new-api saved them first and wiped the live map on a typo. */
 const JSON_KINDS: Record<string, OptionKind> = {
   ModelRatio: { type: 'ratio-map' },
   ModelPrice: { type: 'ratio-map' },
@@ -63,7 +66,7 @@ export function optionKind(key: string): OptionKind {
   if (key in JSON_KINDS) return JSON_KINDS[key];
   if (ADDRESS_KEYS.has(key)) return { type: 'address' };
   if (key === 'DataExportDefaultTime') return { type: 'choice', choices: ['hour', 'day', 'week'] };
-  // The reference parses every *Enabled key as a boolean (value == "true"), DefaultCollapseSidebar too.
+  // new-api parses every *Enabled key as a boolean (value == "true"), DefaultCollapseSidebar too.
   if (key.endsWith('Enabled') || key === 'DefaultCollapseSidebar') return { type: 'boolean' };
   return { type: 'text' };
 }
@@ -76,8 +79,7 @@ export function isSecretOption(key: string): boolean {
 type Lookup = (key: string) => string;
 
 /**
- * Switching these on without their settings would break a login path for everyone (§8.1); the messages are
- * the reference's.
+ * Switching these on without their settings would break a login path for everyone; the messages are new-api's.
  */
 const ENABLE_GUARDS: Record<string, { ready: (current: Lookup) => boolean; message: string }> = {
   GitHubOAuthEnabled: {

@@ -11,9 +11,9 @@ import { ResetModelRatioCommand } from './usecases/reset-model-ratio/reset-model
 import { UpdateOptionCommand } from './usecases/update-option/update-option.command';
 
 /**
- * The reference decodes `{key:string, value:string}` and answers anything undecodable with HTTP 400. We keep
+ * new-api decodes `{key:string, value:string}` and answers anything undecodable with HTTP 400. We keep
  * the 400 for bodies of the wrong shape, but accept numbers and booleans as values and store them as
- * strings (§15 #8: the console's switches send booleans).
+ * strings (the console's switches send booleans).
  */
 const updateOptionBody = z.object({
   key: z.string(),

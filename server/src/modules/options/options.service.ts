@@ -49,7 +49,7 @@ export class OptionsService implements OnModuleInit {
     return this.get(key) === 'true';
   }
 
-  /** Lenient like the reference: an unparseable number is 0. */
+  /** Lenient like new-api: an unparseable number is 0. */
   getNumber(key: string): number {
     const value = Number(this.get(key));
     return Number.isFinite(value) ? value : 0;

@@ -1,8 +1,8 @@
 import { OPTION_DEFAULTS } from './option-defaults';
 import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO, pricingJson } from './pricing-defaults';
 
-describe('built-in pricing tables (reference §10)', () => {
-  it('holds the reference example model ratios', () => {
+describe('built-in pricing tables (new-api defaults)', () => {
+  it('holds the new-api example model ratios', () => {
     expect(DEFAULT_MODEL_RATIO).toMatchObject({
       'gpt-4o': 2.5,
       'gpt-4o-2024-08-06': 1.25,
@@ -28,7 +28,7 @@ describe('built-in pricing tables (reference §10)', () => {
     expect(DEFAULT_MODEL_RATIO['ERNIE-4.0-8K']).toBeCloseTo(8.2192, 4);
   });
 
-  it('holds the reference per-call prices', () => {
+  it('holds the new-api per-call prices', () => {
     expect(DEFAULT_MODEL_PRICE).toMatchObject({
       'dall-e-3': 0.04,
       'gpt-4-gizmo-*': 0.1,
@@ -44,7 +44,7 @@ describe('built-in pricing tables (reference §10)', () => {
     });
   });
 
-  it('is the default of the options, serialised with sorted keys like the reference', () => {
+  it('is the default of the options, serialised with sorted keys like new-api', () => {
     expect(JSON.parse(OPTION_DEFAULTS.ModelRatio)).toEqual(DEFAULT_MODEL_RATIO);
     expect(JSON.parse(OPTION_DEFAULTS.ModelPrice)).toEqual(DEFAULT_MODEL_PRICE);
     expect(OPTION_DEFAULTS.CompletionRatio).toBe('{"gpt-4-all":2,"gpt-4-gizmo-*":2,"gpt-4o-gizmo-*":3}');

@@ -1,10 +1,10 @@
 /**
- * The built-in pricing tables of the reference (console-api-behaviour.md §10): the defaults of the ModelRatio,
+ * The built-in pricing tables of new-api v0.3.0.0: the defaults of the ModelRatio,
  * ModelPrice and CompletionRatio options, and what POST /api/option/rest_model_ratio restores. The relay reads
  * the live options; these tables are only their starting point.
  *
  * Ratio 1 = $0.002 per 1K prompt tokens ($2 per 1M). RMB-priced models are written as
- * RMB-per-1K × (500 / 7.3), the reference's constants USD = 500 and USD2RMB = 7.3.
+ * RMB-per-1K × (500 / 7.3), new-api's constants USD = 500 and USD2RMB = 7.3.
  */
 const USD = 500;
 const USD_TO_RMB = 7.3;
@@ -186,8 +186,8 @@ export const DEFAULT_MODEL_PRICE: Readonly<Record<string, number>> = Object.free
 });
 
 /**
- * Only the names the hard-coded completion rules do not cover; the relay's rules take precedence over this
- * option (§10, "precedence caveat").
+ * Only the names the hard-coded completion rules do not cover: the relay's rules take precedence over this
+ * option, which is consulted only for a model no rule matches.
  */
 export const DEFAULT_COMPLETION_RATIO: Readonly<Record<string, number>> = Object.freeze({
   'gpt-4-all': 2,
@@ -195,7 +195,7 @@ export const DEFAULT_COMPLETION_RATIO: Readonly<Record<string, number>> = Object
   'gpt-4o-gizmo-*': 3,
 });
 
-/** Serialises with sorted keys, as the reference's Go encoder does, so the default text is stable. */
+/** Serialises with sorted keys, as new-api's Go encoder does, so the default text is stable. */
 export function pricingJson(table: Readonly<Record<string, number>>): string {
   const sorted: Record<string, number> = {};
   for (const key of Object.keys(table).sort()) sorted[key] = table[key];

@@ -9,7 +9,7 @@ function reader(overrides: Record<string, string> = {}): OptionReader {
 const facts = { version: 'v9.9.9', startTime: 1_700_000_000, enableBatchUpdate: false };
 
 describe('public status', () => {
-  it('has every key of reference §8.3 with its default', () => {
+  it('has every key of the new-api status with its default', () => {
     expect(buildPublicStatus(reader(), facts)).toEqual({
       version: 'v9.9.9',
       start_time: 1_700_000_000,

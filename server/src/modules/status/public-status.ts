@@ -15,7 +15,7 @@ export interface ServerFacts {
 }
 
 /**
- * GET /api/status `data` (console-api-behaviour.md §8.3), derived from the live options on every call so an
+ * GET /api/status `data` (new-api's keys), derived from the live options on every call so an
  * option change shows at once. Only public values: the Turnstile site key is meant for browsers, the secret
  * keys never appear.
  */

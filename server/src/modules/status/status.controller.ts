@@ -11,7 +11,7 @@ import { CheckDatabaseQuery } from './usecases/check-database/check-database.que
 /** Public status and content pages, the admin health check and the projection-lag view. */
 @Controller('api')
 export class StatusController {
-  /** Boot time of this process, as the reference reports it. */
+  /** Boot time of this process, as new-api reports it. */
   private readonly startTime = Math.floor(Date.now() / 1000);
 
   constructor(
@@ -23,7 +23,7 @@ export class StatusController {
 
   @Get('status')
   status() {
-    // Batch updates are the reference's write-behind for quota counters; the ledger has no such mode.
+    // Batch updates are new-api's write-behind for quota counters; the ledger has no such mode.
     return ok(buildPublicStatus(this.options, { version: this.config.VERSION, startTime: this.startTime, enableBatchUpdate: false }));
   }
 

@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 
 const AFF_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
-/** A 4-character invite code from [0-9a-zA-Z] (reference §4.1); uniqueness is the database's job. */
+/** A 4-character invite code from [0-9a-zA-Z], as new-api makes them; uniqueness is the database's job. */
 export function generateAffCode(pick: (max: number) => number = randomInt): string {
   let code = '';
   for (let i = 0; i < 4; i++) code += AFF_ALPHABET[pick(AFF_ALPHABET.length)];
@@ -10,7 +10,7 @@ export function generateAffCode(pick: (max: number) => number = randomInt): stri
 }
 
 /**
- * A system access token as the reference makes it (§2.3): ⌊L·3/4⌋ crypto-random bytes with L drawn from 29..32,
+ * A system access token as new-api makes it: ⌊L·3/4⌋ crypto-random bytes with L drawn from 29..32,
  * in standard base64, so 28 or 32 characters that may contain + / =.
  */
 export function generateAccessToken(

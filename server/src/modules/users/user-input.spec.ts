@@ -39,7 +39,7 @@ describe('users API input', () => {
     expect(queryText(undefined, 'p')).toBe('');
   });
 
-  it('applies the reference validation rules in characters, not bytes', () => {
+  it('applies the validation rules in characters, not bytes', () => {
     expect(() => validateProfile({ username: '十二个汉字十二个汉字十二' })).not.toThrow();
     expect(() => validateProfile({ username: 'abcdefghijklm' })).toThrow('输入不合法 用户名长度不能超过 12 个字符');
     expect(() => validateProfile({ password: 'short' })).toThrow('输入不合法 密码长度必须在 8 到 20 个字符之间');

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { DomainError, InvalidParamsError } from '../../common/http/errors';
 
 /**
- * Request decoding for the users API, in two steps like the reference: a body that does not decode into the
- * expected types is "无效的参数"; a decoded field that breaks a validation rule (§3.2) is "输入不合法 <detail>".
+ * Request decoding for the users API, in two steps like new-api: a body that does not decode into the
+ * expected types is "无效的参数"; a decoded field that breaks a validation rule (`validateProfile`) is "输入不合法 <detail>".
  */
 export class InvalidInputError extends DomainError {
   constructor(detail: string) {
@@ -67,9 +67,9 @@ export interface ProfileFields {
 }
 
 /**
- * The reference's struct validation (§3.2): username at most 12 characters, password 8–20, display name at most
+ * new-api's struct validation: username at most 12 characters, password 8–20, display name at most
  * 20, email at most 50. An empty password is not validated: on updates it means "unchanged".
- * The group is not validated by the reference; it is bounded here by its column (64).
+ * The group is not validated by new-api; it is bounded here by its column (64).
  */
 export function validateProfile(fields: ProfileFields): void {
   if (fields.username !== undefined && runeLength(fields.username) > 12) throw new InvalidInputError('用户名长度不能超过 12 个字符');

@@ -1,6 +1,6 @@
 import { ConflictError, DomainError, ForbiddenError } from '../../common/http/errors';
 
-/** Messages of the users API (console-api-behaviour.md §4), by stable code. */
+/** Messages of the users API by stable code: new-api's texts (the console shows them verbatim), plus a few of ours. */
 export const USER_MESSAGES = {
   user_not_found: '用户不存在',
   username_taken: '用户名已存在，或已注销',

@@ -30,7 +30,7 @@ const KEYS = [
 ];
 
 describe('user serializer', () => {
-  it('has the reference keys in the reference order, never the password hash', () => {
+  it('has the new-api keys in the new-api order, never the password hash', () => {
     const json = toUserJson(user(), { quota: 10, usedQuota: 2, requestCount: 3, affCount: 1, affQuota: 4, affHistoryQuota: 5 });
     expect(Object.keys(json)).toEqual(KEYS);
     expect(json).toMatchObject({ password: '', verification_code: '', quota: 10, used_quota: 2, request_count: 3, aff_count: 1, aff_quota: 4, aff_history_quota: 5 });

@@ -11,7 +11,7 @@ export interface BalanceFigures {
 }
 
 /**
- * The User JSON of the reference (console-api-behaviour.md §0.2, §4.1), keys in the reference's order.
+ * The User JSON of new-api v0.3.0.0, keys in new-api's order.
  * `password` and `verification_code` are always present and always "". Soft delete is `DeletedAt` (capitalised).
  */
 export interface UserJson {
@@ -129,7 +129,7 @@ export function toUserJson(user: UserEntity, balance: BalanceFigures | null = nu
 }
 
 /**
- * What a login answers (reference §3.3): only id, username, display_name, role, status and group are filled,
+ * What a login answers, as in new-api: only id, username, display_name, role, status and group are filled,
  * every other field is its zero value. The console stores it in localStorage.
  */
 export function toLoginUser(user: Pick<UserEntity, 'id' | 'username' | 'displayName' | 'role' | 'status' | 'group'>): UserJson {
@@ -144,7 +144,7 @@ export function toLoginUser(user: Pick<UserEntity, 'id' | 'username' | 'displayN
   };
 }
 
-/** POST /api/user/manage answers `{role, status}` serialised as a User whose other fields are zero (reference §4.6). */
+/** POST /api/user/manage answers `{role, status}` serialised as a User whose other fields are zero (as new-api). */
 export function toRoleStatusUser(user: Pick<UserEntity, 'role' | 'status'>): UserJson {
   return { ...ZERO_USER, role: user.role, status: user.status };
 }

@@ -44,7 +44,10 @@ function context(request: FastifyRequest) {
   return { correlationId: String(request.id), clientIp: request.ip ?? null };
 }
 
-/** User management for admins (reference §4.3–§4.6). Role rules live in the handlers. */
+/**
+ * User management for admins: list, search, read, create, edit, manage, delete. Role rules live in the handlers;
+ * where they differ from new-api's, docs/console-api.md says why.
+ */
 @Controller('api/user')
 export class UsersAdminController {
   constructor(

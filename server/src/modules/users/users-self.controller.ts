@@ -14,7 +14,7 @@ import { decodeBody, jsonText } from './user-input';
 
 const updateSelfBody = z.object({ username: jsonText, display_name: jsonText, password: jsonText });
 
-/** The caller's own account (reference §4.2). The money routes (aff_transfer) are in AccountsController. */
+/** The caller's own account, invite code and access token; aff_transfer is in AccountsController. */
 @Controller('api/user')
 export class UsersSelfController {
   constructor(
@@ -36,7 +36,7 @@ export class UsersSelfController {
     await this.commandBus.execute(
       new UpdateSelfCommand({ userId: user.id, username: input.username, displayName: input.display_name, password: input.password }),
     );
-    // The reference leaves the session's username stale; a session that has one keeps it in step.
+    // new-api leaves the session's username stale; a session that has one keeps it in step.
     if (input.username && !user.useAccessToken) await this.sessions.update(request, reply, { username: input.username });
     return ok();
   }
@@ -45,7 +45,7 @@ export class UsersSelfController {
   @UserAuth()
   async deleteSelf(@CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.commandBus.execute(new DeleteSelfCommand(user.id));
-    // Ended server-side too (the reference leaves it to the browser's logout).
+    // Ended server-side too (new-api leaves it to the browser's logout).
     await this.sessions.destroy(request, reply);
     return ok();
   }

@@ -136,7 +136,7 @@ describe('Anthropic adapter (type 14)', () => {
   });
 
   describe('response', () => {
-    it('joins all text blocks (the reference kept the first) and reports usage', () => {
+    it('joins all text blocks (new-api kept the first) and reports usage', () => {
       const result = adapter().parseResponse(input(), json(fixture('anthropic', 'message-text.json')));
       expect(result).toMatchObject({ ok: true, status: 200, passthrough: false, usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 }, completionText: null });
       expect(JSON.parse((result as { body: string }).body)).toEqual({
@@ -237,7 +237,7 @@ describe('Anthropic adapter (type 14)', () => {
       });
     });
 
-    it('ends with an error event for a mid-stream error (the reference swallowed it), billing the prompt and delivered text', () => {
+    it('ends with an error event for a mid-stream error (new-api swallowed it), billing the prompt and delivered text', () => {
       const run = runStream(adapter().createStreamTransformer(streamInput()), [fixture('anthropic', 'messages-stream-error.sse')], { requestId: 'rid' });
       expect(run.summary).toMatchObject({ end: 'upstream_error', usage: null, promptTokens: 12, completionText: 'Once upon' });
       expect(dataEvents(run.trailer)).toEqual([{ error: { message: 'Overloaded (request id: rid)', type: 'overloaded_error', param: null, code: null } }]);

@@ -8,7 +8,7 @@ import type { AnthropicResponse } from './anthropic-types';
 import { buildAnthropicRequest } from './build-anthropic-request';
 import { convertAnthropicResponse } from './convert-anthropic-response';
 
-/** Type 14: OpenAI chat in, Claude Messages upstream, OpenAI chat out (reference §6.2). */
+/** Type 14: OpenAI chat in, Claude Messages upstream, OpenAI chat out (docs/providers.md, Anthropic). */
 export function createAnthropicAdapter(settings: UpstreamSettings): UpstreamAdapter {
   const relayModes = new Set<RelayMode>(['chat']);
   return {
@@ -24,7 +24,7 @@ export function createAnthropicAdapter(settings: UpstreamSettings): UpstreamAdap
       if (response.status < 200 || response.status >= 300) return mapUpstreamError(response.status, response.body);
       const parsed = parseJsonObject(response.body);
       if (!parsed) return unreadableResponseError('not a JSON object');
-      // Claude can answer 200 with {"type":"error"} (reference §6.2): an error with that status, not retried.
+      // Claude can answer 200 with {"type":"error"}: an error with that status, not retried, as in new-api.
       if (parsed.type === 'error' && typeof parsed.error === 'object' && parsed.error !== null) {
         const error = openAIErrorFromObject(parsed.error as Record<string, unknown>);
         return { ok: false, status: response.status, error: { ...error, code: error.type } };

@@ -5,7 +5,7 @@ export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_DEFAULT_VERSION = '2023-06-01';
 
 /**
- * Every model goes to /v1/messages. The reference sent names other than `claude-3*` to the legacy
+ * Every model goes to /v1/messages. new-api sent names other than `claude-3*` to the legacy
  * /v1/complete, which misroutes claude-sonnet-4, claude-opus-4 and later; Messages also serves claude-2.x.
  */
 export function anthropicTarget(input: UpstreamRequestInput): Pick<UpstreamRequest, 'origin' | 'path' | 'url'> {
@@ -13,7 +13,7 @@ export function anthropicTarget(input: UpstreamRequestInput): Pick<UpstreamReque
   return upstreamTarget(splitBaseUrl(baseUrl), '/v1/messages');
 }
 
-/** `anthropic-version` (and `anthropic-beta`) are the client headers Claude channels forward (reference §6.0). */
+/** `anthropic-version` (and `anthropic-beta`) are the client headers Claude channels forward (new-api forwarded only the version). */
 export function anthropicHeaders(input: UpstreamRequestInput): Record<string, string> {
   const client = input.clientHeaders;
   const headers: Record<string, string> = {

@@ -21,8 +21,8 @@ type Json = Record<string, any>;
  * Claude SSE (https://docs.anthropic.com/en/docs/build-with-claude/streaming) → OpenAI chunks.
  * message_start → role chunk; text / thinking / input_json deltas → content / reasoning_content / tool
  * argument chunks; tool_use block start → a tool call chunk with id and name; message_delta → finish
- * chunk and usage; message_stop ends the stream. An `error` event ends it as an upstream error (the
- * reference swallowed it and answered a truncated success).
+ * chunk and usage; message_stop ends the stream. An `error` event ends it as an upstream error (new-api
+ * swallowed it and answered a truncated success).
  */
 export class AnthropicStreamTransformer implements StreamTransformer {
   private readonly progress: StreamProgress;

@@ -3,7 +3,7 @@ import type { AnthropicRequest } from './anthropic-types';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
 import { convertToAnthropicToolChoice, convertToAnthropicTools } from './convert-to-anthropic-tools';
 
-/** Claude requires max_tokens; the reference's default when the client sends none. */
+/** Claude requires max_tokens; new-api's default when the client sends none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 function numberOrUndefined(value: unknown): number | undefined {

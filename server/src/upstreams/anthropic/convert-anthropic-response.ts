@@ -6,8 +6,8 @@ import { mapAnthropicUsage } from './map-anthropic-usage';
 export type ConvertedChatCompletion = ConvertedAnswer;
 
 /**
- * A Claude message → an OpenAI chat.completion. All text blocks are joined (the reference returned only the
- * first block, quirk 5); thinking becomes `reasoning_content`; tool_use blocks become tool_calls.
+ * A Claude message → an OpenAI chat.completion. All text blocks are joined (new-api returned only the
+ * first block); thinking becomes `reasoning_content`; tool_use blocks become tool_calls.
  */
 export function convertAnthropicResponse(response: AnthropicResponse, createdSeconds: number): ConvertedChatCompletion {
   let text = '';

@@ -10,13 +10,13 @@ import { isHttpUrl, parseDataUrl } from '../shared/parse-data-url';
 import { ConvertRequestError } from '../upstream-errors';
 import type { AnthropicContentBlock, AnthropicMessage } from './anthropic-types';
 
-/** Claude rejects empty content; the reference fills it with this. */
+/** Claude rejects empty content; new-api fills it with this too. */
 const PLACEHOLDER = '...';
 
 function imageBlock(part: OpenAIImagePart): AnthropicContentBlock {
   const url = imageUrlOf(part);
   // Claude fetches URL images itself (https://docs.anthropic.com/en/docs/build-with-claude/vision), so the
-  // gateway does not download them as the reference did.
+  // gateway does not download them as new-api did.
   if (isHttpUrl(url)) return { type: 'image', source: { type: 'url', url } };
   const { mimeType, data } = parseDataUrl(url);
   return { type: 'image', source: { type: 'base64', media_type: mimeType, data } };
@@ -57,10 +57,10 @@ function blocksOf(message: OpenAIChatMessage): { role: 'user' | 'assistant'; blo
 }
 
 /**
- * OpenAI chat messages → Claude `system` + alternating `messages` (reference §6.2, with fixes):
- * - every system (and developer) message is kept, joined by a blank line; the reference kept only the last;
+ * OpenAI chat messages → Claude `system` + alternating `messages` (new-api's mapping, with fixes):
+ * - every system (and developer) message is kept, joined by a blank line; new-api kept only the last;
  * - consecutive messages of one role merge into one message with all their blocks, so tool results after
- *   parallel tool calls land in a single user turn and array content is merged too (the reference merged
+ *   parallel tool calls land in a single user turn and array content is merged too (new-api merged
  *   only string content);
  * - a message left with no block gets "..."; a conversation that does not open with the user gets a "..."
  *   user turn first, as Claude requires.

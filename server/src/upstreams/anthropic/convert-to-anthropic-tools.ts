@@ -16,7 +16,7 @@ export function convertToAnthropicTools(tools: OpenAIChatRequest['tools']): Anth
 
 /**
  * tool_choice and parallel_tool_calls → Claude tool_choice (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#controlling-claudes-output).
- * The reference did not map them, so `required` and a named function were silently ignored.
+ * new-api did not map them, so `required` and a named function were silently ignored.
  */
 export function convertToAnthropicToolChoice(request: OpenAIChatRequest): AnthropicToolChoice | undefined {
   const choice = request.tool_choice;

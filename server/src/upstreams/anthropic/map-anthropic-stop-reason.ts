@@ -1,7 +1,7 @@
 /**
  * Claude stop_reason → OpenAI finish_reason (https://docs.anthropic.com/en/api/handling-stop-reasons).
- * The reference mapped only end_turn/stop_sequence and passed `max_tokens` and `tool_use` through, which
- * OpenAI clients do not recognise (quirk 5); they are `length` and `tool_calls` here.
+ * new-api mapped only end_turn/stop_sequence and passed `max_tokens` and `tool_use` through, which
+ * OpenAI clients do not recognise; they are `length` and `tool_calls` here.
  */
 export function mapAnthropicStopReason(stopReason: string | null | undefined): string | null {
   switch (stopReason) {

@@ -1,7 +1,7 @@
 import { splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
 import type { UpstreamRequest, UpstreamRequestInput } from '../upstream-adapter';
 
-/** The console's default for a new Azure channel (reference §6.1 type 3). */
+/** The console's default for a new Azure channel. */
 export const AZURE_DEFAULT_API_VERSION = '2023-06-01-preview';
 
 const CLOUDFLARE_GATEWAY = 'https://gateway.ai.cloudflare.com';

@@ -26,7 +26,7 @@ function generationConfig(request: OpenAIChatRequest): Record<string, unknown> {
   copy('frequency_penalty', 'frequencyPenalty');
   const maxTokens = maxOutputTokens(request);
   if (maxTokens !== undefined) config.maxOutputTokens = maxTokens;
-  // The reference did not map stop; Gemini honours up to 5 stop sequences.
+  // new-api did not map stop; Gemini honours up to 5 stop sequences.
   const stop = stopSequences(request.stop);
   if (stop.length > 0) config.stopSequences = stop;
   const format = request.response_format;
@@ -37,7 +37,7 @@ function generationConfig(request: OpenAIChatRequest): Record<string, unknown> {
   return config;
 }
 
-/** An OpenAI chat request → a Gemini generateContent request (reference §6.4). */
+/** An OpenAI chat request → a Gemini generateContent request (docs/providers.md, Gemini). */
 export function buildGeminiRequest(
   request: OpenAIChatRequest,
   safetyThreshold: string,

@@ -9,7 +9,7 @@ export interface CandidateDelta {
   toolCalls: Array<{ name: string; arguments: string }>;
 }
 
-/** Every part of a candidate: text, thought summaries and function calls (the reference read only the first part). */
+/** Every part of a candidate: text, thought summaries and function calls (new-api read only the first part). */
 export function readCandidate(candidate: GeminiCandidate): CandidateDelta {
   const delta: CandidateDelta = { text: '', reasoning: '', toolCalls: [] };
   for (const part of candidate.content?.parts ?? []) {
@@ -23,7 +23,7 @@ export function readCandidate(candidate: GeminiCandidate): CandidateDelta {
   return delta;
 }
 
-/** Gemini answers 200 with no candidates when it blocks the prompt itself (reference: "No candidates returned"). */
+/** Gemini answers 200 with no candidates when it blocks the prompt itself (new-api's message: "No candidates returned"). */
 export function noCandidatesError(response: GeminiResponse): OpenAIError {
   const reason = response.promptFeedback?.blockReason;
   return {

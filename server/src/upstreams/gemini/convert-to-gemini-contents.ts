@@ -47,8 +47,8 @@ function contentParts(content: OpenAIChatMessage['content'], media: ReadonlyMap<
 }
 
 /**
- * OpenAI messages → Gemini `contents` and `systemInstruction` (reference §6.4, with fixes): system messages
- * go to systemInstruction instead of a user turn followed by an injected "Okay" model turn (quirk 6);
+ * OpenAI messages → Gemini `contents` and `systemInstruction` (new-api's mapping with fixes, docs/providers.md):
+ * system messages go to systemInstruction, not new-api's user turn followed by an injected "Okay" model turn;
  * assistant tool calls become functionCall parts and tool results functionResponse parts named after the
  * call they answer; consecutive turns of one role merge, as Gemini expects one turn per role change.
  */

@@ -174,12 +174,12 @@ describe('Gemini adapter (type 24)', () => {
       });
     });
 
-    it('maps MAX_TOKENS to length (the reference said stop for everything)', () => {
+    it('maps MAX_TOKENS to length (new-api said stop for everything)', () => {
       const body = JSON.parse((adapter().parseResponse(input(), json(fixture('gemini', 'generate-content-max-tokens.json'))) as { body: string }).body);
       expect(body.choices[0].finish_reason).toBe('length');
     });
 
-    it('answers a blocked prompt (no candidates) with the reference error and the upstream status, not retried', () => {
+    it('answers a blocked prompt (no candidates) with the new-api error and the upstream status, not retried', () => {
       expect(adapter().parseResponse(input(), json(fixture('gemini', 'generate-content-blocked.json')))).toEqual({
         ok: false,
         status: 200,

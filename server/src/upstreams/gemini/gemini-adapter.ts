@@ -8,7 +8,7 @@ import { geminiHeaders, geminiTarget } from './gemini-api';
 import { GeminiStreamTransformer } from './gemini-stream-transformer';
 import type { GeminiResponse } from './gemini-types';
 
-/** Type 24: OpenAI chat in, Gemini generateContent upstream, OpenAI chat out (reference §6.4). */
+/** Type 24: OpenAI chat in, Gemini generateContent upstream, OpenAI chat out (docs/providers.md, Gemini). */
 export function createGeminiAdapter(settings: UpstreamSettings): UpstreamAdapter {
   const relayModes = new Set<RelayMode>(['chat']);
   return {
@@ -24,7 +24,7 @@ export function createGeminiAdapter(settings: UpstreamSettings): UpstreamAdapter
       if (response.status < 200 || response.status >= 300) return mapUpstreamError(response.status, response.body);
       const parsed = parseJsonObject(response.body) as GeminiResponse | null;
       if (!parsed) return unreadableResponseError('not a JSON object');
-      // Status kept as the reference does: a 200 with no candidates is an error the relay does not retry.
+      // Status kept as new-api keeps it: a 200 with no candidates is an error the relay does not retry.
       if (!parsed.candidates || parsed.candidates.length === 0) return { ok: false, status: response.status, error: noCandidatesError(parsed) };
       const converted = convertGeminiResponse(
         parsed,

@@ -6,7 +6,7 @@ export const GEMINI_DEFAULT_VERSION = 'v1beta';
 
 /**
  * The API version: the channel's `other`, else v1beta. v0.3.0.0 defaulted to v1 except for a built-in list
- * of 1.5 models; v1 lacks systemInstruction and tools for several models, and the reference itself moved
+ * of 1.5 models; v1 lacks systemInstruction and tools for several models, and new-api itself moved
  * the default to v1beta in v0.3.1.3. An operator who needs v1 sets it on the channel.
  */
 export function geminiApiVersion(other: string | null): string {
@@ -23,7 +23,7 @@ export function geminiTarget(input: UpstreamRequestInput): Pick<UpstreamRequest,
   );
 }
 
-/** The key travels in `x-goog-api-key` (reference §6.1), never in the URL where proxies would log it. */
+/** The key travels in `x-goog-api-key`, never in the URL where proxies would log it. */
 export function geminiHeaders(input: UpstreamRequestInput): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-goog-api-key': input.channel.key };
   const accept = input.clientHeaders?.accept ?? (input.isStream ? 'text/event-stream' : undefined);

@@ -21,7 +21,7 @@ import { mapGeminiUsage } from './map-gemini-usage';
  * Gemini `streamGenerateContent?alt=sse` → OpenAI chunks. Each event is a whole GenerateContentResponse
  * holding the next piece of every candidate. A candidate's finishReason is its end (Gemini sends no
  * terminator event), so a body that closes before one is a cut. Chunks carry the upstream model name,
- * not the reference's hard-coded "gemini".
+ * not new-api's hard-coded "gemini".
  */
 export class GeminiStreamTransformer implements StreamTransformer {
   private readonly progress: StreamProgress;

@@ -1,6 +1,6 @@
 /**
  * Gemini finishReason → OpenAI finish_reason (https://ai.google.dev/api/generate-content#FinishReason).
- * The reference answered `stop` for everything, so truncated and blocked answers looked complete.
+ * new-api answered `stop` for everything, so truncated and blocked answers looked complete.
  */
 export function mapGeminiFinishReason(finishReason: string | undefined, hasToolCalls: boolean): string | null {
   if (!finishReason) return null;

@@ -3,7 +3,7 @@ import { ConvertRequestError } from '../upstream-errors';
 
 /**
  * OpenAI embeddings → Ollama `POST /api/embed` (https://github.com/ollama/ollama/blob/main/docs/api.md#generate-embeddings).
- * The reference (v0.3.0.0) sent `input` to the older `/api/embeddings`, which reads `prompt` and so
+ * new-api v0.3.0.0 sent `input` to the older `/api/embeddings`, which reads `prompt` and so
  * embedded nothing; v0.3.0.2 moved to `/api/embed`, which takes a string or a list of strings.
  */
 export function convertToOllamaEmbedRequest(body: JsonObject, upstreamModel: string): JsonObject {

@@ -21,7 +21,7 @@ describe('Ollama adapter (type 4)', () => {
       expect(adapter().buildRequest(chat({ channel: { ...ollamaChannel, baseUrl: null } })).url).toBe(`${OLLAMA_BASE_URL}/v1/chat/completions`);
     });
 
-    it('forwards every field, max_tokens and temperature 0 included (the reference dropped max_tokens), and asks for stream usage', () => {
+    it('forwards every field, max_tokens and temperature 0 included (new-api dropped max_tokens), and asks for stream usage', () => {
       const body = { model: 'llama3', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 64, temperature: 0, stop: ['END'], stream: true, keep_alive: '5m' };
       const request = adapter().buildRequest(chat({ body, upstreamModel: 'llama3.2', isStream: true }));
       expect(JSON.parse(text(request.body))).toEqual({ ...body, model: 'llama3.2', stream_options: { include_usage: true } });

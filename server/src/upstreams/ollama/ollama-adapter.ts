@@ -10,7 +10,7 @@ export const OLLAMA_BASE_URL = 'http://localhost:11434';
 
 /**
  * Type 4. Chat and completions use Ollama's OpenAI-compatible API on the client's path, with every field
- * forwarded (the reference rebuilt the body and dropped max_tokens). Ollama honours
+ * forwarded (new-api rebuilt the body and dropped max_tokens). Ollama honours
  * stream_options.include_usage, so stream usage is asked for. The key is ignored: Ollama has no auth.
  */
 export const ollamaProfile: CompatibleProfile = {

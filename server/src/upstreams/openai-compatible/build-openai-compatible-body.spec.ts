@@ -18,7 +18,7 @@ const clientBody = {
 };
 
 describe('buildOpenAICompatibleBody', () => {
-  it('forwards every field as sent, zero values and unknown fields included (reference quirk 1 fixed)', () => {
+  it('forwards every field as sent, zero values and unknown fields included (new-api dropped them)', () => {
     const body = buildOpenAICompatibleBody(chatInput({ body: clientBody, upstreamModel: 'gpt-4o-2024-08-06' }), 'keep', null);
     expect(JSON.parse(body as string)).toEqual({ ...clientBody, model: 'gpt-4o-2024-08-06' });
     expect(body as string).toContain('"temperature":0');

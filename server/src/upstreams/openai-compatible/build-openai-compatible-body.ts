@@ -7,8 +7,8 @@ function wantsUsageAlready(streamOptions: unknown): boolean {
 }
 
 /**
- * The upstream body: the client's fields exactly as sent (unknown fields and zero values included — the
- * reference re-serialised a fixed struct and dropped them, §6.0 and quirk 1), with the mapped model, the
+ * The upstream body: the client's fields exactly as sent (unknown fields and zero values included — new-api
+ * re-serialised a fixed struct and dropped them), with the mapped model, the
  * stream_options policy and the profile's rewrite applied. One shallow copy and one JSON.stringify; the
  * client's raw bytes go out untouched when nothing changes.
  */

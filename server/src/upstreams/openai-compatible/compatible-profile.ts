@@ -11,7 +11,7 @@ export interface CompatibleProfile {
   readonly relayModes: ReadonlySet<RelayMode>;
   /**
    * `force`: streams ask for the usage chunk (stream_options.include_usage=true) when FORCE_STREAM_OPTION is
-   * on; `remove`: the upstream may reject stream_options, so it is dropped (reference §5).
+   * on; `remove`: the upstream may reject stream_options, so it is dropped.
    */
   readonly streamUsage: 'force' | 'remove';
   /** Where to send the request; the default is base URL + client path + client query. */

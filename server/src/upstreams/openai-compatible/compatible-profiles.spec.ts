@@ -27,7 +27,7 @@ describe('the OpenAI-compatible family', () => {
   });
 
   it.each([ChannelType.Custom, ChannelType.Zhinao360, ChannelType.Moonshot, ChannelType.Yi, ChannelType.SiliconCloud])(
-    'type %i forwards the stream body as sent but without stream_options, which it was never sent by the reference',
+    'type %i forwards the stream body as sent but without stream_options, which it was never sent by new-api',
     (type) => {
       const base = type === ChannelType.Custom ? { baseUrl: 'https://llm.example.com/v1/chat/completions' } : {};
       const request = registry.get(type).buildRequest(input(type, { channel: channel({ type, ...base }), body: streamBody, isStream: true, clientWantsUsage: true }));

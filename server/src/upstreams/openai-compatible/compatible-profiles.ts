@@ -5,7 +5,7 @@ import { ALL_RELAY_MODES_BUT_RERANK, type CompatibleProfile } from './compatible
 
 /**
  * Custom (8): the base URL is the whole upstream URL, with `{model}` replaced by the mapped model; the
- * client's path and query are not appended (reference §6.1), so one channel serves one endpoint.
+ * client's path and query are not appended, so one channel serves one endpoint.
  */
 function customTarget(input: UpstreamRequestInput, baseUrl: string) {
   const url = baseUrl.split('{model}').join(input.upstreamModel);
@@ -14,7 +14,7 @@ function customTarget(input: UpstreamRequestInput, baseUrl: string) {
   return upstreamTarget({ origin: base.origin, prefix: '' }, (base.prefix || '/') + query);
 }
 
-/** MiniMax (35) serves every mode from one path (reference §6.1). */
+/** MiniMax (35) serves every mode from one path. */
 function miniMaxTarget(_input: UpstreamRequestInput, baseUrl: string) {
   return upstreamTarget(splitBaseUrl(baseUrl), '/v1/text/chatcompletion_v2');
 }
@@ -23,10 +23,10 @@ const modes = (...list: RelayMode[]): ReadonlySet<RelayMode> => new Set(list);
 
 /**
  * The OpenAI-compatible family: each row is a channel type that needs no conversion. Types with no row
- * and no adapter of their own use `genericCompatibleProfile` (reference §6.0: "any channel type without its
- * own API type uses the OpenAI adaptor"). Only OpenAI and Ollama get stream_options forced: the others
- * were never sent it by the reference and may reject it, so their stream usage is counted locally unless
- * they report it on their own (Moonshot and SiliconCloud do).
+ * and no adapter of their own use `genericCompatibleProfile`, OpenAI's protocol on the channel's base URL,
+ * as in new-api. Only OpenAI and Ollama get stream_options forced: the others were never sent it by new-api
+ * and may reject it, so their stream usage is counted locally unless they report it on their own (Moonshot
+ * and SiliconCloud do).
  */
 export const compatibleProfiles: ReadonlyMap<number, CompatibleProfile> = new Map<number, CompatibleProfile>([
   [ChannelType.Custom, { name: 'custom', defaultBaseUrl: '', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove', target: customTarget }],

@@ -23,7 +23,7 @@ export function defaultTarget(input: UpstreamRequestInput, baseUrl: string): Pic
   return upstreamTarget(splitBaseUrl(baseUrl), withQuery(path, input.query));
 }
 
-/** Headers for an OpenAI-protocol request: only Accept comes from the client (reference §6.0). */
+/** Headers for an OpenAI-protocol request: only Accept comes from the client. */
 export function openAIRequestHeaders(input: UpstreamRequestInput, contentType: string, auth: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': contentType, ...auth };
   const accept = input.clientHeaders?.accept ?? (input.isStream ? 'text/event-stream' : undefined);

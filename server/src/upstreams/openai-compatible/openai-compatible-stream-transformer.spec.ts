@@ -97,7 +97,7 @@ describe('OpenAICompatibleStreamTransformer', () => {
     expect(run.summary.usage?.completion_tokens).toBe(47);
   });
 
-  describe('fixes of the reference', () => {
+  describe('fixes of new-api behaviour', () => {
     it('reports a stream cut mid-answer (no finish, no [DONE]) as an abnormal end with an error event and no [DONE]', () => {
       const text = withUsage.toString();
       const afterEmoji = text.indexOf('\n\n', text.indexOf('" emoji"')) + 2;
@@ -158,7 +158,7 @@ describe('OpenAICompatibleStreamTransformer', () => {
       expect(run.summary.eventsForwarded).toBe(3);
     });
 
-    it('accepts lines far longer than the reference 64 KB limit, and refuses ones over the configured bound', () => {
+    it('accepts lines far longer than the 64 KB limit of new-api, and refuses ones over the configured bound', () => {
       const long = `data: {"choices":[{"index":0,"delta":{"content":"${'x'.repeat(200_000)}"}}]}\n\ndata: [DONE]\n\n`;
       expect(runStream(create(), [Buffer.from(long)]).summary.completionText).toHaveLength(200_000);
       const bounded = runStream(create(streamInput(), testSettings({ maxStreamLineBytes: 1000 })), [Buffer.from(long)]);

@@ -37,10 +37,10 @@ function isObject(value: unknown): value is Json {
 
 /**
  * Forwards an OpenAI-compatible SSE stream line by line, re-framed as `data: <payload>\n\n` (so `data:`
- * without a space is accepted — reference quirk 14 — and comments and `event:` lines are dropped). Per line
+ * without a space is accepted, unlike new-api, and comments and `event:` lines are dropped). Per line
  * it reads the keys it needs in one pass over the bytes (forEachKey); JSON is parsed for the first event (id and
  * model for a usage chunk), for lines with an `"error"` or non-null `"usage"` value, and for tool-call deltas.
- * Unlike the reference it holds nothing back: usage-only chunks are recognised by content, not by being last.
+ * Unlike new-api it holds nothing back: usage-only chunks are recognised by content, not by being last.
  */
 export class OpenAICompatibleStreamTransformer implements StreamTransformer {
   private readonly progress: StreamProgress;

@@ -50,7 +50,7 @@ describe('parseOpenAICompatibleResponse', () => {
       completionText: expect.stringMatching(/^Imagine the wildest idea/),
     });
     const srt = { status: 200, contentType: 'text/plain; charset=utf-8', body: Buffer.from('1\n00:00:00,000 --> 00:00:02,000\nHallo Welt\n') };
-    // Subtitle formats bill their cue text only (reference getTextFromSRT), not cue numbers and timings.
+    // Subtitle formats bill their cue text only (as new-api's getTextFromSRT), not cue numbers and timings.
     expect(parse('audio-translations', srt)).toMatchObject({ completionText: 'Hallo Welt' });
   });
 

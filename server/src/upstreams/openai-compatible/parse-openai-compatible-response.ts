@@ -13,7 +13,7 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Text the relay counts when a chat or completion answer carries no usage (reference §6.0). */
+/** Text the relay counts when a chat or completion answer carries no usage: content, reasoning, tool names and arguments. */
 export function completionTextOf(body: Json): string {
   let text = '';
   const choices = Array.isArray(body.choices) ? body.choices : [];
@@ -40,8 +40,8 @@ export function completionTextOf(body: Json): string {
 const CUE_TIMING = /^\s*(?:\d+:)?\d{2}:\d{2}[.,]\d{3}\s+-->\s+(?:\d+:)?\d{2}:\d{2}[.,]\d{3}/;
 
 /**
- * The spoken text of a `text`, `srt` or `vtt` transcription: subtitle formats keep only their cue text (the
- * reference's getTextFromSRT/VTT), so cue numbers and timings are not billed as words.
+ * The spoken text of a `text`, `srt` or `vtt` transcription: subtitle formats keep only their cue text (as new-api's
+ * getTextFromSRT/VTT do), so cue numbers and timings are not billed as words.
  */
 export function transcriptText(body: string): string {
   const lines = body.split(/\r?\n/);
@@ -66,7 +66,7 @@ function rerankUsage(body: Json): TokenUsage | null {
   return tokens ? normalizeOpenAIUsage(tokens) : null;
 }
 
-/** An error object in a 2xx JSON body becomes an error with that status (reference §6.0; 200 is not retried). */
+/** An error object in a 2xx JSON body becomes an error with that status (as in new-api; a 2xx is not retried). */
 function errorInSuccessBody(buffer: Buffer, status: number): UpstreamResult | null {
   const at = findKeyValue(buffer, ERROR_KEY, 0, buffer.length);
   if (at === -1 || (buffer[at] !== 123 && buffer[at] !== 34)) return null;
@@ -123,7 +123,7 @@ export function parseOpenAICompatibleResponse(relayMode: RelayMode, response: Up
       if (!isJson) return success(null, transcriptText(buffer.toString('utf8')));
       const parsed = parseJsonObject(buffer);
       // gpt-4o-transcribe reports token usage (`{type:"tokens", input_tokens, output_tokens}`); whisper-1 reports
-      // `{type:"duration"}` or nothing, and the transcript is counted (reference §4.4: prompt 0, completion = text).
+      // `{type:"duration"}` or nothing, and the transcript is counted (prompt 0, completion = its tokens, as new-api).
       const usage = parsed ? normalizeOpenAIUsage(parsed.usage) : null;
       if (usage) return success(usage, null);
       return success(null, parsed && typeof parsed.text === 'string' ? parsed.text : '');

@@ -4,7 +4,7 @@ import type { UpstreamAdapter, UpstreamSettings } from '../upstream-adapter';
 import { OPENAI_BASE_URL, openAIAuthHeaders } from './openai-api';
 import { rewriteReasoningModelBody } from './rewrite-reasoning-model-body';
 
-/** Type 1. Rerank is not an OpenAI API (reference: convert_request_failed). */
+/** Type 1. Rerank is not an OpenAI API (convert_request_failed, as in new-api). */
 export const openAIProfile: CompatibleProfile = {
   name: 'openai',
   defaultBaseUrl: OPENAI_BASE_URL,

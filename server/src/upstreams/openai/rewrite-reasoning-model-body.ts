@@ -7,7 +7,7 @@ export function isReasoningModel(model: string): boolean {
 
 /**
  * OpenAI's reasoning models reject `max_tokens` and want `max_completion_tokens`
- * (https://platform.openai.com/docs/guides/reasoning). The reference renamed it for `o1-*`; the rule here
+ * (https://platform.openai.com/docs/guides/reasoning). new-api renamed it for `o1-*`; the rule here
  * covers every o-series name. An explicit max_completion_tokens wins.
  */
 export function rewriteReasoningModelBody(body: JsonObject, upstreamModel: string): JsonObject | null {

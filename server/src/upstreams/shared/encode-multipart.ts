@@ -7,7 +7,7 @@ function escapeName(name: string): string {
 
 /**
  * Re-encodes a parsed multipart form with every field and file, replacing the fields in `replace` (the
- * mapped model). The reference forwarded only `model` and `file` (§4.4), losing language, prompt,
+ * mapped model). new-api forwarded only `model` and `file`, losing language, prompt,
  * response_format and temperature.
  */
 export function encodeMultipart(

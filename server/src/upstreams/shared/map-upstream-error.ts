@@ -35,9 +35,9 @@ export function openAIErrorFromObject(error: Json): OpenAIError {
 }
 
 /**
- * The message of a non-OpenAI error body, from the first non-empty of the keys the reference reads (§6.0):
+ * The message of a non-OpenAI error body, from the first non-empty of the keys new-api reads:
  * message, msg, err, error_msg, header.message, response.error.message. A plain-string `error` is read too
- * (the reference's strict decoding lost it and answered "bad response status code").
+ * (new-api's strict decoding lost it and answered "bad response status code").
  */
 function findMessage(body: Json): string | null {
   const header = isObject(body.header) ? body.header : null;
@@ -54,7 +54,7 @@ function findMessage(body: Json): string | null {
   );
 }
 
-/** A non-2xx upstream answer as the OpenAI error envelope (reference §6.0 "Upstream errors"). */
+/** A non-2xx upstream answer as the OpenAI error envelope, worded as new-api words it (docs/providers.md). */
 export function mapUpstreamError(status: number, body: Uint8Array | string): UpstreamFailure {
   const parsed = parseJsonObject(body);
   if (parsed && isObject(parsed.error) && nonEmptyString(parsed.error.message)) {
@@ -72,7 +72,7 @@ export function mapUpstreamError(status: number, body: Uint8Array | string): Ups
   };
 }
 
-/** A 2xx body that is not the JSON the protocol promises (reference: 500 unmarshal_response_body_failed). */
+/** A 2xx body that is not the JSON the protocol promises (500 unmarshal_response_body_failed, as in new-api). */
 export function unreadableResponseError(detail: string): UpstreamFailure {
   return {
     ok: false,

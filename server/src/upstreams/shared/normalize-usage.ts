@@ -8,7 +8,7 @@ function record(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
 }
 
-/** Builds a TokenUsage; zero prompt and completion means "not reported" (reference §5), hence null. */
+/** Builds a TokenUsage; zero prompt and completion means "not reported" (the relay then counts locally), hence null. */
 export function makeUsage(
   promptTokens: number,
   completionTokens: number,

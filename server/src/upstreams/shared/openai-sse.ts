@@ -34,7 +34,7 @@ export function chatChunkEvent(
   );
 }
 
-/** The final usage chunk OpenAI sends when asked with stream_options.include_usage (reference §5). */
+/** The final usage chunk OpenAI sends when asked with stream_options.include_usage: no choices, just the usage. */
 export function usageChunkEvent(identity: ChunkIdentity, usage: TokenUsage): string {
   return sseEvent(
     JSON.stringify({

@@ -22,7 +22,7 @@ export function splitBaseUrl(baseUrl: string): SplitBaseUrl {
 }
 
 /**
- * The channel's base URL, or the type's default when the channel has none (reference §6.0). Types without
+ * The channel's base URL, or the type's default when the channel has none. Types without
  * a default (Custom, Azure, unknown compatible types) fail locally instead of calling a relative URL.
  */
 export function channelBaseUrl(baseUrl: string | null, defaultBaseUrl: string, adapterName: string): string {

@@ -22,7 +22,7 @@ export class CreateTokens1732300003000 implements MigrationInterface {
         "group"               varchar(64)   NOT NULL DEFAULT '',
         deleted_at            timestamptz   NULL
       )`);
-    // Unique across soft-deleted rows too, as the reference's index: a deleted key is never handed out again.
+    // Unique across soft-deleted rows too, as new-api's index: a deleted key is never handed out again.
     await queryRunner.query('CREATE UNIQUE INDEX tokens_key_key ON tokens (key)');
     await queryRunner.query('CREATE INDEX tokens_user_id_idx ON tokens (user_id, id DESC) WHERE deleted_at IS NULL');
   }

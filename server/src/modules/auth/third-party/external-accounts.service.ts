@@ -23,7 +23,7 @@ export interface ExternalSignUp {
 }
 
 /**
- * Sign-in, sign-up and binding by a third-party id, shared by GitHub, WeChat and Telegram (§3.8–3.10).
+ * Sign-in, sign-up and binding by a third-party id, shared by GitHub, WeChat and Telegram.
  */
 @Injectable()
 export class ExternalAccountsService {
@@ -119,8 +119,8 @@ export class ExternalAccountsService {
   }
 
   /**
-   * `<prefix><max id + 1>` as the reference names accounts; it skips forward when a user already chose that
-   * name by hand (the reference then failed the sign-up on the unique index).
+   * `<prefix><max id + 1>` as new-api names accounts; it skips forward when a user already chose that
+   * name by hand (new-api then failed the sign-up on the unique index).
    */
   private async freeUsername(prefix: string): Promise<string> {
     const [{ max }] = (await this.users.query('SELECT COALESCE(MAX(id), 0) AS max FROM users')) as Array<{ max: number | string }>;

@@ -6,7 +6,7 @@ import { AuthError } from '../auth.errors';
 import { requestJson, ThirdPartyUnreachableError } from './http-json';
 
 export interface GitHubUser {
-  /** The handle: the reference stores it (not the numeric id) as github_id. */
+  /** The handle: new-api stores it (not the numeric id) as github_id. */
   login: string;
   name: string;
   email: string;
@@ -19,7 +19,7 @@ const userAnswer = z.object({
   email: z.string().nullish(),
 }).loose();
 
-/** GitHub's OAuth web flow: code → access token → /user (§3.8). Hosts come from app-config for tests. */
+/** GitHub's OAuth web flow: code → access token → /user. Hosts come from app-config for tests. */
 @Injectable()
 export class GitHubClient {
   private readonly logger = new Logger(GitHubClient.name);
@@ -43,7 +43,7 @@ export class GitHubClient {
         timeoutMs: this.config.OAUTH_TIMEOUT_MS,
       });
       const accessToken = tokenAnswer.safeParse(token.body).data?.access_token;
-      // GitHub answers a bad code with HTTP 200 and {"error":…}; the reference then got an empty /user.
+      // GitHub answers a bad code with HTTP 200 and {"error":…}; new-api then got an empty /user.
       if (!accessToken) throw new AuthError('github_invalid_response');
       const user = await requestJson({
         method: 'GET',

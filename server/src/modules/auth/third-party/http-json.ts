@@ -13,7 +13,7 @@ export interface JsonRequest {
 }
 
 /**
- * One call to an identity provider with a hard deadline for the whole exchange (the reference used a 5 s
+ * One call to an identity provider with a hard deadline for the whole exchange (new-api used a 5 s
  * client timeout). Returns the parsed JSON body whatever the status: providers put their error in it.
  */
 export async function requestJson(options: JsonRequest): Promise<{ status: number; body: unknown }> {

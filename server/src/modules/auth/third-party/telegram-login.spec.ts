@@ -45,7 +45,7 @@ describe('telegram login check', () => {
     expect(() => verifyTelegramLogin(params, '', NOW)).toThrow('无效的请求');
   });
 
-  it('refuses a signed callback without an id instead of crashing (the reference panicked)', () => {
+  it('refuses a signed callback without an id instead of crashing (new-api panicked)', () => {
     const { id: _id, ...withoutId } = widget;
     expect(() => verifyTelegramLogin(callback(withoutId), BOT_TOKEN, NOW)).toThrow('无效的请求');
   });

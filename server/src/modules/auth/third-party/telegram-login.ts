@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { AuthError } from '../auth.errors';
 
-/** Fix of the reference, which had no freshness check: a login link is honoured for one day. */
+/** Fix of new-api, which had no freshness check: a login link is honoured for one day. */
 export const TELEGRAM_AUTH_MAX_AGE_SECONDS = 24 * 3600;
 /** Telegram's clock and ours may differ a little; a date further in the future than this is forged. */
 const CLOCK_SKEW_SECONDS = 300;
@@ -20,7 +20,7 @@ export function telegramParams(url: string): Map<string, string> {
 }
 
 /**
- * The login widget's signature (§3.10, https://core.telegram.org/widgets/login#checking-authorization):
+ * The login widget's signature (https://core.telegram.org/widgets/login#checking-authorization):
  * every parameter but `hash` as `k=v`, sorted, joined by newlines, HMAC-SHA256 keyed by SHA-256(bot token).
  */
 export function telegramSignature(params: Map<string, string>, botToken: string): string {
@@ -39,7 +39,7 @@ export function verifyTelegramLogin(params: Map<string, string>, botToken: strin
   const expected = telegramSignature(params, botToken);
   const matches = hash.length === expected.length && timingSafeEqual(Buffer.from(hash), Buffer.from(expected));
   const id = params.get('id') ?? '';
-  // An empty bot token would make anyone able to sign; the reference accepted that, we do not.
+  // An empty bot token would make anyone able to sign; new-api accepted that, we do not.
   if (!botToken || !matches || !/^\d{1,20}$/.test(id)) throw new AuthError('telegram_invalid');
   const authDate = Number(params.get('auth_date'));
   if (!Number.isInteger(authDate)) throw new AuthError('telegram_invalid');

@@ -9,7 +9,7 @@ import { requestJson } from './http-json';
 const answer = z.object({ success: z.boolean().optional(), message: z.string().optional(), data: z.unknown() }).loose();
 
 /**
- * The separate "WeChat server" (§3.9) that turns a code the user typed from the official account into a
+ * The separate "WeChat server" that turns a code the user typed from the official account into a
  * WeChat id: `GET {WeChatServerAddress}/api/wechat/user?code=` with `Authorization: <WeChatServerToken>`.
  */
 @Injectable()
@@ -37,7 +37,7 @@ export class WeChatClient {
       throw new AuthError('wechat_unreachable');
     }
     if (!body) throw new AuthError('wechat_unreachable');
-    // The WeChat server's own refusal is shown as it is, as the reference does.
+    // The WeChat server's own refusal is shown as it is, as new-api does.
     if (!body.success) throw new DomainError(body.message || '验证码错误或已过期', 'wechat_refused');
     const id = typeof body.data === 'string' ? body.data : '';
     if (!id) throw new AuthError('verification_code_invalid');

@@ -6,7 +6,7 @@ import { AuthError } from '../auth.errors';
 import { TurnstileClient } from './turnstile.client';
 
 /**
- * The reference's TurnstileCheck (§3.11): with TurnstileCheckEnabled, the `turnstile` query token is checked
+ * new-api's TurnstileCheck: with TurnstileCheckEnabled, the `turnstile` query token is checked
  * once, and the pass is remembered in the session for the rest of it, so a wrong password does not burn
  * the token for the next attempt.
  */
@@ -37,5 +37,5 @@ export class TurnstileGuard implements CanActivate {
   }
 }
 
-/** The "T" of the reference's router table. */
+/** Turnstile check for login, register, verification and reset_password, as new-api applies it. */
 export const TurnstileCheck = () => applyDecorators(UseGuards(TurnstileGuard));

@@ -4,12 +4,12 @@ import type Redis from 'ioredis';
 import { REDIS } from '../../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../../infrastructure/redis/redis-keys';
 
-/** The reference's purposes: "v" email verification (register, email bind), "r" password reset. */
+/** new-api's purposes: "v" email verification (register, email bind), "r" password reset. */
 export type VerificationPurpose = 'v' | 'r';
 
-/** Codes and reset links are valid for 10 minutes (§3.5, §3.6). */
+/** Codes and reset links are valid for 10 minutes, as in new-api. */
 export const VERIFICATION_TTL_SECONDS = 600;
-/** Ours: wrong guesses a code survives before it is dropped (the reference allowed unlimited guessing). */
+/** Ours: wrong guesses a code survives before it is dropped (new-api allowed unlimited guessing). */
 export const VERIFICATION_MAX_ATTEMPTS = 5;
 
 /**
@@ -27,9 +27,9 @@ local attempts = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 if attempts >= tonumber(ARGV[3]) then redis.call('DEL', KEYS[1]) end
 return 0`;
 
-/** 6 hex characters, like the reference's first 6 of a UUID. */
+/** 6 hex characters, like new-api's first 6 of a UUID. */
 export const newVerificationCode = () => randomBytes(3).toString('hex');
-/** 32 hex characters, like the reference's dash-less UUID. */
+/** 32 hex characters, like new-api's dash-less UUID. */
 export const newResetToken = () => randomBytes(16).toString('hex');
 
 /**

@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 
-/** Sets the caller's email to an address proven by a verification code (§3.7). */
+/** Sets the caller's email to an address proven by a verification code (the same codes register uses). */
 export class BindEmailCommand extends Command<void> {
   constructor(
     readonly userId: number,

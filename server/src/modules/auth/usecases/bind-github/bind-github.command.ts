@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 
-/** Binds a GitHub account to the logged-in user: the OAuth callback with a session (§3.8). */
+/** Binds a GitHub account to the logged-in user: the OAuth callback arriving with a session. */
 export class BindGitHubCommand extends Command<void> {
   constructor(
     readonly userId: number,

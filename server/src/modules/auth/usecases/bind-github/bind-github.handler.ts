@@ -16,7 +16,7 @@ export class BindGitHubHandler implements ICommandHandler<BindGitHubCommand> {
 
   async execute({ userId, code }: BindGitHubCommand): Promise<void> {
     if (!this.options.getBool('GitHubOAuthEnabled')) throw new AuthError('github_disabled');
-    // Ours: the reference bound through any session, even one whose user was since banned or cancelled.
+    // Ours: new-api bound through any session, even one whose user was since banned or cancelled.
     await this.accounts.activeUser(userId);
     if (!code || code.length > 512) throw new InvalidParamsError();
     const githubUser = await this.github.userForCode(code);

@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 
-/** Binds the Telegram account of a widget callback to the caller (§3.10). */
+/** Binds the Telegram account of a signed widget callback to the caller. */
 export class BindTelegramCommand extends Command<void> {
   constructor(
     readonly userId: number,

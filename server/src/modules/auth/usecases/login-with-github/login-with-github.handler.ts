@@ -8,7 +8,7 @@ import { ExternalAccountsService } from '../../third-party/external-accounts.ser
 import { GitHubClient } from '../../third-party/github.client';
 import { LoginWithGitHubCommand } from './login-with-github.command';
 
-/** display_name is limited to 20 characters (§3.2); GitHub names can be longer. */
+/** display_name is limited to 20 characters (the profile rule); GitHub names can be longer. */
 const DISPLAY_NAME_MAX = 20;
 
 @CommandHandler(LoginWithGitHubCommand)

@@ -1,9 +1,9 @@
 import { Command } from '@nestjs/cqrs';
 import type { UserEntity } from '../../../users/user.entity';
 
-/** Password login (§3.3). Resolves to the user to start a session for; the controller starts it. */
+/** Password login by username or email. Resolves to the user to start a session for; the controller starts it. */
 export class LoginWithPasswordCommand extends Command<UserEntity> {
-  /** The raw JSON body: the handler decides what a bad one means, in the reference's order. */
+  /** The raw JSON body: the handler decides what a bad one means, in new-api's order. */
   constructor(readonly body: unknown) {
     super();
   }

@@ -18,7 +18,7 @@ export class LoginWithTelegramHandler implements ICommandHandler<LoginWithTelegr
     const telegramId = verifyTelegramLogin(telegramParams(url), this.options.get('TelegramBotToken'), Math.floor(Date.now() / 1000));
     const user = await this.accounts.boundAccount('telegramId', telegramId);
     if (!user) throw new AuthError('telegram_not_bound');
-    // Ours: the reference logged a banned user in and left it to the next call to refuse them.
+    // Ours: new-api logged a banned user in and left it to the next call to refuse them.
     if (user.status !== UserStatus.Enabled) throw new AuthError('user_disabled');
     return user;
   }

@@ -2,7 +2,7 @@ import { Command } from '@nestjs/cqrs';
 import type { UserEntity } from '../../../users/user.entity';
 import type { RequestContext } from '../../request-input';
 
-/** WeChat login through the WeChat server, signing up on first use when registration is open (§3.9). */
+/** WeChat login through the WeChat server, signing up on first use when registration is open. */
 export class LoginWithWeChatCommand extends Command<UserEntity> {
   constructor(
     readonly code: string,

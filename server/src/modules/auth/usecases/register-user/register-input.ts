@@ -16,8 +16,8 @@ const registerBody = z.object({
 export type RegisterInput = z.infer<typeof registerBody>;
 
 /**
- * Decodes a register body: a value of the wrong type is "无效的参数"; a broken field rule (§3.2, shared with
- * admin create and self update) is "输入不合法 <detail>". Unlike the reference, the password is required
+ * Decodes a register body: a value of the wrong type is "无效的参数"; a broken field rule (`validateProfile`, shared
+ * with admin create and self update) is "输入不合法 <detail>". Unlike new-api, the password is required
  * (it validated "min 8" only on a non-empty value path) and so is the username (it created nameless accounts).
  */
 export function parseRegisterInput(body: unknown): RegisterInput {

@@ -1,7 +1,7 @@
 import { Command } from '@nestjs/cqrs';
 import type { RequestContext } from '../../request-input';
 
-/** Self-registration with a password (§3.4). Does not log the user in. */
+/** Self-registration with a password. Does not log the user in (as in new-api). */
 export class RegisterUserCommand extends Command<{ id: number }> {
   constructor(
     readonly body: unknown,

@@ -10,7 +10,7 @@ import { parseRegisterInput } from './register-input';
 import { RegisterUserCommand } from './register-user.command';
 
 /**
- * The reference's checks in its order: switches, body, email code, name taken (soft-deleted users
+ * new-api's checks in its order: switches, body, email code, name taken (soft-deleted users
  * included), inviter. The account itself, and the quota it is granted, are made by CreateUserCommand.
  */
 @CommandHandler(RegisterUserCommand)
@@ -35,8 +35,8 @@ export class RegisterUserHandler implements ICommandHandler<RegisterUserCommand>
     if (await this.isTaken(input.username, input.email)) throw new AuthError('username_taken');
     const inviterId = await this.inviterOf(input.aff_code);
 
-    // Fix of the reference (§15 #9): a code registers one account. Used up only now, after every other
-    // check passed, so a refused attempt (name taken…) does not cost the user their code.
+    // Fix of new-api, whose codes were reusable for 10 minutes: a code registers one account. Used up only now,
+    // after every other check passed, so a refused attempt (name taken…) does not cost the user their code.
     if (verify && !(await this.codes.consume('v', input.email, input.verification_code))) {
       throw new AuthError('verification_code_invalid');
     }

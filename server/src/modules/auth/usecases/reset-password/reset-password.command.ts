@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 
-/** Confirms a reset link: sets a new random password and returns it (§3.6). */
+/** Confirms a reset link (single use): sets a new random password and returns it. */
 export class ResetPasswordCommand extends Command<string> {
   constructor(readonly body: unknown) {
     super();

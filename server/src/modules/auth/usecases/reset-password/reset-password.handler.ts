@@ -27,7 +27,7 @@ export class ResetPasswordHandler implements ICommandHandler<ResetPasswordComman
     // Used up atomically before the password changes: two clicks on one link cannot both reset it.
     if (!(await this.codes.consume('r', email, token))) throw new AuthError('reset_link_invalid');
 
-    // 12 hex characters, as the reference's new password.
+    // 12 hex characters, as new-api's new password.
     const password = randomBytes(6).toString('hex');
     const hash = await bcrypt.hash(password, 10);
     // Every live account with this address: they all proved ownership of it the same way.

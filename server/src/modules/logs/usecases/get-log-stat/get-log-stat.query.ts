@@ -8,8 +8,8 @@ export interface LogStat {
 }
 
 /**
- * GET /api/log/stat (admin) and /api/log/self/stat (the caller's rows) as the reference's SumUsedQuota computes
- * them (§9.3): over type 2 rows only (the `type` filter is ignored), `quota` = sum of quota within the filters and
+ * GET /api/log/stat (admin) and /api/log/self/stat (the caller's rows) as new-api's SumUsedQuota computes
+ * them: over type 2 rows only (the `type` filter is ignored), `quota` = sum of quota within the filters and
  * the start/end range; `rpm` = rows and `tpm` = prompt + completion tokens in the 60 seconds before `now`, with the
  * same filters but not the range.
  */

@@ -14,7 +14,7 @@ export class ListLogsHandler implements IQueryHandler<ListLogsQuery> {
     if (where.impossible) return answer([], 0);
     const counted: Array<{ total: string }> = await this.dataSource.query(`SELECT count(*) AS total FROM logs ${where.sql}`, where.params);
     const total = Number(counted[0]?.total ?? 0);
-    // page_size 0 is an empty page with the total (the reference's LIMIT 0).
+    // page_size 0 is an empty page with the total (new-api's LIMIT 0).
     if (paging.pageSize === 0 || total === 0) return answer([], total);
     const params = [...where.params, paging.pageSize, (paging.page - 1) * paging.pageSize];
     const rows: LogRow[] = await this.dataSource.query(

@@ -11,7 +11,7 @@ export interface LogPage {
 
 /**
  * GET /api/log/ (admin, every row) and GET /api/log/self/ (the caller's rows, without ids and admin_info): newest
- * first, 1-based pages, `{items, total, page, page_size}` (console-api-behaviour.md §0.4, §9.2).
+ * first, 1-based pages, `{items, total, page, page_size}` (new-api's shape for logs, unlike its other lists).
  */
 export class ListLogsQuery extends Query<LogPage> {
   constructor(

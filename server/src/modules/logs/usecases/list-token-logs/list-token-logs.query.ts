@@ -5,9 +5,9 @@ import type { LogJson } from '../../log.serializer';
 export const TOKEN_LOGS_LIMIT = 1000;
 
 /**
- * GET /api/log/token?key=sk-… (public, no session; console-api-behaviour.md §1, §9.2): the log rows of the token
+ * GET /api/log/token?key=sk-… (public, no session, as in new-api): the log rows of the token
  * whose key is given (with or without `sk-`), a bare array. Whoever holds the key sees what the token's owner sees
- * on their own log page: no ids and no admin_info (the reference returned both, exposing the channels tried;
+ * on their own log page: no ids and no admin_info (new-api returned both, exposing the channels tried;
  * later versions strip admin_info too). An unknown, malformed or deleted key gets an empty array.
  */
 export class ListTokenLogsQuery extends Query<LogJson[]> {

@@ -11,7 +11,7 @@ export interface PurgeLogsInput {
   clientIp: string | null;
 }
 
-/** DELETE /api/log/?target_timestamp (admin): answers how many rows were deleted (§9.2). */
+/** DELETE /api/log/?target_timestamp (admin): deletes rows created before it, answers how many. */
 export class PurgeLogsCommand extends Command<number> {
   constructor(readonly input: PurgeLogsInput) {
     super();

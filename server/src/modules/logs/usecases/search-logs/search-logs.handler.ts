@@ -24,7 +24,7 @@ export class SearchLogsHandler implements IQueryHandler<SearchLogsQuery> {
       );
       return rows.map(toSelfLogJson);
     }
-    // No wildcard escaping, like the reference (keyword + "%"), and no escape character, so no pattern can fail.
+    // No wildcard escaping, like new-api (keyword + "%"), and no escape character, so no pattern can fail.
     const rows: LogRow[] =
       type === null
         ? await this.dataSource.query(

@@ -3,9 +3,9 @@ import type { LogScope } from '../../log-query';
 import type { LogJson } from '../../log.serializer';
 
 /**
- * The legacy searches (§9.2), newest 100 rows, a bare array: GET /api/log/search?keyword (admin) matches
+ * The legacy searches, newest 100 rows, a bare array: GET /api/log/search?keyword (admin) matches
  * `type = keyword OR content LIKE 'keyword%'`; GET /api/log/self/search?keyword matches the caller's rows with
- * `type = keyword` (without ids and, unlike the reference, without admin_info).
+ * `type = keyword` (without ids and, unlike new-api, without admin_info).
  */
 export class SearchLogsQuery extends Query<LogJson[]> {
   constructor(

@@ -5,8 +5,8 @@ import { UpdateOptionCommand } from './update-option.command';
 
 /**
  * Validates first, then saves and reloads every process: an invalid value leaves the previous one live and
- * stored (the reference saved first and wiped the live map on a JSON typo). Unknown keys are accepted and
- * stored as text, as the reference does; nothing reads them.
+ * stored (new-api saved first and wiped the live map on a JSON typo). Unknown keys are accepted and
+ * stored as text, as new-api does; nothing reads them. Other differences: docs/console-api.md.
  */
 @CommandHandler(UpdateOptionCommand)
 export class UpdateOptionHandler implements ICommandHandler<UpdateOptionCommand, string> {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DomainError } from '../../../../common/http/errors';
 import { CheckDatabaseQuery } from './check-database.query';
 
-/** HTTP 503 as the reference answers, so a load balancer health check can take the node out. */
+/** HTTP 503 as new-api answers, so a load balancer health check can take the node out. */
 export class DatabaseUnavailableError extends DomainError {
   constructor() {
     super('数据库连接失败', 'database_unavailable', 503);

@@ -6,7 +6,7 @@ export interface CreateUserByAdminInput {
   username: string;
   password: string;
   displayName: string;
-  /** Only checked (must be below the caller's); the new user is always role 1 (reference §4.4). */
+  /** Only checked (must be below the caller's); the new user is always role 1, as in new-api. */
   role: number;
   correlationId: string;
   clientIp: string | null;

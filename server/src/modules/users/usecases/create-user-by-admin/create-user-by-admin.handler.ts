@@ -11,7 +11,7 @@ export class CreateUserByAdminHandler implements ICommandHandler<CreateUserByAdm
   constructor(private readonly commandBus: CommandBus) {}
 
   async execute({ input }: CreateUserByAdminCommand): Promise<{ id: number }> {
-    // The reference's order: trimmed username and password present, then the rules, then the role.
+    // new-api's order: trimmed username and password present, then the rules, then the role.
     const username = input.username.trim();
     if (!username || !input.password) throw new InvalidParamsError();
     validateProfile({ username, password: input.password, display_name: input.displayName });

@@ -31,7 +31,7 @@ const AFF_CODE_ATTEMPTS = 20;
 export const signUpEventId = (userId: number, what: 'new_user' | 'invitee_gift' | 'inviter_reward' | 'root_initial') =>
   deterministicEventId('user-created', `${userId}/${what}`);
 
-/** An option the reference parses with strconv.Atoi: anything but an integer counts as 0. */
+/** An option new-api parses with strconv.Atoi: anything but an integer counts as 0. */
 function integerOption(options: OptionsService, key: string): number {
   const value = options.getNumber(key);
   return Number.isSafeInteger(value) ? value : 0;
@@ -79,11 +79,11 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand> {
   }
 
   /**
-   * GENERATE_DEFAULT_TOKEN (console-api-behaviour.md §3.4 step 8): a sign-up also gets "<username>的初始令牌",
-   * unlimited, never expiring, no model limits, no group (remain_quota 500000 as the reference writes it), through
-   * the tokens module's command so its allotment is a ledger event like any other token's. The reference did this
+   * GENERATE_DEFAULT_TOKEN=true: a sign-up also gets "<username>的初始令牌",
+   * unlimited, never expiring, no model limits, no group (remain_quota 500000 as new-api writes it), through
+   * the tokens module's command so its allotment is a ledger event like any other token's. new-api did this
    * for password registration only; here every self sign-up (password, GitHub, WeChat) gets it, never an account an
-   * admin creates. A failure fails the sign-up's answer, as in the reference.
+   * admin creates. A failure fails the sign-up's answer, as in new-api.
    */
   private async createDefaultToken(user: UserEntity, input: CreateUserInput): Promise<void> {
     await this.commandBus.execute(
@@ -128,7 +128,7 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand> {
     });
   }
 
-  /** Callers apply the reference's rules; this only keeps values inside the columns (no database error). */
+  /** Callers apply new-api's field rules; this only keeps values inside the columns (no database error). */
   private checkColumnBounds(input: CreateUserInput): void {
     const fields: Array<[string, string | undefined]> = [
       ['username', input.username],

@@ -30,7 +30,7 @@ export class DeleteUserHandler implements ICommandHandler<DeleteUserCommand> {
 
   private async erase(id: number, callerRole: number): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      // Scoped, like the reference: a cancelled user is not found. Locked so no edit interleaves.
+      // Scoped, like new-api: a cancelled user is not found. Locked so no edit interleaves.
       const target = await manager.findOne(UserEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!target) throw new UserNotFoundError();
       // Even root cannot erase root: the role must be strictly higher.

@@ -4,7 +4,7 @@ export interface EditUserInput {
   callerId: number;
   callerRole: number;
   id: number;
-  /** Absent fields are left alone; present ones are written even when empty or 0 (as the reference does). */
+  /** Absent fields are left alone; present ones are written even when empty or 0 (as new-api does). */
   username?: string;
   displayName?: string;
   group?: string;
@@ -12,7 +12,7 @@ export interface EditUserInput {
   password?: string;
   /** Goes through the ledger (QuotaAdjustedByAdmin), decided against `accountRevision`. */
   quota?: number;
-  /** Checked against the caller's role, never written (reference §4.5). */
+  /** Checked against the caller's role (must be below it unless root), never written. */
   role?: number;
   /** `account_revision` of the GET /api/user/:id the form was filled from. */
   accountRevision?: number;

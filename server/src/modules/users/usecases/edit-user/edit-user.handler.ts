@@ -23,7 +23,7 @@ export class EditUserHandler implements ICommandHandler<EditUserCommand> {
 
   async execute({ input }: EditUserCommand): Promise<void> {
     validateProfile({ username: input.username, display_name: input.displayName, password: input.password, group: input.group });
-    // The reference would write an empty username (its form always sends one); an account nobody can name is refused.
+    // new-api would write an empty username (its form always sends one); an account nobody can name is refused.
     if (input.username === '') throw new InvalidInputError('用户名不能为空');
     if (input.quota !== undefined && input.quota < 0) throw new InvalidInputError('额度不能小于 0');
     const password = input.password ? await bcrypt.hash(input.password, 10) : undefined;

@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 
-/** GET /api/user/token: a new system access token replaces the old one and is returned (reference §2.3). */
+/** GET /api/user/token: every call makes a new system access token, replaces the old one and returns it. */
 export class GenerateAccessTokenCommand extends Command<string> {
   constructor(readonly userId: number) {
     super();

@@ -22,7 +22,7 @@ export class GenerateAccessTokenHandler implements ICommandHandler<GenerateAcces
       const result = await this.users.update({ id: userId }, { accessToken: token });
       if (!result.affected) throw new UserNotFoundError();
     } catch (error) {
-      // 128+ random bits make this practically impossible; the reference answers it with this message.
+      // 128+ random bits make this practically impossible; new-api answers it with this message.
       if (isUniqueViolation(error, ACCESS_TOKEN_UNIQUE)) throw new ConflictError(USER_MESSAGES.access_token_collision);
       throw error;
     }

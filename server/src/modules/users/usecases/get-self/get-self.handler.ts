@@ -14,7 +14,7 @@ export class GetSelfHandler implements IQueryHandler<GetSelfQuery> {
   async execute({ userId }: GetSelfQuery): Promise<UserJson> {
     const user = await this.readModel.findUser(userId);
     if (!user) throw new UserNotFoundError();
-    // The reference warns about root's default password in the browser only, right after a login. Answering it
+    // new-api warns about root's default password in the browser only, right after a login. Answering it
     // here (root only, never the hash) lets the console warn on every visit until the password is changed.
     const passwordIsDefault = user.role >= Role.Root ? await bcrypt.compare(ROOT_DEFAULT_PASSWORD, user.password) : undefined;
     return this.readModel.toJson(user, { passwordIsDefault, withAccessToken: true });

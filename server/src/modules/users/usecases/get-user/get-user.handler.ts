@@ -10,7 +10,7 @@ export class GetUserHandler implements IQueryHandler<GetUserQuery> {
   constructor(private readonly readModel: UserReadModel) {}
 
   async execute({ id, callerRole }: GetUserQuery): Promise<UserJson> {
-    // Scoped like the reference: a cancelled user is not found here (the list still shows it).
+    // Scoped like new-api: a cancelled user is not found here (the list still shows it).
     const user = await this.readModel.findUser(id);
     if (!user) throw new UserNotFoundError();
     if (callerRole <= user.role && callerRole !== Role.Root) throw new UserActionRefusedError('cannot_read_peer');

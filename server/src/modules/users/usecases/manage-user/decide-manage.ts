@@ -14,8 +14,8 @@ export interface ManageOutcome {
 }
 
 /**
- * POST /api/user/manage (reference §4.6), pure. An admin may act on common users only; only root acts on admins.
- * An unknown action changes nothing and still succeeds, as in the reference.
+ * POST /api/user/manage (disable, enable, delete, promote, demote), pure. An admin may act on common users only;
+ * only root acts on admins. An unknown action changes nothing and still succeeds, as in new-api.
  */
 export function decideManage(action: string, callerRole: number, target: ManageTarget): ManageOutcome {
   if (callerRole <= target.role && callerRole !== Role.Root) throw new UserActionRefusedError('cannot_update_peer');

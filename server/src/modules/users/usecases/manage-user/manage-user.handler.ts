@@ -16,7 +16,7 @@ export class ManageUserHandler implements ICommandHandler<ManageUserCommand> {
 
   async execute({ id, action, callerRole }: ManageUserCommand): Promise<{ role: number; status: number }> {
     const outcome = await this.dataSource.transaction(async (manager) => {
-      // Cancelled users can be acted on too (the reference loads them unscoped). The row lock keeps two admins'
+      // Cancelled users can be acted on too (new-api loads them unscoped). The row lock keeps two admins'
       // simultaneous actions from deciding against the same stale role.
       const target = await manager.findOne(UserEntity, { where: { id }, withDeleted: true, lock: { mode: 'pessimistic_write' } });
       if (!target) throw new UserNotFoundError();

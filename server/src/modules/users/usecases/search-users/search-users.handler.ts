@@ -8,7 +8,7 @@ import type { UserJson } from '../../user.serializer';
 import { SearchUsersQuery } from './search-users.query';
 
 /**
- * The keyword goes into LIKE as the reference passes it (its % and _ still work as wildcards), except that a
+ * The keyword goes into LIKE as new-api passes it (its % and _ still work as wildcards), except that a
  * backslash is made literal: in Postgres it is LIKE's escape character and a trailing one is an error.
  */
 export function likePattern(keyword: string): string {

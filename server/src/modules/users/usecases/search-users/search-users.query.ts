@@ -1,7 +1,7 @@
 import { Query } from '@nestjs/cqrs';
 import type { UserJson } from '../../user.serializer';
 
-/** GET /api/user/search?keyword&group (admin): every match, cancelled users included (reference §4.3). */
+/** GET /api/user/search?keyword&group (admin): every match, unpaged, cancelled users included (as new-api). */
 export class SearchUsersQuery extends Query<UserJson[]> {
   constructor(
     readonly keyword: string,

@@ -2,7 +2,7 @@ import { Command } from '@nestjs/cqrs';
 
 export const ROOT_USERNAME = 'root';
 export const ROOT_DEFAULT_PASSWORD = '123456';
-/** 100000000 quota = $200 at the default QuotaPerUnit (reference §3.1). */
+/** 100000000 quota = $200 at the default QuotaPerUnit, new-api's gift to the first root account. */
 export const ROOT_INITIAL_QUOTA = 100_000_000;
 
 /**

@@ -10,7 +10,7 @@ export interface UpdateSelfInput {
   password?: string;
 }
 
-/** PUT /api/user/self (reference §4.2): validated per §3.2, no old-password check in this version. */
+/** PUT /api/user/self: the profile field rules of `validateProfile`; no old-password check, as in new-api v0.3.0.0. */
 export class UpdateSelfCommand extends Command<void> {
   constructor(readonly input: UpdateSelfInput) {
     super();

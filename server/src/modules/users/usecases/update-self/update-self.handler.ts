@@ -26,7 +26,7 @@ export class UpdateSelfHandler implements ICommandHandler<UpdateSelfCommand> {
       const result = await this.users.update({ id: input.userId }, changes);
       if (!result.affected) throw new UserNotFoundError();
     } catch (error) {
-      // The reference surfaces the raw unique-constraint error here; a taken name gets a clear message instead.
+      // new-api surfaces the raw unique-constraint error here; a taken name gets a clear message instead.
       if (isUniqueViolation(error, USERNAME_UNIQUE)) throw new UsernameTakenError();
       throw error;
     }

@@ -1,0 +1,188 @@
+import type { ClientHeaders, OpenAIError, UpstreamAdapter, UpstreamRequestInput } from '../../../upstreams/upstream-adapter';
+import { UpstreamLocalError } from '../../../upstreams/upstream-errors';
+import { RelayError } from '../../relay-error';
+import type { RoutableChannel } from '../../relay-ports';
+import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
+import { fetchRemoteMedia, limitImagesPerMessage } from '../remote-media';
+import { shouldRetry } from '../retry-policy';
+import { applyStatusCodeMapping } from '../status-code-mapping';
+import { release } from './admission';
+import { pipeAudio } from './audio-answer';
+import { answerPlain } from './plain-answer';
+import { header, type RelayContext, type RelayDeps } from './relay-context';
+import { upstreamModelFor } from './select-channel';
+import { stream } from './stream-answer';
+
+const SATURATED_MESSAGE = '当前分组上游负载已饱和，请稍后再试';
+const DO_REQUEST_FAILED: OpenAIError = { message: '请求上游地址失败', type: 'new_api_error', param: '', code: 'do_request_failed' };
+
+/** An attempt's failure as the client would see it, after status_code_mapping. */
+interface AttemptFailure {
+  status: number;
+  error: OpenAIError;
+  local: boolean;
+}
+
+/**
+ * Call upstream: the retry loop of reference §3.4, preferring channels not yet tried, never after the first
+ * streamed byte. Returns once one attempt answered the client (and settled); else releases the reservation and
+ * throws the last attempt's error.
+ */
+export async function attempts(deps: RelayDeps, context: RelayContext, first: RoutableChannel, forced: boolean): Promise<void> {
+  const retryTimes = forced ? 0 : deps.pricing.retryTimes();
+  const tried = new Set<number>();
+  let channel: RoutableChannel | null = first;
+  let lastFailure: AttemptFailure | null = null;
+  for (let attempt = 0; attempt <= retryTimes; attempt++) {
+    if (attempt > 0) {
+      channel = deps.router.select(context.caller.group, context.model, { retry: attempt, exclude: tried });
+      // The reference answered `获取重试渠道失败` here, hiding the real upstream error (quirk 9): keep it.
+      if (!channel) break;
+    }
+    tried.add(channel!.id);
+    context.channelPath.push(channel!.id);
+    const failure = await attemptOn(deps, context, channel!);
+    if (!failure) return;
+    lastFailure = failure;
+    // A client that went away wants no answer: no other channel is tried on its behalf.
+    if (context.request.signal.aborted || !shouldRetry(failure, retryTimes - attempt, forced, channel!.type)) break;
+  }
+  await release(deps, context);
+  throw failureError(lastFailure!);
+}
+
+function failureError(failure: AttemptFailure): RelayError {
+  const message = failure.status === 429 ? SATURATED_MESSAGE : failure.error.message;
+  const code = failure.error.code === null || failure.error.code === undefined ? null : String(failure.error.code);
+  return new RelayError(failure.status, message, failure.error.type || 'new_api_error', {
+    shape: 'relay',
+    code,
+    param: failure.error.param ?? '',
+  });
+}
+
+/** One attempt on one channel: null when the client got its answer (and it was settled), else the failure. */
+async function attemptOn(deps: RelayDeps, context: RelayContext, channel: RoutableChannel): Promise<AttemptFailure | null> {
+  let adapter: UpstreamAdapter;
+  let input: UpstreamRequestInput;
+  let upstream;
+  const upstreamModel = upstreamModelFor(context, channel);
+  try {
+    adapter = deps.registry.get(channel.type);
+  } catch (error) {
+    if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    throw error;
+  }
+  // Adapters that cannot pass image URLs upstream (Gemini) get them fetched here, once per request, before the
+  // upstream call. A failed fetch throws a 400 relay error: handle() releases the reservation, nothing is charged.
+  if (adapter.needsRemoteMedia && context.mode === 'chat' && !context.media) {
+    context.media = await fetchRemoteMedia(limitImagesPerMessage(context.body), {
+      signal: context.request.signal,
+      allowPrivate: process.env.RELAY_MEDIA_ALLOW_PRIVATE === 'true',
+    });
+  }
+  try {
+    input = upstreamInput(context, channel, upstreamModel, adapter.needsRemoteMedia);
+    upstream = adapter.buildRequest(input);
+  } catch (error) {
+    if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    throw error;
+  }
+  for (const [name, value] of Object.entries(channel.headerOverride ?? {})) {
+    if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
+  }
+
+  let answer;
+  try {
+    answer = await deps.http.send(upstream, {
+      headersTimeoutMs: deps.relayTimeoutMs,
+      bodyTimeoutMs: context.isStream ? deps.streamingTimeoutMs : deps.relayTimeoutMs,
+      signal: context.request.signal,
+    });
+  } catch (error) {
+    if (!(error instanceof UpstreamTransportError)) throw error;
+    deps.logger.warn(`channel #${channel.id}: ${error.message}`);
+    return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
+  }
+
+  const success = answer.status >= 200 && answer.status < 300;
+  if (success && (context.isStream || answer.contentType.includes('text/event-stream'))) {
+    await stream(deps, context, channel, adapter, input, upstreamModel, answer);
+    return null;
+  }
+  if (success && context.mode === 'audio-speech') {
+    await pipeAudio(deps, context, channel, upstreamModel, answer);
+    return null;
+  }
+
+  let bodyBytes: Buffer;
+  try {
+    bodyBytes = await answer.body.bytes();
+  } catch {
+    return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
+  }
+  const result = success
+    ? adapter.parseResponse(input, { status: answer.status, contentType: answer.contentType, body: bodyBytes })
+    : adapter.mapError(answer.status, bodyBytes);
+  if (!result.ok) {
+    return failed(deps, channel, { status: applyStatusCodeMapping(channel, result.status), error: result.error, local: false });
+  }
+  await answerPlain(deps, context, channel, upstreamModel, result, answer.headers);
+  return null;
+}
+
+/**
+ * Report: a failed attempt goes to the channel-health rules, unless `clientGone`: a call the relay aborted because
+ * its client went away (a user pressing "stop") says nothing about the channel, and must not count toward disabling it.
+ */
+function failed(deps: RelayDeps, channel: RoutableChannel, failure: AttemptFailure, clientGone = false): AttemptFailure {
+  if (clientGone) return failure;
+  // The type goes apart as well, as the channel test reports it: the health decider matches code and type against
+  // its fatal lists (reference §3.7), so a fatal type is not hidden behind a code. errorCode keeps the type when
+  // there is no code, for consumers that read errorCode alone.
+  const code = failure.error.code === null || failure.error.code === undefined ? null : String(failure.error.code);
+  deps.outcomes.report({
+    channelId: channel.id,
+    ok: false,
+    status: failure.status,
+    errorCode: code ?? (failure.error.type || null),
+    errorType: failure.error.type || null,
+    message: failure.error.message,
+    source: 'relay',
+  });
+  return failure;
+}
+
+/** What the adapter builds the upstream call from: the client's body as sent, unless the channel overrides params or images are limited. */
+function upstreamInput(context: RelayContext, channel: RoutableChannel, upstreamModel: string, needsRemoteMedia = false): UpstreamRequestInput {
+  const headers = context.request.headers;
+  const clientHeaders: ClientHeaders = {
+    accept: header(headers, 'accept'),
+    contentType: header(headers, 'content-type'),
+    anthropicVersion: header(headers, 'anthropic-version'),
+    anthropicBeta: header(headers, 'anthropic-beta'),
+  };
+  const paramOverride = channel.paramOverride && Object.keys(channel.paramOverride).length > 0 ? channel.paramOverride : null;
+  const merged = paramOverride ? { ...context.body, ...paramOverride } : context.body;
+  const body = needsRemoteMedia ? limitImagesPerMessage(merged) : merged;
+  return {
+    channel: {
+      type: channel.type,
+      key: channel.key,
+      baseUrl: channel.baseUrl || null,
+      other: channel.other || null,
+      openaiOrganization: channel.openaiOrganization,
+    },
+    relayMode: context.mode,
+    path: context.request.path === '/pg/chat/completions' ? '/v1/chat/completions' : context.request.path,
+    query: context.request.query,
+    body,
+    rawBody: body !== context.body || context.playground || context.multipart ? undefined : (context.request.rawBody ?? undefined),
+    multipart: context.multipart ?? undefined,
+    upstreamModel,
+    isStream: context.isStream,
+    clientWantsUsage: context.clientWantsUsage,
+    clientHeaders,
+    media: needsRemoteMedia && context.media ? context.media : undefined,
+  };
+}
