@@ -3,7 +3,7 @@ import { eventMetadata, systemActor } from '../../server/src/ledger/event-envelo
 import type { RecordedEvent } from '../../server/src/ledger/event-store.port';
 import { accountStream, channelStream, tokenStream } from '../../server/src/ledger/streams';
 import { LOGS_STREAM } from '../../server/src/modules/logs/logs.events';
-import type { QuotaConsumedData } from '../../server/src/relay/settlement/quota-consumed.event';
+import type { QuotaConsumedData } from '../../server/src/modules/accounts';
 
 /**
  * Ledgers for the projections' batch specs: every event type the four charge-folding projections handle, the

@@ -2,7 +2,7 @@ import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
 import { deterministicEventId } from '../../server/src/ledger/event-ids';
 import { accountStream } from '../../server/src/ledger/streams';
 import { QuotaAdmissionService } from '../../server/src/relay/admission/quota-admission.service';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/relay/settlement/quota-consumed.event';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/modules/accounts';
 import { createTestApp, type TestApp } from '../support/app';
 import { call, eventStore, projected, register, rootCaller, setOptions } from './users-support';
 

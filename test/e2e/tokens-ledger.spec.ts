@@ -3,7 +3,7 @@ import { deterministicEventId } from '../../server/src/ledger/event-ids';
 import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
 import { accountStream } from '../../server/src/ledger/streams';
 import { QuotaAdmissionService } from '../../server/src/relay/admission/quota-admission.service';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/relay/settlement/quota-consumed.event';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/modules/accounts';
 import { createTestApp, type TestApp } from '../support/app';
 import { compareTables, snapshotTables } from '../support/compare-tables';
 import { call, type Caller, dataSource, eventStore, projected, seedCaller } from './users-support';

@@ -5,7 +5,7 @@
  */
 
 import type { ChannelOutcome } from '../modules/channel-health';
-import type { RoutableChannel } from '../modules/channels/routing/routing-table';
+import type { RoutableChannel } from '../modules/channels';
 
 export interface RelayCaller {
   token: { id: number; name: string; key: string; group: string; unlimitedQuota: boolean; modelLimits: ReadonlySet<string> | null };
@@ -29,7 +29,7 @@ export interface RelayAuthenticator {
 }
 
 /** The channel shape is the channels module's own (contract 2 plus status, test model and status-code mapping). */
-export type { RoutableChannel } from '../modules/channels/routing/routing-table';
+export type { RoutableChannel } from '../modules/channels';
 
 export interface RelayChannelRouter {
   select(group: string, model: string, options?: { retry?: number; exclude?: ReadonlySet<number> }): RoutableChannel | null;

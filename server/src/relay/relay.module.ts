@@ -2,17 +2,15 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountBalancesReadModelModule } from '../../../projections/src/read-models/account-balances/account-balances-read-model.module';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ChannelOutcomeReporter, ChannelOutcomesModule } from '../modules/channel-health';
-import { ChannelRouter } from '../modules/channels/routing/channel-router';
-import { ChannelsModule } from '../modules/channels/channels.module';
-import { TokenAuthenticator } from '../modules/tokens/token-auth/token-authenticator';
-import { TokensModule } from '../modules/tokens/tokens.module';
+import { ChannelRouter, ChannelsModule } from '../modules/channels';
+import { PricingModule } from '../modules/pricing';
+import { TokenAuthenticator, TokensModule } from '../modules/tokens';
 import { QuotaAdmissionService } from './admission/quota-admission.service';
 import { RelayBillingService } from './http/relay-billing.service';
 import { RelayModelsService } from './http/relay-models.service';
 import { RelayRoutesRegistrar } from './http/relay-routes.registrar';
 import { LeaseSweeper } from './leases/lease-sweeper';
 import { RelayPipelineService } from './pipeline/relay-pipeline.service';
-import { PricingService } from './pricing/pricing.service';
 import { RELAY_AUTHENTICATOR, RELAY_CHANNEL_ROUTER, RELAY_OUTCOME_REPORTER } from './relay-ports';
 import { RelaySettlementService } from './settlement/relay-settlement.service';
 import { UpstreamHttpClient } from './upstream-client/upstream-http-client';
@@ -27,12 +25,11 @@ export class RelayModule {
   static forRoot(options: { sweepLeases: boolean }): DynamicModule {
     return {
       module: RelayModule,
-      imports: [TokensModule, ChannelsModule, ChannelOutcomesModule, AccountBalancesReadModelModule],
+      imports: [TokensModule, ChannelsModule, ChannelOutcomesModule, AccountBalancesReadModelModule, PricingModule],
       providers: [
         { provide: RELAY_AUTHENTICATOR, useExisting: TokenAuthenticator },
         { provide: RELAY_CHANNEL_ROUTER, useExisting: ChannelRouter },
         { provide: RELAY_OUTCOME_REPORTER, useExisting: ChannelOutcomeReporter },
-        PricingService,
         UpstreamHttpClient,
         RelaySettlementService,
         RelayPipelineService,
@@ -46,7 +43,7 @@ export class RelayModule {
           inject: [QuotaAdmissionService, RelaySettlementService, APP_CONFIG],
         },
       ],
-      exports: [RelayPipelineService, RelaySettlementService, PricingService, LeaseSweeper],
+      exports: [RelayPipelineService, RelaySettlementService, PricingModule, LeaseSweeper],
     };
   }
 }

@@ -1,11 +1,11 @@
+import { Inject } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { QuotaAdmissionService } from '../../../../server/src/relay/admission/quota-admission.service';
 import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
 import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
 import { type AccountState, evolve, initialAccountState } from '../../../../server/src/modules/accounts/account.decider';
 import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
 import { toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
-import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '../../../../server/src/modules/accounts';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
@@ -43,7 +43,7 @@ export class AccountBalancesProjection implements Projection {
   readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED];
 
   constructor(
-    private readonly admission: QuotaAdmissionService,
+    @Inject(QUOTA_ADMISSION) private readonly admission: QuotaAdmission,
     private readonly dataSource: DataSource,
   ) {}
 

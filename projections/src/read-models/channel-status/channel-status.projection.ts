@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../../../server/src/ledger/event-store.po
 import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
 import { ChannelEventType } from '../../../../server/src/modules/channels/channel.events';
 import { toChannelEvent } from '../../../../server/src/modules/channels/channel-event-codec';
-import { QUOTA_CONSUMED } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import { QUOTA_CONSUMED } from '../../../../server/src/modules/accounts';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';

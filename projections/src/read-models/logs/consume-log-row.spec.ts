@@ -1,4 +1,4 @@
-import type { QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
 import { consumeLogContent, consumeLogOther, consumeLogRow } from './consume-log-row';
 
 function consumed(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {

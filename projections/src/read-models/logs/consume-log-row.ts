@@ -1,6 +1,6 @@
-import { consumeContent } from '../../../../server/src/relay/pricing/relay-pricing';
-import type { QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
 import { chargedQuota } from '../account-balances/quota-consumed-fold';
+import { consumeContent } from './consume-log-wording';
 import { LogType } from './log.entity';
 import { sortedJson } from '../../../../server/src/common/json/sorted-json';
 

@@ -7,7 +7,7 @@ import { eventMetadata, systemActor } from '../../../../server/src/ledger/event-
 import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
 import { accountStream } from '../../../../server/src/ledger/streams';
 import { LOGS_STREAM } from '../../../../server/src/modules/logs/logs.events';
-import type { QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
 import { AccountBalancesProjection } from '../account-balances/account-balances.projection';
 import { LogsProjection } from './logs.projection';
 

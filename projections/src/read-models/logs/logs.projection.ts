@@ -4,7 +4,7 @@ import { streamCategory, streamKey } from '../../../../server/src/ledger/streams
 import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
 import { logAnnotationOf, toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
 import { LOGS_STREAM, LogsEventType, toLogsPurged } from '../../../../server/src/modules/logs/logs.events';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../../../server/src/relay/settlement/quota-consumed.event';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../../../server/src/modules/accounts';
 import { applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';

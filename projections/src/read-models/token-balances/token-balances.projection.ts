@@ -1,8 +1,9 @@
+import { Inject } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { QuotaAdmissionService } from '../../../../server/src/relay/admission/quota-admission.service';
 import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
 import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
-import { QUOTA_CONSUMED, TokenEventType } from '../../../../server/src/modules/tokens/token.events';
+import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '../../../../server/src/modules/accounts';
+import { TokenEventType } from '../../../../server/src/modules/tokens/token.events';
 import { tokenConsumptionOf, toTokenEvent } from '../../../../server/src/modules/tokens/token-event-codec';
 import type { TokenConsumption } from '../../../../server/src/modules/tokens/token.events';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
@@ -44,7 +45,7 @@ export class TokenBalancesProjection implements Projection {
   readonly handles = [TokenEventType.TokenQuotaAllotted, QUOTA_CONSUMED];
 
   constructor(
-    private readonly admission: QuotaAdmissionService,
+    @Inject(QUOTA_ADMISSION) private readonly admission: QuotaAdmission,
     private readonly dataSource: DataSource,
   ) {}
 

@@ -1,9 +1,9 @@
 import type { EventShape } from '../../ledger/aggregate-repository';
 import { type MetadataInput, newEvent } from '../../ledger/event-envelope';
 import type { NewEvent } from '../../ledger/event-store.port';
-import { QUOTA_CONSUMED } from '../../relay/settlement/quota-consumed.event';
 import { type AccountState, applyQuotaConsumed, evolve } from './account.decider';
 import { type AccountEvent, isAccountEventType, type LogAnnotation, type QuotaGrantKind } from './account.events';
+import { QUOTA_CONSUMED } from './quota-consumed.event';
 
 const GRANT_KINDS: readonly string[] = ['new_user', 'invitee_gift', 'root_initial'] satisfies QuotaGrantKind[];
 

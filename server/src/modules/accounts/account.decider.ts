@@ -81,9 +81,9 @@ export function evolve(state: AccountState, event: AccountEvent): AccountState {
 }
 
 /**
- * A settled relay request (QuotaConsumed, server/src/relay/settlement) on the account: quota down by the charge,
- * used quota up by it, one more request. The quota may go below zero: a charge is never refused after the fact;
- * admission is what keeps it bounded. Not part of AccountEvent: the relay, not this decider, produces it.
+ * A settled relay request (QuotaConsumed, appended by the relay's settlement) on the account: quota down by the
+ * charge, used quota up by it, one more request. The quota may go below zero: a charge is never refused after the
+ * fact; admission is what keeps it bounded. Not part of AccountEvent: the relay, not this decider, produces it.
  */
 export function applyQuotaConsumed(state: AccountState, quota: number): AccountState {
   return { ...state, quota: state.quota - quota, usedQuota: state.usedQuota + quota, requestCount: state.requestCount + 1 };

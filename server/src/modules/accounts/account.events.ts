@@ -4,8 +4,9 @@ import type { QuotaDisplay } from './quota-display';
  * Events of the `account-{userId}` stream (accountStream). Type strings are explicit and stable forever: they
  * are stored in the ledger. Amounts are quota units (500000 = $1 by default), always safe integers.
  *
- * The relay's QuotaConsumed (and later top-ups and refunds) join this union; evolve's exhaustive switch then
- * points at every place that must learn about them.
+ * The relay's QuotaConsumed (quota-consumed.event.ts, beside this file) is not in this union: the settlement, not
+ * the decider, produces it. Later top-ups and refunds join the union; evolve's exhaustive switch then points at
+ * every place that must learn about them.
  */
 export const AccountEventType = {
   QuotaGranted: 'QuotaGranted',

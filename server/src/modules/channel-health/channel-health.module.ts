@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { PricingService } from '../../relay/pricing/pricing.service';
+import { PricingModule } from '../pricing';
 import { createUpstreamRegistry } from '../../upstreams/upstream-registry';
 import { ChannelsModule } from '../channels/channels.module';
 import { AccountsModule } from '../accounts/accounts.module';
@@ -34,6 +34,7 @@ import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/u
     ChannelOutcomesModule,
     AccountsModule,
     ChannelsModule,
+    PricingModule,
   ],
   controllers: [ChannelHealthController],
   providers: [
@@ -45,7 +46,6 @@ import { UpdateChannelBalanceHandler } from './usecases/update-channel-balance/u
     },
     OutcomeWindowStore,
     HealthNotifier,
-    PricingService,
     PeriodicChannelRuns,
     ApplyChannelOutcomeHandler,
     TestChannelHandler,

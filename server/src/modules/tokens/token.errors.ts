@@ -1,4 +1,5 @@
 import { DomainError } from '../../common/http/errors';
+import { RelayError } from '../../common/http/relay-error';
 
 /** The reference answers a token that is not the caller's (or does not exist) with GORM's own text. */
 export class TokenNotFoundError extends DomainError {
@@ -50,5 +51,16 @@ export class InvalidTokenFieldError extends DomainError {
 export class NegativeTokenQuotaError extends DomainError {
   constructor() {
     super('令牌额度不能为负数', 'token_quota_negative');
+  }
+}
+
+/**
+ * A relay request refused by token authentication, with the reference's status and message. It is a RelayError in
+ * the middleware (`abort`) shape, so relay routes answer it with the same OpenAI error body as before.
+ */
+export class TokenAuthError extends RelayError {
+  constructor(status: number, message: string) {
+    super(status, message);
+    this.name = 'TokenAuthError';
   }
 }

@@ -27,12 +27,9 @@ export interface TokenQuotaAllotted {
 
 export type TokenEvent = TokenQuotaAllotted;
 
-/** The account event type whose `tokenId` charges a token (appended by the relay's settlement). */
-export const QUOTA_CONSUMED = 'QuotaConsumed';
-
 /**
- * The part of a QuotaConsumed account event the token read models use. The relay's event carries much more
- * (tokens, ratios, channel path…); these two fields must keep these names and meanings.
+ * The part of a QuotaConsumed account event (modules/accounts) the token read models use. The event carries much
+ * more (tokens, ratios, channel path…); these fields must keep these names and meanings.
  */
 export interface TokenConsumption {
   /** The token the request was made with; 0 or absent for requests without one (the playground). */

@@ -19,8 +19,8 @@ import { UpdateTokenHandler } from './usecases/update-token/update-token.handler
 
 /**
  * API tokens: the console routes, their ledger side (TokenQuotaAllotted on `token-{id}`, folded with the relay's
- * QuotaConsumed by the token-balances projection) and the relay's TokenAuthenticator. QuotaAdmissionService comes
- * from the global AdmissionModule (one per process: it holds the quota blocks).
+ * QuotaConsumed by the token-balances projection) and the relay's TokenAuthenticator. Quota admission
+ * (QUOTA_ADMISSION) comes from the global AdmissionModule (one per process: it holds the quota blocks).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([TokenEntity]), TokenBalancesReadModelModule, AccountsModule],

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 import { REDIS } from '../../infrastructure/redis/redis.constants';
+import type { QuotaAdmission } from '../../modules/accounts';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { randomBytes } from 'node:crypto';
 import { LeaseRenewer } from '../leases/lease-renewer';
@@ -70,7 +71,7 @@ export interface QuotaAdmissionOptions {
  * settlements. See quota-scripts.ts for the data layout and docs/relay.md for the crash analysis.
  */
 @Injectable()
-export class QuotaAdmissionService implements OnModuleDestroy {
+export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   private readonly redis: AdmissionCommands;
   private readonly keys: AdmissionKeys;
   private readonly bases: BalanceBases;

@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { httpMetrics } from '../../modules/metrics/http-metrics';
+import { httpMetrics } from '../../modules/metrics';
 import type { RelayMode } from '../../upstreams/upstream-adapter';
 import type { RelayHttpRequest, RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { RelayFastPath } from './relay-fast-path';

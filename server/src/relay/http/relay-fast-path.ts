@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { HttpMetrics } from '../../modules/metrics/http-metrics';
+import type { HttpMetrics } from '../../modules/metrics';
 import type { RelayMode } from '../../upstreams/upstream-adapter';
 import type { RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { RelayError } from '../relay-error';

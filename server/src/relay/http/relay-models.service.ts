@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { allCatalogueModels, modelObject, ownerOf } from '../../modules/channels/channel-model-catalogue';
+import { allCatalogueModels, modelObject, ownerOf } from '../../modules/channels';
 import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
 import { relayAuthorization } from '../pipeline/relay-authorization';
 import { RelayError } from '../relay-error';

@@ -6,7 +6,7 @@ import { AuthGuard } from '../../common/auth/auth.guard';
 import { RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { HTTP_BODY_LIMIT } from '../../common/http/server-options';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { httpMetrics } from '../../modules/metrics/http-metrics';
+import { httpMetrics } from '../../modules/metrics';
 import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
 import { relayCorsHook } from './relay-cors';
 import { RelayFastPath } from './relay-fast-path';

@@ -1,4 +1,4 @@
-import { readRelayKey } from '../../modules/tokens/token-key';
+import { readRelayKey } from '../../modules/tokens';
 import { relayAuthorization } from './relay-authorization';
 
 describe('relayAuthorization (the mj-api-secret fallback)', () => {

@@ -7,10 +7,10 @@ import { OpenAIUpstreamFake } from '../../../../test/fakes/upstreams/openai-upst
 import { createTestApp, type TestApp } from '../../../../test/support/app';
 import { dataSource, projected, register, setOptions } from '../../../../test/e2e/users-support';
 import { EVENT_STORE } from '../../ledger/event-store.port';
-import { OptionsService } from '../../modules/options/options.service';
-import { readRelayKey } from '../../modules/tokens/token-key';
+import { OptionsService } from '../../modules/options';
+import { readRelayKey } from '../../modules/tokens';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
-import { PricingService } from '../pricing/pricing.service';
+import { PricingService } from '../../modules/pricing';
 import { RelayError } from '../relay-error';
 import type { RelayAuthenticator, RelayCaller, RelayChannelOutcome, RelayChannelRouter, RoutableChannel } from '../relay-ports';
 import { RelaySettlementService } from '../settlement/relay-settlement.service';

@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
-import { OptionsService } from '../../modules/options/options.service';
+import { OptionsService } from '../../modules/options';
 import type { RelayMode } from '../../upstreams/upstream-adapter';
 import { createUpstreamRegistry } from '../../upstreams/upstream-registry';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
 import { LeaseRenewer } from '../leases/lease-renewer';
-import { PricingService } from '../pricing/pricing.service';
+import { PricingService } from '../../modules/pricing';
 import {
   RELAY_AUTHENTICATOR,
   RELAY_CHANNEL_ROUTER,

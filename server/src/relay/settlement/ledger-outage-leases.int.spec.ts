@@ -12,7 +12,7 @@ import { accountStream } from '../../ledger/streams';
 import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
 import { type AdmittedBy, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { LeaseRenewer } from '../leases/lease-renewer';
-import type { QuotaConsumedData } from './quota-consumed.event';
+import type { QuotaConsumedData } from '../../modules/accounts';
 import { quotaConsumedFixture } from '../../../../test/support/quota-consumed-fixture';
 import { quotaConsumedEventId, RelaySettlementService } from './relay-settlement.service';
 

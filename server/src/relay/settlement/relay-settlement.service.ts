@@ -12,7 +12,7 @@ import { type ChargeDurability, journalDirectory, journalInstallation } from './
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptions, JOURNAL_LINGER_MS } from './group-commit';
 import { JournalOwnerLock } from './journal-owner-lock';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from './quota-consumed.event';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../modules/accounts';
 
 export interface SettlementInput {
   data: QuotaConsumedData;

@@ -8,7 +8,7 @@ import type { EventStore } from '../../ledger/event-store.port';
 import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
 import { DEFAULT_GROUP_COMMIT, type GroupCommitOptions } from './group-commit';
-import type { QuotaConsumedData } from './quota-consumed.event';
+import type { QuotaConsumedData } from '../../modules/accounts';
 import { quotaConsumedFixture } from '../../../../test/support/quota-consumed-fixture';
 import { quotaConsumedEventId, RelaySettlementService } from './relay-settlement.service';
 

@@ -1,5 +1,5 @@
 import { DomainError } from '../../../common/http/errors';
-import type { ModelPricing } from '../../../relay/pricing/relay-pricing';
+import type { ModelPricing } from '../../pricing';
 import type { UpstreamChannel, UpstreamRequestInput } from '../../../upstreams/upstream-adapter';
 
 /**

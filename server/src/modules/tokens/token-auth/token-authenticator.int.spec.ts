@@ -2,7 +2,7 @@ import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner
 import { createTestApp, type TestApp } from '../../../../../test/support/app';
 import { call, type Caller, dataSource, seedCaller, setOptions } from '../../../../../test/e2e/users-support';
 import { QuotaAdmissionService } from '../../../relay/admission/quota-admission.service';
-import { RelayError } from '../../../relay/relay-error';
+import { RelayError } from '../../../common/http/relay-error';
 import { type RelayCaller, TokenAuthenticator } from './token-authenticator';
 import { TokenAuthCache } from './token-auth-cache';
 

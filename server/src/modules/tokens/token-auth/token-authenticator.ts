@@ -1,8 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { QuotaAdmissionService } from '../../../relay/admission/quota-admission.service';
-import { RelayError } from '../../../relay/relay-error';
+import { QUOTA_ADMISSION, type QuotaAdmission } from '../../accounts';
 import { Role, UserStatus } from '../../users/user.entity';
+import { TokenAuthError } from '../token.errors';
 import { TokenGroupPolicy } from '../token-groups';
 import { isWellFormedTokenKey, maskTokenKey, readRelayKey } from '../token-key';
 import { NEVER_EXPIRES, TokenStatus } from '../token-status';
@@ -62,44 +62,44 @@ export class TokenAuthenticator {
 
   constructor(
     private readonly cache: TokenAuthCache,
-    private readonly admission: QuotaAdmissionService,
+    @Inject(QUOTA_ADMISSION) private readonly admission: QuotaAdmission,
     private readonly groups: TokenGroupPolicy,
     private readonly commandBus: CommandBus,
   ) {}
 
   /**
    * Raw Authorization header value ("Bearer sk-…", also accepts the key without "Bearer "/"sk-"). Throws
-   * RelayError with the reference's messages and statuses. `model` (the name the client asked for, before
+   * TokenAuthError with the reference's messages and statuses. `model` (the name the client asked for, before
    * mapping) is checked against the token's model limits when given. `options.tokenAuthOnly` leaves the checks the
    * reference makes in Distribute out (IP allow list, token group, forced channel id), which GET /v1/models,
    * /v1/models/:model and the billing routes do not run (relay-behaviour.md §1, §3.1, quirk 11).
    */
   async authenticate(authorization: string | undefined, clientIp: string, model?: string, options?: AuthenticateOptions): Promise<RelayCaller> {
     const { key, channelPart } = readRelayKey({ authorization });
-    if (key === '') throw new RelayError(401, TokenAuthMessages.missing);
+    if (key === '') throw new TokenAuthError(401, TokenAuthMessages.missing);
     const token = isWellFormedTokenKey(key) ? await this.cache.token(key) : null;
-    if (!token) throw new RelayError(401, TokenAuthMessages.invalid);
+    if (!token) throw new TokenAuthError(401, TokenAuthMessages.invalid);
     await this.checkTokenUsable(token, options?.quotaByReservation === true);
 
     const user = await this.cache.user(token.userId);
-    if (!user || user.deleted || user.status !== UserStatus.Enabled) throw new RelayError(403, TokenAuthMessages.userBanned);
-    if (channelPart !== undefined && user.role < Role.Admin) throw new RelayError(403, TokenAuthMessages.channelNotAllowed);
+    if (!user || user.deleted || user.status !== UserStatus.Enabled) throw new TokenAuthError(403, TokenAuthMessages.userBanned);
+    if (channelPart !== undefined && user.role < Role.Admin) throw new TokenAuthError(403, TokenAuthMessages.channelNotAllowed);
 
     const distribute = options?.tokenAuthOnly !== true;
-    if (distribute && token.allowList && !isIpAllowed(token.allowList, clientIp)) throw new RelayError(403, TokenAuthMessages.ipNotAllowed);
+    if (distribute && token.allowList && !isIpAllowed(token.allowList, clientIp)) throw new TokenAuthError(403, TokenAuthMessages.ipNotAllowed);
     if (distribute && token.group) {
       const verdict = this.groups.judge(token.group);
-      if (!verdict.usable) throw new RelayError(403, verdict.message);
+      if (!verdict.usable) throw new TokenAuthError(403, verdict.message);
     }
     let specificChannelId: number | null = null;
     if (distribute && channelPart !== undefined) {
       // Go's strconv.Atoi: an optional sign and digits. A channel id is positive; anything else names no channel.
-      if (!/^[+-]?\d{1,10}$/.test(channelPart) || Number(channelPart) <= 0) throw new RelayError(400, TokenAuthMessages.invalidChannelId);
+      if (!/^[+-]?\d{1,10}$/.test(channelPart) || Number(channelPart) <= 0) throw new TokenAuthError(400, TokenAuthMessages.invalidChannelId);
       specificChannelId = Number(channelPart);
     }
     // A forced channel skips the token's model limits, as in the reference (the admin chose the channel).
     if (model !== undefined && specificChannelId === null && token.modelSet && !token.modelSet.has(model)) {
-      throw new RelayError(403, TokenAuthMessages.modelNotAllowed(model));
+      throw new TokenAuthError(403, TokenAuthMessages.modelNotAllowed(model));
     }
 
     return {
@@ -112,19 +112,19 @@ export class TokenAuthenticator {
 
   /** Status, expiry and quota, in the reference's order. Expired and exhausted tokens are marked on the way. */
   private async checkTokenUsable(token: CachedToken, quotaByReservation: boolean): Promise<void> {
-    if (token.status === TokenStatus.Exhausted) throw new RelayError(401, TokenAuthMessages.exhaustedStatus(token.key));
-    if (token.status === TokenStatus.Expired) throw new RelayError(401, TokenAuthMessages.expired);
-    if (token.status !== TokenStatus.Enabled) throw new RelayError(401, TokenAuthMessages.unavailable);
+    if (token.status === TokenStatus.Exhausted) throw new TokenAuthError(401, TokenAuthMessages.exhaustedStatus(token.key));
+    if (token.status === TokenStatus.Expired) throw new TokenAuthError(401, TokenAuthMessages.expired);
+    if (token.status !== TokenStatus.Enabled) throw new TokenAuthError(401, TokenAuthMessages.unavailable);
     const now = Math.floor(Date.now() / 1000);
     if (token.expiredTime !== NEVER_EXPIRES && token.expiredTime < now) {
       await this.markLapsed(token.id, TokenStatus.Expired, now);
-      throw new RelayError(401, TokenAuthMessages.expired);
+      throw new TokenAuthError(401, TokenAuthMessages.expired);
     }
     if (!token.unlimitedQuota && !quotaByReservation) {
       const available = (await this.admission.available(token.userId, token.id)).token ?? 0;
       if (available <= 0) {
         await this.markLapsed(token.id, TokenStatus.Exhausted, now);
-        throw new RelayError(401, TokenAuthMessages.exhausted(token.key, available));
+        throw new TokenAuthError(401, TokenAuthMessages.exhausted(token.key, available));
       }
     }
   }
@@ -133,9 +133,9 @@ export class TokenAuthenticator {
    * A reservation was refused because the token has nothing left (`available` ≤ 0): mark it exhausted (status 4)
    * and answer what authentication would have answered.
    */
-  async tokenExhausted(caller: { token: { id: number; key: string } }, available: number): Promise<RelayError> {
+  async tokenExhausted(caller: { token: { id: number; key: string } }, available: number): Promise<TokenAuthError> {
     await this.markLapsed(caller.token.id, TokenStatus.Exhausted, Math.floor(Date.now() / 1000));
-    return new RelayError(401, TokenAuthMessages.exhausted(caller.token.key, available));
+    return new TokenAuthError(401, TokenAuthMessages.exhausted(caller.token.key, available));
   }
 
   /**

@@ -1,6 +1,5 @@
 import type { AdmittedBy } from '../../admission/quota-admission.service';
-import { priceImageRequest } from '../../pricing/image-pricing';
-import { type ModelPricing, pricingFor, referencePreConsume, reservationQuota } from '../../pricing/relay-pricing';
+import { type ModelPricing, priceImageRequest, pricingFor, referencePreConsume, reservationQuota } from '../../../modules/pricing';
 import { maxTokensOf } from '../relay-request';
 import { relayLocal } from './error-answer';
 import { promptTokens, type RelayContext, type RelayDeps } from './relay-context';

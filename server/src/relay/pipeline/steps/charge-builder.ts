@@ -1,8 +1,8 @@
 import type { TokenUsage } from '../../../upstreams/upstream-adapter';
-import { priceImageRequest } from '../../pricing/image-pricing';
-import { consumeContent, finalQuota, type ModelPricing, pricingFor } from '../../pricing/relay-pricing';
+import { consumeContent } from '../../../../../projections/src/read-models/logs/consume-log-wording';
+import { finalQuota, type ModelPricing, priceImageRequest, pricingFor } from '../../../modules/pricing';
 import type { RoutableChannel } from '../../relay-ports';
-import type { QuotaConsumedData } from '../../settlement/quota-consumed.event';
+import type { QuotaConsumedData } from '../../../modules/accounts';
 import type { RelayContext, RelayDeps } from './relay-context';
 
 /** What an answer used, as the charge counts it. */

@@ -1,4 +1,4 @@
-import type { OptionsService } from '../../../modules/options/options.service';
+import type { OptionsService } from '../../../modules/options';
 import type { JsonObject, MultipartForm, RelayMode } from '../../../upstreams/upstream-adapter';
 import { RelayError } from '../../relay-error';
 import { parseAudioForm, parseJsonBody, validateAudioRequest, validateTextRequest } from '../relay-request';

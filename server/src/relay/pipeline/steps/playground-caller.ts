@@ -1,4 +1,4 @@
-import type { OptionsService } from '../../../modules/options/options.service';
+import type { OptionsService } from '../../../modules/options';
 import type { JsonObject } from '../../../upstreams/upstream-adapter';
 import type { RelayCaller } from '../../relay-ports';
 import { relayLocal } from './error-answer';

@@ -7,8 +7,7 @@ import { type MetadataInput, newEvent } from '../../../../ledger/event-envelope'
 import { deterministicEventId } from '../../../../ledger/event-ids';
 import { EVENT_STORE, type EventStore } from '../../../../ledger/event-store.port';
 import { channelStream } from '../../../../ledger/streams';
-import { PricingService } from '../../../../relay/pricing/pricing.service';
-import { pricingFor } from '../../../../relay/pricing/relay-pricing';
+import { PricingService, pricingFor } from '../../../pricing';
 import { type ChannelTestLoggedData, LOGS_STREAM, LogsEventType } from '../../../logs/logs.events';
 import { OptionsService } from '../../../options/options.service';
 import { UserEntity } from '../../../users/user.entity';

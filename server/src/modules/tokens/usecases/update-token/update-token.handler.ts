@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { AggregateRepository } from '../../../../ledger/aggregate-repository';
@@ -15,7 +16,7 @@ import { TokenReader } from '../../token.reader';
 import { type TokenJson, type TokenView, toTokenJson } from '../../token.serializer';
 import { assertCanEnable, TokenStatus, unixSeconds } from '../../token-status';
 import { TokenAuthCache } from '../../token-auth/token-auth-cache';
-import { QuotaAdmissionService } from '../../../../relay/admission/quota-admission.service';
+import { QUOTA_ADMISSION, type QuotaAdmission } from '../../../accounts';
 import { UpdateTokenCommand, type UpdateTokenInput } from './update-token.command';
 
 type ConfigFields = Omit<TokenFields, 'remainQuota'>;
@@ -38,7 +39,7 @@ export class UpdateTokenHandler implements ICommandHandler<UpdateTokenCommand> {
     private readonly groups: TokenGroupPolicy,
     private readonly readYourWrites: ReadYourWrites,
     private readonly cache: TokenAuthCache,
-    private readonly admission: QuotaAdmissionService,
+    @Inject(QUOTA_ADMISSION) private readonly admission: QuotaAdmission,
   ) {}
 
   async execute({ input }: UpdateTokenCommand): Promise<TokenJson> {

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../upstreams/upstream-adapter';
-import { RelayError } from '../relay-error';
+import { RelayError } from '../../common/http/relay-error';
 import { pricingFor, type PricingTables } from './relay-pricing';
 
 export interface ImagePricing {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OptionsService } from '../../modules/options/options.service';
+import { OptionsService } from '../options/options.service';
 import type { PricingTables } from './relay-pricing';
 
 type NumberMap = Readonly<Record<string, number>>;

@@ -1,0 +1,2 @@
+/** The options module's public entry: the live options (OptionsService, global through OptionsCoreModule). */
+export { OptionsService } from './options.service';
