@@ -10,7 +10,7 @@ const schema = z.object({
   /** Failure share that must be exceeded as well (0.5: more than half of the counted outcomes failed). */
   CHANNEL_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0.5),
   CHANNEL_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
-  /** Minutes between automatic tests of every channel; unset or 0: off (the reference's CHANNEL_TEST_FREQUENCY). */
+  /** Minutes between automatic tests of every channel; unset or 0: off (new-api's CHANNEL_TEST_FREQUENCY). */
   CHANNEL_TEST_FREQUENCY: z.coerce.number().min(0).default(0),
   /** Minutes between automatic balance refreshes; unset or 0: off (CHANNEL_UPDATE_FREQUENCY). */
   CHANNEL_UPDATE_FREQUENCY: z.coerce.number().min(0).default(0),
