@@ -15,7 +15,7 @@ export interface ChannelsApiContext {
   common: Caller;
 }
 
-/** The console's channel form with the reference's fields. */
+/** The console's channel form with new-api's fields. */
 export const channelForm = (overrides: Record<string, unknown> = {}) => ({
   type: 1,
   name: 'main',

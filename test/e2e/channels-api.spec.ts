@@ -4,8 +4,8 @@ import { channelForm as form, channelsApiFixture } from './channels-api-support'
 import { call, type Caller, changedRows, dataSource, eventStore, tablesSnapshot } from './users-support';
 
 /**
- * Channel management (console-api-behaviour.md §12, spec 1 §5 and §7): the role guard, create, list and search, read
- * and edit. Deletes, status and outcomes are in channels-api-status.spec.ts, model lists in channels-api-models.spec.ts.
+ * Channel management as new-api's /api/channel and the console form behave: the role guard, create, list and
+ * search, read and edit. Deletes, status and outcomes are in channels-api-status.spec.ts, model lists in channels-api-models.spec.ts.
  */
 describe('channels API', () => {
   const fixture = channelsApiFixture();
@@ -33,7 +33,7 @@ describe('channels API', () => {
       ['post', '/api/channel/fix'],
     ];
 
-    it('refuses ordinary users with the reference message (HTTP 200) and anonymous callers with 401, changing nothing', async () => {
+    it('refuses ordinary users with the message new-api gives (HTTP 200) and anonymous callers with 401, changing nothing', async () => {
       await create({ name: 'guarded' });
       const before = await tablesSnapshot(target);
       for (const [method, path] of adminRoutes) {
@@ -55,7 +55,7 @@ describe('channels API', () => {
   });
 
   describe('POST /api/channel/', () => {
-    it('creates a channel with the reference defaults and its routing rows', async () => {
+    it('creates a channel with the defaults new-api gives and its routing rows', async () => {
       const [id] = await create({ name: 'defaults', group: '', auto_ban: undefined, base_url: 'https://api.example.com//', models: 'a, b,,a' });
       const channel = await getChannel(id);
       expect(channel).toMatchObject({

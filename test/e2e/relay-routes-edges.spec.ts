@@ -94,7 +94,7 @@ describe('relay routes: bad input, 501 routes and CORS', () => {
   });
 
   describe('CORS on relay routes', () => {
-    it('answers a preflight 204 with the reference headers, allowing the Authorization header', async () => {
+    it('answers a preflight 204 with the CORS headers new-api sends, allowing the Authorization header', async () => {
       for (const path of ['/v1/chat/completions', '/v1/audio/transcriptions', '/pg/chat/completions', '/v1/models']) {
         const response = await fetch(`${origin}${path}`, {
           method: 'OPTIONS',

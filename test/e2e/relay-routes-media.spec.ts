@@ -9,7 +9,7 @@ jest.setTimeout(120_000);
 
 /**
  * The media relay routes: images, audio speech, transcriptions and translations (multipart), through the official SDK
- * where it has the call. For each: the reference's status and shape for good and bad input, and the price; an
+ * where it has the call. For each: new-api's status and shape for good and bad input, and the price; an
  * answered request is charged exactly once, a refused one not at all.
  */
 describe('relay routes: images and audio', () => {
@@ -25,7 +25,7 @@ describe('relay routes: images and audio', () => {
   });
 
   describe('POST /v1/images/generations', () => {
-    it('prices model, size, quality and n as the reference does and charges once', async () => {
+    it('prices model, size, quality and n as new-api does and charges once', async () => {
       const hd = await client.images.generate({ model: 'dall-e-3', prompt: 'an otter', size: '1024x1792', quality: 'hd' }).withResponse();
       expect(hd.data.data?.[0].url).toMatch(/^https:\/\//);
       const [charge, ...more] = await chargesOf(target, requestIdOf(hd.response));
@@ -44,7 +44,7 @@ describe('relay routes: images and audio', () => {
       expect(smallCharge.data).toMatchObject({ quota: 50_625, promptTokens: 3 });
       expect(openai.bodies().at(-1)).toMatchObject({ model: 'dall-e-2', n: 3, size: '512x512' });
 
-      // No model: dall-e-2, as the reference defaults it (for selection and upstream alike).
+      // No model: dall-e-2, as new-api defaults it (for selection and upstream alike).
       const unnamed = await post('/v1/images/generations', JSON.stringify({ prompt: 'an otter', size: '256x256' }));
       expect(unnamed.status).toBe(200);
       expect(openai.bodies().at(-1)).toMatchObject({ model: 'dall-e-2', prompt: 'an otter' });
@@ -167,7 +167,7 @@ describe('relay routes: images and audio', () => {
       const [charge, ...more] = await chargesOf(target, requestIdOf(response));
       expect(more).toHaveLength(0);
       const tokens = countTextTokens(audio.transcript, 'whisper-1');
-      // Reference §4.4: prompt 0, completion = the transcript's tokens, whisper-1 ratio 15.
+      // new-api bills a transcription as prompt 0, completion = the transcript's tokens, whisper-1 ratio 15.
       expect(charge.data).toMatchObject({ relayMode: 'audio-transcriptions', modelName: 'whisper-1', promptTokens: 0, completionTokens: tokens, quota: tokens * 15 });
     });
 

@@ -10,7 +10,7 @@ jest.setTimeout(120_000);
 /**
  * The JSON relay routes besides chat, completions and embeddings (those are in relay-openai.spec.ts): models/:model,
  * the billing routes, moderations, rerank, engines embeddings and the playground; media routes are in
- * relay-routes-media.spec.ts, bad input, 501 routes and CORS in relay-routes-edges.spec.ts. For each: the reference's
+ * relay-routes-media.spec.ts, bad input, 501 routes and CORS in relay-routes-edges.spec.ts. For each: new-api's
  * status and shape for good and bad input; an answered request is charged exactly once, a refused one not at all.
  */
 describe('relay routes', () => {

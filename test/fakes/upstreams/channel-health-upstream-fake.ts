@@ -6,7 +6,7 @@ import { HttpFake, type RecordedRequest, sendJson } from '../http-fake';
  * - `POST /v1/chat/completions` answers by `mode`: `ok` (a chat.completion with usage), `revoked` (OpenAI's 401
  *   invalid_api_key error), `flaky` (a 500 server_error with probability `errorRate`, from a seeded generator so a
  *   run is repeatable), `slow` (ok after `delayMs`);
- * - the balance endpoints of relay-behaviour.md §3.9: OpenAI dashboard billing (subscription + usage), SiliconFlow
+ * - the balance endpoints new-api queries: OpenAI dashboard billing (subscription + usage), SiliconFlow
  *   `/v1/user/info`, AIProxy `/api/report/getUserOverview` and the credit-grants endpoint, from `balance`.
  */
 export type UpstreamMode = 'ok' | 'revoked' | 'flaky';

@@ -32,7 +32,7 @@ export interface QuotaConsumedData {
   /** The channel that answered. */
   channelId: number;
   channelName: string;
-  /** Every channel tried, in order, the answering one last (reference `other.admin_info.use_channel`). */
+  /** Every channel tried, in order, the answering one last (new-api's `other.admin_info.use_channel`). */
   channelPath: number[];
   /** 'chat' | 'completions' | 'embeddings' | 'images' | 'audio_speech' | 'audio_transcription' | 'moderations' | 'rerank' … */
   relayMode: string;
@@ -64,7 +64,7 @@ export interface QuotaConsumedData {
   createdAt: number;
   /**
    * The LogConsumeEnabled option when the request was settled: false → the logs projection writes no type 2 row
-   * for it (reference: no consume logs while the option is off). Recorded in the event so a replay decides the
+   * for it (new-api writes no consume logs while the option is off). Recorded in the event so a replay decides the
    * same way whatever the option says later. Written only when false; absent reads as true.
    */
   logConsume?: boolean;

@@ -16,7 +16,7 @@ function channelId(raw: string): number {
   return id;
 }
 
-/** The channel test and balance routes of /api/channel (console-api-behaviour.md §12, spec 1 §7). */
+/** The channel test and balance routes of /api/channel, one channel or all, answered as new-api answers them. */
 @Controller('api/channel')
 export class ChannelHealthController {
   constructor(
@@ -24,7 +24,7 @@ export class ChannelHealthController {
     private readonly readYourWrites: ReadYourWrites,
   ) {}
 
-  /** `time` (seconds) sits at the top level beside success and message, as the reference answers it. */
+  /** `time` (seconds) sits at the top level beside success and message, as new-api answers it. */
   @Get('test/:id')
   @AdminAuth()
   async testOne(@Param('id') id: string, @Query('model') model: unknown, @CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest) {

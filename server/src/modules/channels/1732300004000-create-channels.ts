@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Channel configuration (`channels`, written only by the channels command handlers) and the routing table the
- * reference calls abilities (group × model × channel). Status, test and balance figures and the channel's used
+ * Channel configuration (`channels`, written only by the channels command handlers) and the routing table
+ * new-api calls abilities (group × model × channel). Status, test and balance figures and the channel's used
  * quota are not here: they are the channel-status projection's (`channel_status`), folded from `channel-{id}`.
  */
 export class CreateChannels1732300004000 implements MigrationInterface {

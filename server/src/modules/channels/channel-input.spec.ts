@@ -21,7 +21,7 @@ const fields: ChannelFields = {
   headerOverride: '',
 };
 
-describe('channel form rules (spec 1 §5)', () => {
+describe('channel form rules, as the console form checks them', () => {
   it('needs a name and a key, then at least one model, in that order', () => {
     expect(() => validateChannel({ ...fields, name: ' ', models: [] })).toThrow('请填写渠道名称和渠道密钥！');
     expect(() => validateChannel({ ...fields, key: '' })).toThrow('请填写渠道名称和渠道密钥！');

@@ -6,9 +6,9 @@ import { ChannelStatus } from './channel.events';
 import { ChannelInputError, type ChannelMessageCode } from './channel.errors';
 
 /**
- * The channel form as the console sends it (console-api-behaviour.md §12): `models` and `group` are comma strings,
- * JSON settings are texts. Unknown keys (the form's `groups` list, `max_input_tokens`) are ignored like the
- * reference's binding does; null counts as absent.
+ * The channel form as the console sends it: `models` and `group` are comma strings,
+ * JSON settings are texts. Unknown keys (the form's `groups` list, `max_input_tokens`) are ignored like
+ * new-api's binding does; null counts as absent.
  */
 export const channelBody = z.object({
   id: jsonInteger,
@@ -64,7 +64,7 @@ export interface ChannelFields {
 export const DEFAULT_GROUP = 'default';
 export const AZURE_DEFAULT_API_VERSION = '2023-06-01-preview';
 export const SPARK_DEFAULT_VERSION = 'v2.1';
-/** The form's bounds (spec 1 §5): priority at least -999, weight at least 0 (negatives become 0). */
+/** The console form's bounds: priority at least -999, weight at least 0 (negatives become 0). */
 export const MIN_PRIORITY = -999;
 /** Columns: weight is a Postgres integer; priority a bigint kept within exact doubles. */
 const MAX_WEIGHT = 2_147_483_647;
@@ -76,8 +76,8 @@ const MAX_MODEL_LENGTH = 255;
 const KNOWN_TYPES = new Set<number>(Object.values(ChannelType));
 
 /**
- * A comma list as the reference stores `models` and `group`, read the way the form means it: names trimmed,
- * empty entries and repeats dropped (the reference keeps " b" from "a, b" as a model named " b").
+ * A comma list as new-api stores `models` and `group`, read the way the form means it: names trimmed,
+ * empty entries and repeats dropped (new-api keeps " b" from "a, b" as a model named " b").
  */
 export function parseList(text: string): string[] {
   const seen = new Set<string>();
@@ -88,7 +88,7 @@ export function parseList(text: string): string[] {
   return [...seen];
 }
 
-/** Trailing slashes (and surrounding blanks) removed from a base URL (spec 1 §5). */
+/** Trailing slashes (and surrounding blanks) removed from a base URL, as the console form does. */
 export function normalizeBaseUrl(text: string): string {
   return text.trim().replace(/\/+$/, '');
 }
@@ -221,7 +221,7 @@ export interface ChannelUpdate {
 }
 
 /**
- * PUT /api/channel/ as the reference's GORM `Updates`: plain fields change only when non-zero (an empty key keeps
+ * PUT /api/channel/ as new-api's GORM `Updates`: plain fields change only when non-zero (an empty key keeps
  * the stored key), nullable ones (weight, priority, auto_ban, base_url, mappings, organization, test model) whenever
  * present. The merged channel must pass every rule again.
  */

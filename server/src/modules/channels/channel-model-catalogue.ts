@@ -1,7 +1,7 @@
 import { ChannelType } from '../../upstreams/channel-types';
 
 /**
- * The built-in model lists of each channel type (the reference's adaptor lists), behind GET /api/models (per
+ * The built-in model lists of each channel type (new-api's adaptor lists), behind GET /api/models (per
  * type, for the channel form's model picker) and GET /api/channel/models (all of them, OpenAI model objects).
  * These are suggestions for the form only: what a channel serves is what its `models` says.
  */
@@ -114,7 +114,7 @@ export function modelsByChannelType(): Record<string, string[]> {
   return map;
 }
 
-/** The permission object the reference attaches to every model (a fixed one). */
+/** The permission object new-api attaches to every model (a fixed one). */
 const MODEL_PERMISSION = Object.freeze({
   id: 'modelperm-LwHkVFn8AcMItP432fKKDIKJ',
   object: 'model_permission',

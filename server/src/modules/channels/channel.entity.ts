@@ -7,7 +7,7 @@ const bigintAsNumber = {
 };
 
 /**
- * Configuration of a channel (console-api-behaviour.md §12), written only by the channels command handlers.
+ * Configuration of a channel (new-api's channel fields), written only by the channels command handlers.
  * What happens to a channel (status, tests, balance, used quota) is ledger state on `channel-{id}`, read from the
  * channel-status projection (`channel_status`).
  */
@@ -69,7 +69,7 @@ export class ChannelEntity {
   @Column({ type: 'text', nullable: true })
   tag!: string | null;
 
-  /** JSON object text (the later reference's per-channel `setting`), '' when none. */
+  /** JSON object text (later new-api's per-channel `setting`), '' when none. */
   @Column({ type: 'text', default: '' })
   setting!: string;
 

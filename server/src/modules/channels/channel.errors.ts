@@ -1,8 +1,9 @@
 import { DomainError } from '../../common/http/errors';
 
 /**
- * Messages of the channels API. The form's rules (spec 1 §5) are checked on the server too, with the texts the
- * console shows; the Vertex rules are the reference server's own (console-api-behaviour.md §12).
+ * Messages of the channels API. The console form's rules are checked on the server too, with the texts the
+ * console shows; the Vertex AI rules (`other` names the region; as JSON it needs a `default` key) are new-api's
+ * server's own.
  */
 export const CHANNEL_MESSAGES = {
   name_and_key_required: '请填写渠道名称和渠道密钥！',

@@ -12,7 +12,7 @@ export const ChannelEventType = {
   ChannelBalanceUpdated: 'ChannelBalanceUpdated',
 } as const;
 
-/** Channel status as the reference stores it: 1 enabled, 2 manually disabled, 3 automatically disabled. */
+/** Channel status as new-api stores it: 1 enabled, 2 manually disabled, 3 automatically disabled. */
 export const ChannelStatus = { Enabled: 1, ManuallyDisabled: 2, AutoDisabled: 3 } as const;
 export type ChannelStatusValue = (typeof ChannelStatus)[keyof typeof ChannelStatus];
 
@@ -53,7 +53,7 @@ export interface ChannelTested {
 
 export interface ChannelBalanceUpdated {
   type: 'ChannelBalanceUpdated';
-  /** US dollars, as the reference stores `balance`. */
+  /** US dollars, as new-api stores `balance`. */
   data: { balance: number };
 }
 

@@ -71,8 +71,8 @@ export interface ChannelJson {
 }
 
 /**
- * The reference's channel JSON (console-api-behaviour.md §12). Lists and single reads hide the key as the
- * reference does (`""`); the answer to an edit carries it. Status, test, balance and usage come from the
+ * new-api's channel JSON. Lists and single reads hide the key as
+ * new-api does (`""`); the answer to an edit carries it. Status, test, balance and usage come from the
  * projection; a channel it has not seen yet is enabled, untested, unused.
  */
 export function toChannelJson(row: ChannelViewRow, options: { withKey: boolean }): ChannelJson {

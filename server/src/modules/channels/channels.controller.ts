@@ -29,7 +29,7 @@ const ITEMS_PER_PAGE = 10;
 const batchBody = z.object({ ids: z.array(z.number().int()).nullish() });
 const fetchBody = z.object({ base_url: jsonText, type: jsonInteger, key: jsonText });
 
-/** Go's strconv.ParseBool: anything else is false (the reference ignores the parse error). */
+/** Go's strconv.ParseBool: anything else is false (new-api ignores the parse error). */
 function goBool(text: string): boolean {
   return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text);
 }
@@ -46,7 +46,7 @@ function context(caller: AuthenticatedUser, request: FastifyRequest): ChannelWri
   return { correlationId: String(request.id), actor: userActor(caller.id, caller.role), clientIp: request.ip ?? null };
 }
 
-/** Channel management (console-api-behaviour.md §12); every route is for admins. */
+/** Channel management, as new-api's /api/channel answers it; every route is for admins. */
 @Controller('api/channel')
 export class ChannelsController {
   constructor(
@@ -58,7 +58,7 @@ export class ChannelsController {
   @AdminAuth()
   async list(@Query() query: unknown) {
     const page = Math.min(Math.max(parseGoInt(queryText(query, 'p')) ?? 0, 0), MAX_PAGE);
-    // The reference's quirk, kept: page_size missing or 0 is an empty page; negative is the default 10.
+    // new-api's quirk, kept: page_size missing or 0 is an empty page; negative is the default 10.
     let pageSize = parseGoInt(queryText(query, 'page_size')) ?? 0;
     if (pageSize < 0) pageSize = ITEMS_PER_PAGE;
     pageSize = Math.min(pageSize, MAX_PAGE_SIZE);
@@ -75,7 +75,7 @@ export class ChannelsController {
     );
   }
 
-  /** Every built-in model. The reference answers without a `message` key; ours carries an empty one (see ModelsController). */
+  /** Every built-in model. new-api answers without a `message` key; ours carries an empty one (see ModelsController). */
   @Get('models')
   @AdminAuth()
   models() {
@@ -135,7 +135,7 @@ export class ChannelsController {
   async delete(@Param('id') id: string) {
     const parsed = parseGoInt(id);
     if (parsed === null) throw new InvalidParamsError();
-    // An id no row can have deletes nothing, successfully (the reference deletes by id without looking).
+    // An id no row can have deletes nothing, successfully (new-api deletes by id without looking).
     if (isRowId(parsed)) await this.commandBus.execute(new DeleteChannelCommand(parsed));
     return ok();
   }

@@ -4,13 +4,13 @@ import { ok } from '../../common/http/envelope';
 import { modelsByChannelType } from './channel-model-catalogue';
 import { ChannelRouter } from './routing/channel-router';
 
-/** The model lists outside /api/channel (console-api-behaviour.md §8.5). */
+/** The model lists outside /api/channel: GET /api/models (built-in lists per type) and GET /api/user/models. */
 @Controller()
 export class ModelsController {
   constructor(private readonly router: ChannelRouter) {}
 
   /**
-   * Channel type → built-in models, for the channel form. The reference answers without a `message` key; ours
+   * Channel type → built-in models, for the channel form. new-api answers without a `message` key; ours
    * carries an empty one, like every other console answer (a superset its clients read the same way).
    */
   @Get('api/models')

@@ -1,10 +1,10 @@
 import { DomainError } from '../../../common/http/errors';
 
 /**
- * Balance endpoints per channel type (relay-behaviour.md §3.9), in USD. Pure apart from the injected `getJson`,
+ * Balance endpoints per channel type, as new-api queries them, in USD. Pure apart from the injected `getJson`,
  * so each type's URLs, headers and arithmetic are specified without a network.
  *
- * A channel's base URL, when set, replaces the type's default host (the reference does this for OpenAI and
+ * A channel's base URL, when set, replaces the type's default host (new-api does this for OpenAI and
  * Custom; Tollgate does it for every type so an installation behind a proxy, and the tests' fakes, work alike).
  */
 
@@ -57,7 +57,7 @@ function pad(value: number): string {
   return String(value).padStart(2, '0');
 }
 
-/** `YYYY-MM-DD` in local time, as the reference formats its dates. */
+/** `YYYY-MM-DD` in local time, as new-api formats its dates. */
 export function formatDate(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }

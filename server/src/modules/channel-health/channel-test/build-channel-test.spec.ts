@@ -33,11 +33,11 @@ describe('channel test request', () => {
     expect(() => assertTestable(1)).not.toThrow();
   });
 
-  it('prices the log row like the reference: group ratio 1, at least 1 in ratio mode, the price in price mode', () => {
+  it('prices the log row like new-api: group ratio 1, at least 1 in ratio mode, the price in price mode', () => {
     const ratio = { modelPrice: -1, modelRatio: 0.075, completionRatio: 4 };
     // (8 + round(1 × 4)) × 0.075 = 0.9 → 1
     expect(channelTestQuota(ratio, { promptTokens: 8, completionTokens: 1 }, 500_000)).toBe(1);
-    // (1000 + 500 × 4) × 0.075 = 225 (the reference's worked example)
+    // (1000 + 500 × 4) × 0.075 = 225
     expect(channelTestQuota(ratio, { promptTokens: 1000, completionTokens: 500 }, 500_000)).toBe(225);
     expect(channelTestQuota(ratio, { promptTokens: 0, completionTokens: 0 }, 500_000)).toBe(1);
     expect(channelTestQuota({ ...ratio, modelRatio: 0 }, { promptTokens: 8, completionTokens: 1 }, 500_000)).toBe(0);

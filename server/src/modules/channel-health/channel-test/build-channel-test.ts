@@ -3,7 +3,7 @@ import type { ModelPricing } from '../../pricing';
 import type { UpstreamChannel, UpstreamRequestInput } from '../../../upstreams/upstream-adapter';
 
 /**
- * The reference's channel test (relay-behaviour.md §3.8) as pure functions: which model, which request, and how
+ * new-api's channel test as pure functions: which model, which request, and how
  * to read the result. The I/O (send through the channel's adapter, time it) lives in the test-channel handler.
  */
 
@@ -20,7 +20,7 @@ export class ChannelTestNotSupportedError extends DomainError {
   }
 }
 
-/** The reference refuses MJ (2) and Suno (36); MJ Plus (5) cannot chat either, so it is refused too (a fix). */
+/** new-api refuses MJ (2) and Suno (36); MJ Plus (5) cannot chat either, so it is refused too (a fix). */
 export function assertTestable(type: number): void {
   if (type === 2 || type === 5) throw new ChannelTestNotSupportedError('midjourney');
   if (type === 36) throw new ChannelTestNotSupportedError('suno');
@@ -28,7 +28,7 @@ export function assertTestable(type: number): void {
 
 /**
  * `?model=` if given (the channel's model mapping applies), else the channel's test_model, else its first
- * model, else gpt-3.5-turbo (no mapping in those cases, as in the reference).
+ * model, else gpt-3.5-turbo (no mapping in those cases, as in new-api).
  */
 export function chooseTestModel(channel: Pick<TestableChannel, 'models' | 'testModel' | 'modelMapping'>, requested: string | undefined): { model: string; upstreamModel: string } {
   const asked = (requested ?? '').trim();
@@ -63,7 +63,7 @@ export function testSeconds(elapsedMs: number): number {
 }
 
 /**
- * The quota the reference writes on a channel test's log row (relay-behaviour.md §3.8): the relay's formula at
+ * The quota new-api writes on a channel test's log row: the relay's formula at
  * group ratio 1, never deducted. Price mode: trunc(price × QuotaPerUnit). Ratio mode: (prompt +
  * round(completion × completionRatio)) × modelRatio, rounded, and at least 1 when the ratio is not 0.
  */

@@ -19,8 +19,8 @@ export interface ChannelTestRun {
 }
 
 /**
- * Sends the reference's one-message chat to the channel through its adapter and reads the answer back the way
- * the relay does. Never throws for an upstream or adapter problem: the failure is the result.
+ * Sends new-api's one-message chat (`hi`, one token, not streamed) to the channel through its adapter and reads
+ * the answer back the way the relay does. Never throws for an upstream or adapter problem: the failure is the result.
  */
 export async function runChannelTest(
   channel: TestableChannel,

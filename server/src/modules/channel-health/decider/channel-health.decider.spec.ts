@@ -208,7 +208,7 @@ describe('decideOnOutcome', () => {
 });
 
 describe('decideOnBalance', () => {
-  it('disables an enabled auto_ban channel with no balance left, with the reference reason', () => {
+  it('disables an enabled auto_ban channel with no balance left, with the reason new-api gives', () => {
     expect(decideOnBalance(0, enabled)).toMatchObject({ kind: 'disable', reasonCode: 'balance_exhausted', reason: '余额不足', evidence: { balance: 0 } });
     expect(decideOnBalance(-1.5, enabled).kind).toBe('disable');
     expect(decideOnBalance(0.01, enabled).kind).toBe('none');

@@ -4,7 +4,7 @@
  * outcome window (Redis) and the options, and appends what this returns as a ChannelAutoDisabled or
  * ChannelAutoEnabled event.
  *
- * The reference (relay-behaviour.md §3.7, §3.8) disables on the first failure that matches its fatal list and
+ * new-api disables on the first failure that matches its fatal list and
  * never looks at rates. Tollgate keeps the fatal list (a revoked key or an account out of credit is disabled at
  * once) but treats transient failures (5xx, 429, timeouts) as evidence to count: only a high failure count AND
  * a high failure rate within the window disables, so a 2% error rate never does.
@@ -13,7 +13,7 @@
 import { ChannelStatus } from '../../channels/channel.events';
 import type { ChannelOutcome } from '../outcome/channel-outcome';
 
-/** Gemini answers a bad or revoked key with 403 (reference §3.7). */
+/** Gemini answers a bad or revoked key with 403, so new-api treats a 403 from it as fatal. */
 const GEMINI_CHANNEL_TYPE = 24;
 
 const FATAL_CODES = new Set(['invalid_api_key', 'account_deactivated', 'billing_not_active']);
@@ -24,7 +24,7 @@ const FATAL_FRAGMENTS = ['The security token included in the request is invalid'
 export type OutcomeKind = 'ok' | 'fatal' | 'transient' | 'client';
 
 /**
- * - fatal: the key or the account is unusable (reference ShouldDisableChannel's list); retrying cannot help.
+ * - fatal: the key or the account is unusable (new-api's ShouldDisableChannel list); retrying cannot help.
  * - transient: the upstream is unwell (5xx, 429, 408, timeouts, unreachable); counts toward the failure rate.
  * - client: any other error (400, 404, 422…): about the request, not the channel's health; neither counts.
  */
@@ -118,7 +118,7 @@ export function decideOnOutcome(
   if (kind === 'ok') {
     const slow = slowTest(outcome, policy);
     if (slow !== null) return disableForSlowness(state, { ...evidence, thresholdMs: slow });
-    // Only a test revives a channel (the reference's test-all job), only one the system disabled, never one an admin did.
+    // Only a test revives a channel (new-api's test-all job), only one the system disabled, never one an admin did.
     if (outcome.source !== 'test') return none('relay success');
     if (state.status !== ChannelStatus.AutoDisabled) return none('not auto-disabled');
     if (!policy.autoEnableEnabled) return none('automatic enable is off');
@@ -153,7 +153,7 @@ function slowTest(outcome: ChannelOutcome, policy: HealthPolicy): number | null 
   return outcome.responseTimeMs > thresholdMs ? thresholdMs : null;
 }
 
-/** The response-time rule ignores the global switch (reference §3.8) but needs auto_ban and an enabled channel. */
+/** The response-time rule ignores the global switch, as in new-api, but needs auto_ban and an enabled channel. */
 function disableForSlowness(state: ChannelHealthState, evidence: HealthEvidence): HealthDecision {
   if (state.status !== ChannelStatus.Enabled) return none('not enabled');
   if (!state.autoBan) return none('auto_ban is off for this channel');
@@ -167,8 +167,8 @@ function disableForSlowness(state: ChannelHealthState, evidence: HealthEvidence)
 }
 
 /**
- * The balance job disables an enabled channel whose balance is ≤ 0 with the reference's reason `余额不足`. Like
- * the reference it ignores the global switch; unlike it, it honours the channel's auto_ban.
+ * The balance job disables an enabled channel whose balance is ≤ 0 with new-api's reason `余额不足`. Like
+ * new-api it ignores the global switch; unlike it, it honours the channel's auto_ban.
  */
 export function decideOnBalance(balance: number, state: ChannelHealthState): HealthDecision {
   if (balance > 0) return none('balance left');

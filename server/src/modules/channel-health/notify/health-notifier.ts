@@ -7,7 +7,7 @@ import type { HealthDecision } from '../decider/channel-health.decider';
 
 const ROOT_ROLE = 100;
 
-/** The reference's mail at the end of a manual test of every channel. */
+/** new-api's mail at the end of a manual test of every channel. */
 export const TEST_RUN_FINISHED_SUBJECT = '通道测试完成';
 export const TEST_RUN_FINISHED_BODY = '通道测试完成，如果没有收到禁用通知，说明所有通道都正常';
 
@@ -16,8 +16,8 @@ function escapeHtml(text: string): string {
 }
 
 /**
- * Mails the root user about an automatic disable or enable, and the end of a manual test-all run, with the
- * reference's subjects. Best effort and never blocking: the decision is already in the ledger; no SMTP or no root
+ * Mails the root user about an automatic disable or enable, and the end of a manual test-all run, with
+ * new-api's subjects. Best effort and never blocking: the decision is already in the ledger; no SMTP or no root
  * email only logs a line.
  */
 @Injectable()
@@ -39,7 +39,7 @@ export class HealthNotifier {
   }
 
   /**
-   * The end of a manual test-all run (reference: subject "通道测试完成"). Resolves once the mail is queued;
+   * The end of a manual test-all run (new-api's subject "通道测试完成"). Resolves once the mail is queued;
    * without SMTP or a root email it only logs, as the other notices do.
    */
   async testRunFinished(): Promise<void> {

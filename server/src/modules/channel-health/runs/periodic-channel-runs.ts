@@ -9,7 +9,7 @@ const TEST_SCHEDULER = 'periodic-channel-tests';
 const BALANCE_SCHEDULER = 'periodic-channel-balances';
 
 /**
- * The reference's CHANNEL_TEST_FREQUENCY / CHANNEL_UPDATE_FREQUENCY (minutes; off by default) as BullMQ job
+ * new-api's CHANNEL_TEST_FREQUENCY / CHANNEL_UPDATE_FREQUENCY (minutes; off by default) as BullMQ job
  * schedulers, installed by worker processes. A scheduler lives in Redis, so several workers share one schedule,
  * and turning the variable off removes it.
  */

@@ -10,7 +10,7 @@ import { type RoutableChannel, RoutingTable, type SelectOptions } from './routin
 
 export type { RoutableChannel } from './routing-table';
 
-/** A safety net under the two notifications (the reference re-reads its channel cache every SYNC_FREQUENCY). */
+/** A safety net under the two notifications (new-api re-reads its channel cache every SYNC_FREQUENCY). */
 const PERIODIC_RELOAD_MS = 60_000;
 
 interface ChannelRow {

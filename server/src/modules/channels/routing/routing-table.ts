@@ -17,7 +17,7 @@ export interface RoutableChannel {
   priority: number;
   weight: number;
   autoBan: boolean;
-  /** Type-specific (Azure api-version, …) as the reference stores it. */
+  /** Type-specific (Azure api-version, …) as new-api stores it. */
   other: string;
   /** Parsed `setting` JSON, {} when none. */
   config: Record<string, unknown>;
@@ -40,7 +40,7 @@ interface Tier {
   channels: RoutableChannel[];
 }
 
-/** `gpt-4-gizmo-xyz` and `gpt-4o-gizmo-xyz` are served by the wildcard names (reference §3.3). */
+/** `gpt-4-gizmo-xyz` and `gpt-4o-gizmo-xyz` are served by the wildcard names, as new-api normalises them before the lookup. */
 export function normalizeRoutedModel(model: string): string {
   if (model.startsWith('gpt-4-gizmo')) return 'gpt-4-gizmo-*';
   if (model.startsWith('gpt-4o-gizmo')) return 'gpt-4o-gizmo-*';
@@ -48,8 +48,8 @@ export function normalizeRoutedModel(model: string): string {
 }
 
 /**
- * Weighted random choice in proportion to the weights: 7 and 3 split 70/30. (The reference adds 10 to every
- * weight, which makes 7:3 a 57/43 split; the issue asks for weights that are honoured.) A tier whose weights are
+ * Weighted random choice in proportion to the weights: 7 and 3 split 70/30. (new-api adds 10 to every
+ * weight, which makes 7:3 a 57/43 split; Tollgate honours the weights an admin sets.) A tier whose weights are
  * all 0 is chosen from uniformly; a weight-0 channel beside weighted ones is not chosen.
  */
 export function pickWeighted<T extends { weight: number }>(candidates: readonly T[], random: () => number): T {

@@ -13,8 +13,8 @@ export interface FinishChannelTestRunResult {
 /**
  * Sent by the channel-tests worker whenever one job of a test-all run has ended (done, or failed for good). When
  * none of the run's jobs is left (waiting, delayed, active…) a manual run mails the root user
- * "通道测试完成", as the reference does at the end of GET /api/channel/test; scheduled runs mail nothing (the
- * reference's automatic test passes notify=false). Several workers may see the end at once: one mail is sent.
+ * "通道测试完成", as new-api does at the end of GET /api/channel/test; scheduled runs mail nothing (new-api's
+ * automatic test passes notify=false). Several workers may see the end at once: one mail is sent.
  */
 export class FinishChannelTestRunCommand extends Command<FinishChannelTestRunResult> {
   constructor(readonly input: FinishChannelTestRunInput) {

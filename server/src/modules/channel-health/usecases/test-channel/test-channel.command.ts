@@ -12,7 +12,7 @@ export interface TestChannelInput {
   clientIp: string | null;
   /**
    * The admin's test of this one channel (GET /api/channel/test/:id). It records the response time but leaves the
-   * ChannelDisableThreshold rule to the test-all run and the periodic test, as the reference does (§3.8): clicking
+   * ChannelDisableThreshold rule to the test-all run and the periodic test, as new-api does: clicking
    * "test" on a slow channel must not disable it. The fatal-error and auto-enable rules still apply.
    */
   single?: boolean;
@@ -30,7 +30,7 @@ export interface TestChannelResult {
 }
 
 /**
- * Tests one channel (relay-behaviour.md §3.8): the synthetic chat through the channel's adapter, then
+ * Tests one channel as new-api does: the synthetic chat through the channel's adapter, then
  * ChannelTested with the response time, then the health rules (ChannelDisableThreshold unless `single`, the fatal
  * errors, and the auto-enable of a recovered auto-disabled channel). The HTTP route and the channel-tests worker
  * both run it.

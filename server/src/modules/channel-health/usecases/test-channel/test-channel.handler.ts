@@ -23,7 +23,7 @@ import { type ChannelTestRun, runChannelTest } from '../../channel-test/run-chan
 import { ApplyChannelOutcomeCommand } from '../apply-channel-outcome/apply-channel-outcome.command';
 import { TestChannelCommand, type TestChannelResult } from './test-channel.command';
 
-/** The reference logs every channel test as user 1 (the first root). */
+/** new-api logs every channel test as user 1 (the first root). */
 const TEST_LOG_USER_ID = 1;
 
 function parseMapping(text: string): Record<string, string> {
@@ -104,7 +104,7 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
   }
 
   /**
-   * The reference's consume log of a passed test (user 1, "模型测试", the would-be quota at group ratio 1, nothing
+   * new-api's consume log of a passed test (user 1, "模型测试", the would-be quota at group ratio 1, nothing
    * deducted), as a ChannelTestLogged on `logs` that the logs projection turns into the row; skipped like every
    * consume row when LogConsumeEnabled is off. The id derives from the test's cause, so a retried job logs once.
    * Answers the event's position.

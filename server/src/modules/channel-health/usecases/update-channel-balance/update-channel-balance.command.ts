@@ -17,7 +17,7 @@ export interface UpdateChannelBalanceResult {
 }
 
 /**
- * Asks the channel's provider for its balance (relay-behaviour.md §3.9) and appends ChannelBalanceUpdated. Throws
+ * Asks the channel's provider for its balance (endpoints per type in fetch-channel-balance.ts) and appends ChannelBalanceUpdated. Throws
  * `尚未实现` for types without a balance endpoint and the provider's error when the query fails (nothing appended).
  */
 export class UpdateChannelBalanceCommand extends Command<UpdateChannelBalanceResult> {

@@ -10,7 +10,7 @@ export class DeleteChannelsHandler implements ICommandHandler<DeleteChannelsComm
     private readonly writes: ChannelWrites,
   ) {}
 
-  /** The reference answers len(ids) whatever existed; the count of rows actually deleted is what the toast means. */
+  /** new-api answers len(ids) whatever existed; the count of rows actually deleted is what the toast means. */
   async execute({ ids }: DeleteChannelsCommand): Promise<number> {
     // TypeORM answers a DELETE with [returned rows, affected row count], not the rows alone.
     const [deleted] = (await this.dataSource.query('DELETE FROM channels WHERE id = ANY($1::int[]) RETURNING id', [[...ids]])) as [Array<{ id: number }>, number];

@@ -10,7 +10,7 @@ export class ListChannelsHandler implements IQueryHandler<ListChannelsQuery> {
   constructor(private readonly dataSource: DataSource) {}
 
   async execute({ page, pageSize, idSort }: ListChannelsQuery): Promise<ChannelJson[]> {
-    // The reference's LIMIT page_size: a missing or zero page size is an empty page.
+    // new-api's LIMIT page_size: a missing or zero page size is an empty page.
     if (pageSize === 0) return [];
     const rows: ChannelViewRow[] = await this.dataSource.query(`${CHANNEL_VIEW_SELECT} ${channelOrder(idSort)} LIMIT $1 OFFSET $2`, [
       pageSize,

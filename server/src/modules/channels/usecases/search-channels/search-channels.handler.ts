@@ -5,7 +5,7 @@ import { CHANNEL_VIEW_SELECT, type ChannelJson, type ChannelViewRow, toChannelJs
 import { channelOrder } from '../list-channels/list-channels.handler';
 import { SearchChannelsQuery } from './search-channels.query';
 
-/** LIKE patterns match the typed text literally (the reference passes `%` and `_` through as wildcards). */
+/** LIKE patterns match the typed text literally (new-api passes `%` and `_` through as wildcards). */
 const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 @QueryHandler(SearchChannelsQuery)

@@ -8,7 +8,7 @@ export interface UpdateChannelInput extends ChannelWriteContext {
 }
 
 /**
- * PUT /api/channel/: the reference's "non-zero fields" update of the configuration, then the routing rows; a
+ * PUT /api/channel/: new-api's "non-zero fields" update of the configuration, then the routing rows; a
  * status in the body that differs from the channel's appends ChannelEnabled or ChannelDisabled.
  */
 export class UpdateChannelCommand extends Command<{ position: number }> {
