@@ -15,7 +15,7 @@ export function handledBy(projection: Projection, events: readonly RecordedEvent
 }
 
 /**
- * The contract of `applyBatch` checked against its reference: the same events through `apply` one by one on one
+ * The contract of `applyBatch` checked against `apply`: the same events through `apply` one by one on one
  * fresh database and through `applyBatch` on another give the same tables, row for row; a run of charges costs one
  * statement; an event the batch cannot decode is named. `expectations` adds the projection's own checks.
  */

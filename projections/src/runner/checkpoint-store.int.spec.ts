@@ -9,7 +9,7 @@ import { CheckpointStore } from './checkpoint-store';
 import { type Projection, ProjectionApplyError, ProjectionEventError } from './projection';
 import { rebuildProjections } from './projection-rebuild';
 
-/** Sums per stream, kept with one statement per batch; `apply` is the one-event reference. */
+/** Sums per stream, kept with one statement per batch; `apply` is the one-event yardstick. */
 class BatchedTotalsProjection implements Projection {
   readonly name = 'batched_totals';
   readonly tables = ['batched_totals'];

@@ -22,7 +22,7 @@ export interface Projection {
    * Optional: applies all the events of one batch this projection `handles` (those after its checkpoint, in global
    * position order) in one go, under the same rules as `apply`. When present the runner calls it instead of `apply`,
    * once per batch, so a projection can fold a run of hot events with a constant number of statements. The tables
-   * must end exactly as `apply` one event after another leaves them: `apply` stays the reference (the runner also
+   * must end exactly as `apply` one event after another leaves them: `apply` stays the yardstick (the runner also
    * replays it to find the event a failed batch stumbled on). Throw ProjectionEventError to name the failing event.
    */
   applyBatch?(events: readonly RecordedEvent[], manager: EntityManager): Promise<void>;

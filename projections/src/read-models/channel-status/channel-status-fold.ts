@@ -25,8 +25,8 @@ export const emptyChannelStatus: ChannelStatusFigures = Object.freeze({
 
 /**
  * Pure: a channel event folded into the figures, `at` being the event's time (unix seconds). Automatic decisions
- * record their reason and time (the reference's other_info.status_reason / status_time); an admin's switch does
- * not, as in the reference, so the tooltip of an auto-disabled channel keeps explaining the last automatic decision.
+ * record their reason and time (new-api's other_info.status_reason / status_time); an admin's switch does
+ * not, as in new-api, so the tooltip of an auto-disabled channel keeps explaining the last automatic decision.
  */
 export function applyChannelEvent(figures: ChannelStatusFigures, event: ChannelEvent, at: number): ChannelStatusFigures {
   switch (event.type) {
@@ -50,7 +50,7 @@ export function applyChannelUsage(figures: ChannelStatusFigures, quota: number):
   return { ...figures, usedQuota: figures.usedQuota + quota };
 }
 
-/** The reference's `other_info` text: JSON with status_reason and status_time, '' while no decision was recorded. */
+/** new-api's `other_info` text: JSON with status_reason and status_time, '' while no decision was recorded. */
 export function otherInfoOf(figures: Pick<ChannelStatusFigures, 'statusReason' | 'statusTime'>): string {
   if (figures.statusReason === null && figures.statusTime === null) return '';
   return JSON.stringify({ status_reason: figures.statusReason ?? '', status_time: figures.statusTime ?? 0 });

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The logs projection table (reference §9.1 columns, `channel_id` serialised as `channel` by the log API),
+ * The logs projection table (new-api's `logs` columns, `channel_id` serialised as `channel` by the log API),
  * plus `event_id`: the ledger event the row was projected from, unique so a replay never duplicates a row.
  * Indexes follow the log list's filters (user, time, type, username/model, token, channel).
  */

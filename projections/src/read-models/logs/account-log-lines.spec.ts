@@ -26,14 +26,14 @@ describe('accountLogLine', () => {
     });
   });
 
-  it('gives an affiliate transfer a system row (an improvement: the reference writes none)', () => {
+  it('gives an affiliate transfer a system row (an improvement: new-api writes none)', () => {
     expect(accountLogLine({ type: 'AffiliateQuotaTransferred', data: { amount: 1000000 } }, currency)).toEqual({
       type: 4,
       content: '邀请额度划转 ＄2.000000 额度',
     });
   });
 
-  it('writes no row for the root account initial quota, like the reference', () => {
+  it('writes no row for the root account initial quota, like new-api', () => {
     expect(accountLogLine({ type: 'QuotaGranted', data: { amount: 100000000, kind: 'root_initial' } }, currency)).toBeNull();
   });
 });

@@ -8,8 +8,8 @@ export interface LogLine {
 }
 
 /**
- * The log row an account event shows as, worded as the reference words it (§3.4, §4.5), or null for events that
- * have no row. Deliberate improvement: an affiliate transfer gets a system row; the reference writes none.
+ * The log row an account event shows as, worded as new-api words it, or null for events that
+ * have no row. Deliberate improvement: an affiliate transfer gets a system row; new-api writes none.
  */
 export function accountLogLine(event: AccountEvent, display: QuotaDisplay): LogLine | null {
   const amount = (quota: number) => formatLogQuota(quota, display);
@@ -17,7 +17,7 @@ export function accountLogLine(event: AccountEvent, display: QuotaDisplay): LogL
     case 'QuotaGranted':
       if (event.data.kind === 'new_user') return { type: LogType.System, content: `新用户注册赠送 ${amount(event.data.amount)}` };
       if (event.data.kind === 'invitee_gift') return { type: LogType.System, content: `使用邀请码赠送 ${amount(event.data.amount)}` };
-      // The reference writes no row for the root account's initial quota; the event is the audit trail.
+      // new-api writes no row for the root account's initial quota; the event is the audit trail.
       return null;
     case 'InviterRewarded':
       return { type: LogType.System, content: `邀请用户赠送 ${amount(event.data.amount)}` };
@@ -26,7 +26,7 @@ export function accountLogLine(event: AccountEvent, display: QuotaDisplay): LogL
     case 'QuotaAdjustedByAdmin':
       return {
         type: LogType.Manage,
-        // No space between the two amounts: the reference's format string is "从 %s修改为 %s".
+        // No space between the two amounts: new-api's format string is "从 %s修改为 %s".
         content: `管理员将用户额度从 ${amount(event.data.before)}修改为 ${amount(event.data.after)}`,
       };
   }

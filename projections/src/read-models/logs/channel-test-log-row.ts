@@ -5,7 +5,7 @@ import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
 const id = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0);
 
 /**
- * The type 2 row of a ChannelTestLogged (relay-behaviour.md §3.8): the reference's RecordConsumeLog for user 1
+ * The type 2 row of a ChannelTestLogged, as new-api logs a channel test (uncharged): a consume log for user 1
  * with token name and content "模型测试", token id 0, not streamed, the would-be quota at group ratio 1, and the
  * consume row's `other` JSON (ratios, price, frt -1000, admin_info.use_channel = the tested channel). Built by the
  * same code as a relay charge's row, so the columns are cleaned and cut the same way.

@@ -35,7 +35,7 @@ function consumed(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData
 const ledgerTime = new Date('2024-11-24T00:00:10Z');
 
 describe('consumeLogRow', () => {
-  it('fills every column of the reference row from the event (type 2, created_at = admission time)', () => {
+  it('fills every column of new-api\'s row from the event (type 2, created_at = admission time)', () => {
     expect(consumeLogRow(7, consumed(), ledgerTime)).toEqual({
       userId: 7,
       createdAt: 1_732_400_000,
@@ -57,7 +57,7 @@ describe('consumeLogRow', () => {
     });
   });
 
-  it('writes frt -1000 for a non-stream request, like the reference, and keeps the cached tokens', () => {
+  it('writes frt -1000 for a non-stream request, like new-api, and keeps the cached tokens', () => {
     const other = JSON.parse(consumeLogOther(consumed({ isStream: false, firstTokenMs: 0, cachedTokens: 300 })));
     expect(other.frt).toBe(-1000);
     expect(other.cache_tokens).toBe(300);

@@ -48,11 +48,11 @@ function ratio(value: unknown, fallback: number): number {
 }
 
 /**
- * The row's `other` JSON (relay-behaviour.md §4.5): model_ratio, group_ratio, completion_ratio, model_price (-1
- * when the model has no fixed price), frt (ms to the first streamed byte; -1000 for a non-stream request, as the
- * reference writes it and the console expects), cache_tokens, admin_info.use_channel (every channel tried, as
+ * The row's `other` JSON, new-api's keys: model_ratio, group_ratio, completion_ratio, model_price (-1
+ * when the model has no fixed price), frt (ms to the first streamed byte; -1000 for a non-stream request, as
+ * new-api writes it and the console expects), cache_tokens, admin_info.use_channel (every channel tried, as
  * strings). The relay's extra keys (`other`) are kept; the computed keys win over them. When the request was
- * model-mapped, `is_model_mapped` and `upstream_model_name` say so (the later reference's keys).
+ * model-mapped, `is_model_mapped` and `upstream_model_name` say so (the keys of later new-api versions).
  */
 export function consumeLogOther(data: Partial<QuotaConsumedData>): string {
   const extra = data.other && typeof data.other === 'object' && !Array.isArray(data.other) ? data.other : {};
@@ -77,7 +77,7 @@ export function consumeLogOther(data: Partial<QuotaConsumedData>): string {
 }
 
 /**
- * The row's human line (relay-behaviour.md §4.5): the event's own `content` when it has one (an image generation's
+ * The row's human line, worded as new-api's: the event's own `content` when it has one (an image generation's
  * size and quality; every event written before the wording moved here), else derived from its prices and counts
  * exactly as the relay wrote it before: "模型倍率 0.07，补全倍率 4.00，分组倍率 1.00", or "模型价格 …" for a model with
  * a fixed price, with "（可能是上游超时）" when no token was counted.
@@ -97,10 +97,10 @@ export function consumeLogContent(data: Partial<QuotaConsumedData>): string {
 }
 
 /**
- * The type 2 row of one QuotaConsumed (reference §9.1 / relay §4.5). Everything comes from the event (the
+ * The type 2 (consume) row of one QuotaConsumed, new-api's log columns. Everything comes from the event (the
  * username recorded when it happened, the admission time as `created_at`, falling back to the ledger time), so a
- * replay writes the same row. The logged model is the one the client asked for (the later reference's choice;
- * v0.3 logged the mapped name), with the upstream name in `other` when they differ.
+ * replay writes the same row. The logged model is the one the client asked for (the choice of later new-api
+ * versions; v0.3 logged the mapped name), with the upstream name in `other` when they differ.
  */
 export function consumeLogRow(userId: number, data: Partial<QuotaConsumedData>, ledgerTime: Date): ConsumeLogRow {
   const admitted = data.createdAt;

@@ -1,6 +1,6 @@
 import type { ModelPricing } from '../../../../server/src/modules/pricing';
 
-/** The log row's human line (reference §4.5). */
+/** The consume row's human line, worded as new-api's. */
 export function consumeContent(pricing: ModelPricing, usage: { promptTokens: number; completionTokens: number }, usageMissing: boolean): string {
   let content = pricing.modelPrice >= 0
     ? `模型价格 ${pricing.modelPrice.toFixed(2)}，分组倍率 ${pricing.groupRatio.toFixed(2)}`

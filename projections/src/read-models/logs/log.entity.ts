@@ -1,11 +1,11 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from '../account-balances/account-balance.entity';
 
-/** Log types (console-api-behaviour.md §9.1); 0 is "all" in filters only. */
+/** new-api's log types (there is no error type); 0 is "all" in filters only. */
 export const LogType = { TopUp: 1, Consume: 2, Manage: 3, System: 4 } as const;
 
 /**
- * The log screen's rows (reference §9.1 columns), a projection of ledger events: written only by the logs
+ * The log screen's rows (new-api's `logs` columns), a projection of ledger events: written only by the logs
  * projection, one row per event at most (`id` is the event's ledger position and `event_id` is unique, so a replay
  * never duplicates a row).
  */
@@ -62,7 +62,7 @@ export class LogEntity {
   @Column({ type: 'varchar', name: 'group', default: '' })
   group!: string;
 
-  /** JSON text (reference: `other`). */
+  /** JSON text: ratios, price, frt and admin_info for a consume row (see consumeLogOther). */
   @Column({ type: 'text', default: '' })
   other!: string;
 

@@ -13,14 +13,14 @@ export interface ImagePricing {
 }
 
 function invalidImage(message: string): RelayError {
-  // Reference §4.3: image validation errors are non-local 400s.
+  // As in new-api: a bad image request is a 400 in the relay shape, code invalid_image_request.
   return new RelayError(400, message, 'new_api_error', { shape: 'relay', code: 'invalid_image_request' });
 }
 
 const DALLE2_SIZES = new Set(['256x256', '512x512', '1024x1024']);
 const DALLE3_SIZES = new Set(['1024x1024', '1024x1792', '1792x1024']);
 
-/** Defaults, validation and the price of an image generation (reference §4.3). */
+/** Defaults, validation and the price of an image generation, as new-api computes them. */
 export function priceImageRequest(tables: PricingTables, body: JsonObject, model: string, group: string): ImagePricing {
   if (typeof body.prompt !== 'string' || body.prompt === '') throw invalidImage('prompt is required');
   const n = typeof body.n === 'number' && body.n > 0 ? Math.trunc(body.n) : 1;

@@ -11,7 +11,7 @@ const tables: PricingTables = {
   quotaPerUnit: 500_000,
 };
 
-describe('relay pricing (reference §4)', () => {
+describe('relay pricing (new-api\'s rules)', () => {
   it('applies the hard-coded completion rules before the option', () => {
     expect(completionRatioOf('gpt-3.5-turbo', {})).toBe(3);
     expect(completionRatioOf('gpt-3.5-turbo-1106', {})).toBe(2);

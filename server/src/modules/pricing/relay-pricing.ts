@@ -1,6 +1,6 @@
 /**
- * The reference's pricing (relay-behaviour.md §4.1, §4.2 steps 5 and 8), pure: ratios and prices are passed in
- * from the live options (PricingTables), so the arithmetic is tested without a database.
+ * new-api's pricing (price or model ratio, completion and group ratios; pre-consume and final charge), pure: ratios
+ * and prices are passed in from the live options (PricingTables), so the arithmetic is tested without a database.
  */
 
 export interface PricingTables {
@@ -14,7 +14,7 @@ export interface PricingTables {
   quotaPerUnit: number;
 }
 
-/** The reference (v0.3) returns 30 for a model without a configured ratio. */
+/** new-api (v0.3) returns 30 for a model without a configured ratio. */
 export const MISSING_MODEL_RATIO = 30;
 
 export interface ModelPricing {
@@ -25,7 +25,7 @@ export interface ModelPricing {
   groupRatio: number;
 }
 
-/** `gpt-4-gizmo-…` and `gpt-4o-gizmo-…` share one entry (reference §3.3). */
+/** `gpt-4-gizmo-…` and `gpt-4o-gizmo-…` share one entry, as new-api normalises them. */
 export function pricingModelName(model: string): string {
   if (model.startsWith('gpt-4-gizmo')) return 'gpt-4-gizmo-*';
   if (model.startsWith('gpt-4o-gizmo')) return 'gpt-4o-gizmo-*';
@@ -80,7 +80,7 @@ export function pricingFor(tables: PricingTables, model: string, group: string):
 
 /**
  * The request's side of the pre-consume: its prompt tokens, its max_tokens, and whether the mode is priced by
- * its input alone (text to speech, rerank: reference §4.4 pre-consumes exactly those tokens, with no 500 default,
+ * its input alone (text to speech, rerank: new-api pre-consumes exactly those tokens, with no 500 default,
  * so a long input reserves what it will cost rather than the default's fraction of it).
  */
 export interface PreConsumeRequest {
@@ -91,7 +91,7 @@ export interface PreConsumeRequest {
 
 /**
  * What admission reserves. Price mode: the price. With max_tokens the request bounds its cost, so the
- * reservation is that bound (prompt plus max_tokens at the completion ratio); otherwise the reference's estimate
+ * reservation is that bound (prompt plus max_tokens at the completion ratio); otherwise new-api's estimate
  * (PreConsumedQuota tokens at the model ratio).
  */
 export function reservationQuota(
@@ -107,7 +107,7 @@ export function reservationQuota(
   return Math.ceil(tokens * pricing.modelRatio * pricing.groupRatio);
 }
 
-/** The reference's pre-consume figure, used only in its error message ("need quota: Y"). */
+/** new-api's pre-consume figure, used only in its error message ("need quota: Y"). */
 export function referencePreConsume(tables: PricingTables, pricing: ModelPricing, request: PreConsumeRequest): number {
   if (pricing.modelPrice >= 0) return Math.trunc(pricing.modelPrice * tables.quotaPerUnit * pricing.groupRatio);
   if (request.promptOnly) return Math.trunc(request.promptTokens * pricing.modelRatio * pricing.groupRatio);
@@ -116,8 +116,8 @@ export function referencePreConsume(tables: PricingTables, pricing: ModelPricing
 }
 
 /**
- * The charge for what was used (reference §4.2 step 8). A request that used no tokens at all is charged
- * nothing (the reference kept the pre-consumed amount: a leak).
+ * The charge for what was used, as new-api settles it. A request that used no tokens at all is charged
+ * nothing (new-api kept the pre-consumed amount: a leak).
  */
 export function finalQuota(tables: PricingTables, pricing: ModelPricing, usage: { promptTokens: number; completionTokens: number }): number {
   if (usage.promptTokens + usage.completionTokens === 0) return 0;

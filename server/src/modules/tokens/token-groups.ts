@@ -6,7 +6,7 @@ export type TokenGroupVerdict =
   | { usable: false; reason: 'disabled' | 'deprecated'; message: string };
 
 /**
- * The relay's rule for a token's group (relay-behaviour.md §3.1 step 3): it must be one users may pick
+ * The relay's rule for a token's group (new-api's Distribute): it must be one users may pick
  * (UserUsableGroups), else "令牌分组 g 已被禁用", and one with a ratio (GroupRatio), else "分组 g 已被弃用".
  */
 export function judgeTokenGroup(group: string, usableGroups: Record<string, unknown>, groupRatio: Record<string, unknown>): TokenGroupVerdict {

@@ -16,7 +16,7 @@ describe('token input', () => {
     });
   });
 
-  it('refuses what the reference would store and regret, with messages', () => {
+  it('refuses what new-api would store and regret, with messages', () => {
     expect(messageOf(() => parseCreateToken({ name: 'x'.repeat(31) }))).toBe('令牌名称过长');
     expect(messageOf(() => parseCreateToken({ name: 'n', remain_quota: -1 }))).toBe('令牌额度不能为负数');
     expect(messageOf(() => parseCreateToken({ name: 'n', allow_ips: 'x' }))).toBe('IP 白名单中的 x 不是合法的 IP 地址或网段');
@@ -37,7 +37,7 @@ describe('token input', () => {
     for (const status of [0, 3, 4, '1', null]) expect(messageOf(() => parseTokenStatusChange({ id: 1, status }))).toBe('无效的参数');
   });
 
-  it('reads path ids and pages as the reference does', () => {
+  it('reads path ids and pages as new-api does', () => {
     expect(parseTokenId('42')).toBe(42);
     expect(messageOf(() => parseTokenId('0'))).toBe('id 或 userId 为空！');
     for (const raw of ['-1', 'x', '1.0', '2147483648', '']) expect(messageOf(() => parseTokenId(raw))).toBe('无效的参数');

@@ -4,7 +4,7 @@ import { parseAllowIps } from './token-auth/allowed-ips';
 import { InvalidTokenFieldError, NegativeTokenQuotaError, TokenIdRequiredError, TokenNameTooLongError, TokenNotFoundError } from './token.errors';
 import { NEVER_EXPIRES, TokenStatus } from './token-status';
 
-/** The editable fields of a token, as the drawer sends them (spec 1 §3 Token). */
+/** The editable fields of a token, as the drawer sends them (the console's token drawer). */
 export interface TokenFields {
   name: string;
   remainQuota: number;
@@ -49,15 +49,15 @@ function parseBody(input: unknown): TokenBody {
   return result.data;
 }
 
-/** The reference counts the name in UTF-8 bytes (console-api-behaviour.md §15 #10): 30 bytes ≈ 10 CJK characters. */
+/** new-api counts the name in UTF-8 bytes, not characters: 30 bytes ≈ 10 CJK characters. */
 function checkName(name: string | undefined): void {
   if (name !== undefined && Buffer.byteLength(name, 'utf8') > TOKEN_NAME_MAX_BYTES) throw new TokenNameTooLongError();
 }
 
 /**
- * Our rules beyond the reference's name length (each a fix: the reference stores these and misbehaves later):
+ * Our rules beyond new-api's name length (each a fix: new-api stores these and misbehaves later):
  * quota is not negative, an expiry is -1 or a time, the model list fits its column, every allow-list entry is an
- * address or a range (the reference silently drops bad lines, lifting the restriction), the group fits its column.
+ * address or a range (new-api silently drops bad lines, lifting the restriction), the group fits its column.
  */
 function checkFields(body: TokenBody, options: { negativeQuota: boolean }): void {
   if (!options.negativeQuota && body.remain_quota !== undefined && body.remain_quota < 0) throw new NegativeTokenQuotaError();
@@ -75,7 +75,10 @@ function checkFields(body: TokenBody, options: { negativeQuota: boolean }): void
   if (body.group !== undefined && body.group.length > GROUP_MAX_LENGTH) throw new InvalidTokenFieldError('令牌分组名称过长');
 }
 
-/** Zero means default, as the reference's insert (§0.3), and for an edit too: expiry 0 is "never", not 1970. */
+/**
+ * Zero means default, as in new-api's insert (a zero field takes the column default, -1 for the expiry), and for an
+ * edit too: expiry 0 is "never", not 1970.
+ */
 function expiry(value: number | undefined): number | undefined {
   return value === 0 ? NEVER_EXPIRES : value;
 }
@@ -95,8 +98,8 @@ function fieldsOf(body: TokenBody): Partial<TokenFields> {
 }
 
 /**
- * POST /api/token/: absent fields take the reference's defaults (expiry never, quota 0, no limits, owner's group).
- * Unlike the reference, `name` must be present (it may be ''): the console always sends it, and a body without it
+ * POST /api/token/: absent fields take new-api's defaults (expiry never, quota 0, no limits, owner's group).
+ * Unlike new-api, `name` must be present (it may be ''): the console always sends it, and a body without it
  * (`{}`, `null`, only unknown keys) is a malformed request that must not create a token.
  */
 export function parseCreateToken(input: unknown): TokenFields {
@@ -121,7 +124,7 @@ export interface TokenEdit {
   id: number;
   /** The body's status: only `1` means something in a full edit (the enable rules run). */
   status?: number;
-  /** Fields present in the body; absent ones keep their value (the reference zeroed them). */
+  /** Fields present in the body; absent ones keep their value (new-api zeroed them). */
   fields: Partial<TokenFields>;
 }
 
@@ -151,7 +154,7 @@ export function parseTokenStatusChange(input: unknown): { id: number; status: 1 
   return { id, status: body.status };
 }
 
-/** A path id: digits only, else "无效的参数"; 0 is the reference's "id 或 userId 为空！". */
+/** A path id: digits only, else "无效的参数"; 0 is new-api's "id 或 userId 为空！". */
 export function parseTokenId(raw: string): number {
   if (!/^\d{1,10}$/.test(raw)) throw new InvalidParamsError();
   const id = Number(raw);

@@ -5,7 +5,7 @@ export const TOKEN_KEY_LENGTH = 48;
 const KEY_PATTERN = /^[0-9a-zA-Z]{1,48}$/;
 
 /**
- * A new token key: 48 characters of [0-9a-zA-Z] from the OS CSPRNG (relay-behaviour.md §0). Bytes ≥ 248 are
+ * A new token key: 48 characters of [0-9a-zA-Z] from the OS CSPRNG, as new-api's keys. Bytes ≥ 248 are
  * rejected so that every character is equally likely (256 is not a multiple of 62).
  */
 export function generateTokenKey(): string {
@@ -48,7 +48,7 @@ function stripBearer(value: string): string {
 }
 
 /**
- * Reads the key as the reference's TokenAuth does (relay-behaviour.md §2.1): `Authorization` without one leading
+ * Reads the key as new-api's TokenAuth does: `Authorization` without one leading
  * `Bearer `; if that is empty or `midjourney-proxy`, the `mj-api-secret` header instead; then `sk-` is removed
  * and the rest split on `-`: the first part is the key, the second (if any) a channel id to force.
  */

@@ -15,7 +15,7 @@ export interface TokenStatusFacts {
 }
 
 /**
- * The reference's rule for `status: 1` in PUT /api/token/ (console-api-behaviour.md §5.2): an expired or exhausted
+ * new-api's rule for `status: 1` in PUT /api/token/: an expired or exhausted
  * token can be enabled only once its expiry or quota has been fixed. Decided on the token as it is now.
  */
 export function assertCanEnable(token: TokenStatusFacts, now: number): void {

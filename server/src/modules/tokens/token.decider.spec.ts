@@ -22,7 +22,7 @@ describe('token decider', () => {
     created.when(allot(2000, false, { remainQuota: 400, unlimited: false })).then([allotted(2000, false, { remainQuota: 400, unlimited: false })]);
     created.when(allot(400, false, { remainQuota: 400, unlimited: false })).then([]);
     created.when(allot(400, true, { remainQuota: 400, unlimited: false })).then([allotted(400, true, { remainQuota: 400, unlimited: false })]);
-    // Without a shown balance the last allotment is the reference.
+    // Without a shown balance the edit is compared with the last allotment.
     created.when(allot(1000)).then([]);
   });
 

@@ -7,7 +7,7 @@ const bigintAsNumber = {
 };
 
 /**
- * Configuration of an API token (console-api-behaviour.md §5.1), written only by the tokens command handlers.
+ * Configuration of an API token (new-api's `tokens` row), written only by the tokens command handlers.
  * Its money is not here: remain_quota and used_quota are the token-balances projection's (`token_balances`),
  * folded from TokenQuotaAllotted and the relay's QuotaConsumed events.
  */

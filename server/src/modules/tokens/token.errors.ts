@@ -1,14 +1,14 @@
 import { DomainError } from '../../common/http/errors';
 import { RelayError } from '../../common/http/relay-error';
 
-/** The reference answers a token that is not the caller's (or does not exist) with GORM's own text. */
+/** new-api answers a token that is not the caller's (or does not exist) with GORM's own text. */
 export class TokenNotFoundError extends DomainError {
   constructor() {
     super('record not found', 'token_not_found');
   }
 }
 
-/** id 0 (or absent) in a token call, worded as the reference's model layer. */
+/** id 0 (or absent) in a token call, worded as new-api's model layer. */
 export class TokenIdRequiredError extends DomainError {
   constructor() {
     super('id 或 userId 为空！', 'token_id_required');
@@ -55,7 +55,7 @@ export class NegativeTokenQuotaError extends DomainError {
 }
 
 /**
- * A relay request refused by token authentication, with the reference's status and message. It is a RelayError in
+ * A relay request refused by token authentication, with new-api's status and message. It is a RelayError in
  * the middleware (`abort`) shape, so relay routes answer it with the same OpenAI error body as before.
  */
 export class TokenAuthError extends RelayError {

@@ -71,7 +71,7 @@ export class TokenReader {
     return rows.map(toView);
   }
 
-  /** name LIKE %keyword% AND key LIKE %token% (console-api-behaviour.md §5.2), newest first, no paging. */
+  /** name LIKE %keyword% AND key LIKE %token%, as new-api searches, newest first, no paging. */
   async searchOwned(userId: number, keyword: string, keyPart: string): Promise<TokenView[]> {
     const rows: TokenRow[] = await this.dataSource.query(
       `${SELECT} WHERE t.user_id = $1 AND t.deleted_at IS NULL AND t.name LIKE $2 AND t.key LIKE $3 ORDER BY t.id DESC`,

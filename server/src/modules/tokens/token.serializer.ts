@@ -22,8 +22,8 @@ export interface TokenView {
 }
 
 /**
- * The token JSON of the reference (Go struct field order; `DeletedAt` capitalised, §0.2). The key is returned as
- * stored, without `sk-`: the console adds the prefix when it shows or copies a key (§5.1).
+ * new-api's token JSON (Go struct field order; the soft-delete column is `DeletedAt`, capitalised, as Go has no json
+ * tag for it). The key is returned as stored, without `sk-`: the console adds the prefix when it shows or copies a key.
  */
 export function toTokenJson(token: TokenView) {
   return {

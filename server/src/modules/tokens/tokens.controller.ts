@@ -20,7 +20,7 @@ function queryText(value: unknown): string {
 }
 
 /**
- * The caller's own API tokens (console-api-behaviour.md §5.2, spec 2 §7). Every route is scoped to the caller:
+ * The caller's own API tokens, with new-api's routes and answers. Every route is scoped to the caller:
  * someone else's token answers exactly like a missing one.
  */
 @Controller('api/token')
@@ -49,7 +49,7 @@ export class TokensController {
     return ok(await this.queryBus.execute(new GetTokenQuery(user.id, parseTokenId(id))));
   }
 
-  /** The answer carries no data: the reference never returns a key from create (the list shows it). */
+  /** The answer carries no data: new-api never returns a key from create (the list shows it). */
   @Post('/')
   @HttpCode(200)
   @UserAuth()

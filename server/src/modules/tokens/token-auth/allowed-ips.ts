@@ -16,8 +16,8 @@ function unmapIpv4(address: string): string {
 }
 
 /**
- * Parses a token's `allow_ips` as the reference does: one entry per line, spaces and commas removed
- * (relay-behaviour.md §3.1). Improvement: `10.0.0.0/8` and `2001:db8::/32` ranges are accepted besides single
+ * Parses a token's `allow_ips` as new-api does: one entry per line, spaces and commas removed (new-api then keeps
+ * only valid single IPs and ignores the rest). Improvement: `10.0.0.0/8` and `2001:db8::/32` ranges are accepted besides single
  * addresses; entries that are neither are reported (the console refuses them instead of silently ignoring them).
  */
 export function parseAllowIps(text: string | null | undefined): ParsedAllowIps {

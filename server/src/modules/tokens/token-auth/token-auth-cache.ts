@@ -90,7 +90,7 @@ interface UserRow {
 
 type FillCommands = Redis & { tgFillIfCurrent(entry: string, generation: string, seen: string, value: string, ttl: number): Promise<number> };
 
-/** Model limits as the reference stores them: a comma list. Blanks around names are not part of a name. */
+/** Model limits as new-api stores them: a comma list. Blanks around names are not part of a name. */
 export function parseModelLimits(text: string): Set<string> {
   return new Set(
     text

@@ -7,8 +7,8 @@ import { type RelayCaller, TokenAuthenticator } from './token-authenticator';
 import { TokenAuthCache } from './token-auth-cache';
 
 /**
- * TokenAuthenticator against the whole product (real Postgres, Redis, projector): every refusal of
- * relay-behaviour.md §2 and §3.1 with its message and status, the lazy expired/exhausted marking, the cache (no
+ * TokenAuthenticator against the whole product (real Postgres, Redis, projector): every refusal of new-api's
+ * TokenAuth and of the token part of Distribute with its message and status, the lazy expired/exhausted marking, the cache (no
  * SQL on a warm call) and its invalidation by token and user changes.
  */
 describe('TokenAuthenticator', () => {
@@ -103,7 +103,7 @@ describe('TokenAuthenticator', () => {
   });
 
   describe('token state', () => {
-    it('refuses disabled, expired and exhausted statuses with the reference\'s messages', async () => {
+    it('refuses disabled, expired and exhausted statuses with new-api\'s messages', async () => {
       const { id, key } = await token(owner);
       await call(target, owner, 'put', '/api/token/?status_only=true', { id, status: 2 }).expect(200);
       expect(await refusal(`Bearer sk-${key}`)).toEqual(expect.objectContaining({ status: 401, message: '该令牌状态不可用' }));

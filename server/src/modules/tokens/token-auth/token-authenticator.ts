@@ -22,7 +22,7 @@ export interface RelayCaller {
 export interface AuthenticateOptions {
   /**
    * TokenAuth only, without the token part of Distribute (the IP allow list, the token group's usability, the forced
-   * channel id's syntax): the reference's model-list and billing routes, which do not run Distribute. A non-admin's
+   * channel id's syntax): new-api's model-list and billing routes, which do not run Distribute. A non-admin's
    * `sk-KEY-ID` is still refused (that check is TokenAuth's); an admin's forced id is ignored.
    */
   tokenAuthOnly?: boolean;
@@ -33,7 +33,7 @@ export interface AuthenticateOptions {
   quotaByReservation?: boolean;
 }
 
-/** The reference's messages (relay-behaviour.md §2.2, §3.1; console-api-behaviour.md §5.3). */
+/** new-api's messages, word for word (clients and the console match on them). */
 export const TokenAuthMessages = {
   missing: '未提供令牌',
   invalid: '无效的令牌',
@@ -49,8 +49,8 @@ export const TokenAuthMessages = {
 } as const;
 
 /**
- * Token authentication of relay requests: the reference's TokenAuth middleware and the token part of Distribute
- * (IP allow list, token group, forced channel id syntax, model limits), in the reference's order, with its
+ * Token authentication of relay requests: new-api's TokenAuth middleware and the token part of Distribute
+ * (IP allow list, token group, forced channel id syntax, model limits), in new-api's order, with its
  * messages and statuses, all in the `abort` error shape.
  *
  * The common case makes no database round trip: token and user come from TokenAuthCache, and the one live
@@ -69,10 +69,10 @@ export class TokenAuthenticator {
 
   /**
    * Raw Authorization header value ("Bearer sk-…", also accepts the key without "Bearer "/"sk-"). Throws
-   * TokenAuthError with the reference's messages and statuses. `model` (the name the client asked for, before
-   * mapping) is checked against the token's model limits when given. `options.tokenAuthOnly` leaves the checks the
-   * reference makes in Distribute out (IP allow list, token group, forced channel id), which GET /v1/models,
-   * /v1/models/:model and the billing routes do not run (relay-behaviour.md §1, §3.1, quirk 11).
+   * TokenAuthError with new-api's messages and statuses. `model` (the name the client asked for, before
+   * mapping) is checked against the token's model limits when given. `options.tokenAuthOnly` leaves the checks
+   * new-api makes in Distribute out (IP allow list, token group, forced channel id), which GET /v1/models,
+   * /v1/models/:model and the billing routes do not run (so, as in new-api, they ignore the IP allow list).
    */
   async authenticate(authorization: string | undefined, clientIp: string, model?: string, options?: AuthenticateOptions): Promise<RelayCaller> {
     const { key, channelPart } = readRelayKey({ authorization });
@@ -97,7 +97,7 @@ export class TokenAuthenticator {
       if (!/^[+-]?\d{1,10}$/.test(channelPart) || Number(channelPart) <= 0) throw new TokenAuthError(400, TokenAuthMessages.invalidChannelId);
       specificChannelId = Number(channelPart);
     }
-    // A forced channel skips the token's model limits, as in the reference (the admin chose the channel).
+    // A forced channel skips the token's model limits, as in new-api (the admin chose the channel).
     if (model !== undefined && specificChannelId === null && token.modelSet && !token.modelSet.has(model)) {
       throw new TokenAuthError(403, TokenAuthMessages.modelNotAllowed(model));
     }
@@ -110,7 +110,7 @@ export class TokenAuthenticator {
     };
   }
 
-  /** Status, expiry and quota, in the reference's order. Expired and exhausted tokens are marked on the way. */
+  /** Status, expiry and quota, in new-api's order. Expired and exhausted tokens are marked on the way. */
   private async checkTokenUsable(token: CachedToken, quotaByReservation: boolean): Promise<void> {
     if (token.status === TokenStatus.Exhausted) throw new TokenAuthError(401, TokenAuthMessages.exhaustedStatus(token.key));
     if (token.status === TokenStatus.Expired) throw new TokenAuthError(401, TokenAuthMessages.expired);
@@ -139,7 +139,7 @@ export class TokenAuthenticator {
   }
 
   /**
-   * The reference marks only without Redis; we always do (the console then shows why the key stopped working).
+   * new-api marks only without Redis; we always do (the console then shows why the key stopped working).
    * A failure to mark never changes the answer: the request is refused either way.
    */
   private async markLapsed(tokenId: number, status: 3 | 4, now: number): Promise<void> {

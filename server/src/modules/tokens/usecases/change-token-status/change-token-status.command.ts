@@ -3,7 +3,7 @@ import type { TokenJson } from '../../token.serializer';
 
 /**
  * PUT /api/token/?status_only=true: enable (1) or disable (2) one of the caller's tokens. Enabling an expired or
- * exhausted token is refused until its expiry or quota is fixed (console-api-behaviour.md §5.2).
+ * exhausted token is refused until its expiry or quota is fixed, as in new-api.
  */
 export class ChangeTokenStatusCommand extends Command<TokenJson> {
   constructor(

@@ -37,7 +37,7 @@ export class CreateTokenHandler implements ICommandHandler<CreateTokenCommand> {
 
   async execute({ input }: CreateTokenCommand): Promise<CreateTokenResult> {
     const { fields } = input;
-    // Fix of the reference (new-api#7180): a token may only name a group the relay would accept.
+    // Fix of new-api#7180 (new-api accepts any group here): a token may only name a group the relay would accept.
     if (fields.group && !input.trustedGroup) {
       const verdict = this.groups.judge(fields.group);
       if (!verdict.usable) throw new TokenGroupNotUsableError(verdict.message);

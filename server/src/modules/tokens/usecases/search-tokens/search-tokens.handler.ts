@@ -4,7 +4,7 @@ import { type TokenJson, toTokenJson } from '../../token.serializer';
 import { SearchTokensQuery } from './search-tokens.query';
 
 /**
- * The reference trims the key part with the cutset {s, k, -} (Go's strings.Trim), not the prefix `sk-`: a key
+ * new-api trims the key part with the cutset {s, k, -} (Go's strings.Trim), not the prefix `sk-`: a key
  * typed as `sk-abc` and one pasted as `abc-` both search for `abc`. Keys never contain `-`, so nothing is lost.
  */
 export function trimKeyCutset(token: string): string {

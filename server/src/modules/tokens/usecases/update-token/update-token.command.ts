@@ -13,7 +13,7 @@ export interface UpdateTokenInput {
 
 /**
  * PUT /api/token/ (full edit) of one of the caller's tokens. Overwrites the fields the body carries (status
- * excepted, as in the reference); a changed remaining quota or unlimited flag is a TokenQuotaAllotted event.
+ * excepted, as in new-api); a changed remaining quota or unlimited flag is a TokenQuotaAllotted event.
  * Answers the token as the read models show it after the edit.
  */
 export class UpdateTokenCommand extends Command<TokenJson> {
