@@ -16,6 +16,12 @@ module.exports = {
   testMatch: ['**/*.spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/bench/'],
   transform: { '^.+\\.tsx?$': swc },
+  // package.json "imports" send #server/* and #projections/* to dist/ at run time; tests run the sources.
+  moduleNameMapper: {
+    '^#server/(.*)$': '<rootDir>/server/src/$1',
+    '^#projections/(.*)$': '<rootDir>/projections/src/$1',
+    '^#test/(.*)$': '<rootDir>/test/$1',
+  },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,

@@ -26,4 +26,16 @@ function compile(module, filename) {
 }
 
 Module._extensions['.ts'] = compile;
+
+// package.json "imports" send #server/* and #projections/* to the build in dist/; here they are the sources.
+const path = require('node:path');
+const ROOT = path.resolve(__dirname, '..', '..');
+const SOURCES = { '#server/': 'server/src/', '#projections/': 'projections/src/', '#test/': 'test/' };
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  for (const [alias, folder] of Object.entries(SOURCES)) {
+    if (request.startsWith(alias)) return resolveFilename.call(this, path.join(ROOT, folder, request.slice(alias.length)), ...rest);
+  }
+  return resolveFilename.call(this, request, ...rest);
+};
 process.setSourceMapsEnabled?.(true);

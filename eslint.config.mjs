@@ -1,0 +1,72 @@
+// ESLint keeps the boundaries of the tree (CONTRIBUTING.md, "Boundaries"): `npm test` runs it, so CI fails when one is
+// crossed. Formatting is Prettier's (`npm run format`), not ESLint's.
+import tseslint from 'typescript-eslint';
+import importBoundaries from './eslint/import-boundaries.mjs';
+
+const FRAMEWORKS = '^pkg:(@nestjs/.*|typeorm|pg|ioredis|bullmq|undici|fastify|@fastify/.*|@eventstore/.*|nodemailer|pino|prom-client|rxjs)$';
+const SPECS = ['**/*.spec.ts', '**/*.spec.tsx', '**/*.contract.ts'];
+
+/** A config block for one boundary: the files it holds for, and the rule's options. */
+function boundary(files, options, ignores = SPECS) {
+  return { files, ignores, rules: { 'tollgate/import-boundaries': ['error', options] } };
+}
+
+export default tseslint.config(
+  ...tseslint.configs.recommended,
+  {
+    ignores: ['node_modules/**', 'dist/**', 'console/dist/**', 'coverage/**', 'data/**', 'test/bench/.work/**', '.tmpbuild/**'],
+  },
+  {
+    files: ['**/*.ts', '**/*.tsx', '**/*.mjs', '**/*.js'],
+    languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module' },
+    plugins: { tollgate: { rules: { 'import-boundaries': importBoundaries } } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  boundary(['server/src/common/**/*.ts'], {
+    deny: ['^server/src/(modules|relay|upstreams|workers)/'],
+    message: 'common/ is shared by every module and imports none (a module binds a port that common/ declares)',
+  }),
+  boundary(['server/src/modules/**/*.ts'], {
+    deny: ['^server/src/relay/'],
+    message: 'modules do not import the relay; what they need of it is a port the relay binds',
+  }),
+  boundary(['server/src/upstreams/**/*.ts'], {
+    allow: ['^node:', '^server/src/upstreams/'],
+    message: 'an upstream adapter imports only node:* and the upstreams shared helpers (no framework, no module)',
+  }),
+  boundary(['server/src/**/*.decider.ts'], {
+    deny: [FRAMEWORKS, '^node:', '^server/src/(infrastructure|relay|upstreams|workers)/', '^server/src/ledger/(postgres|eventstoredb|in-memory)/'],
+    message: 'a decider is pure: no framework, no infrastructure, no I/O',
+  }),
+  {
+    files: ['server/src/**/*.decider.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'a decider reads no clock: take the time from the command' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'a decider reads no clock: take the time from the command' },
+        { selector: "MemberExpression[object.name='performance']", message: 'a decider reads no clock: take the time from the command' },
+        { selector: "MemberExpression[object.name='process']", message: 'a decider reads no process state' },
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'a decider is deterministic: take randomness from the command' },
+      ],
+    },
+  },
+  boundary(['projections/src/read-models/**/*.ts'], {
+    allow: [
+      '^pkg:',
+      '^projections/src/',
+      '^server/src/ledger/',
+      '^server/src/modules/[^/]+/([^/]+\\.events?|[^/]+-event-codec)$',
+      '^server/src/infrastructure/database/named-statements$',
+    ],
+    message: 'a read model imports only event types and the ledger',
+  }),
+  boundary(['projections/src/**/*.ts'], {
+    deny: ['^server/src/(modules|relay|upstreams|workers|common)/'],
+    message: 'projections import only event types and the ledger',
+  }, [...SPECS, 'projections/src/read-models/**']),
+  boundary(['console/src/**/*.ts', 'console/src/**/*.tsx'], {
+    allow: ['^pkg:', '^console/'],
+    message: 'the console imports nothing outside console/ (it talks to the server over HTTP only)',
+  }, []),
+);
