@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { AuthCoreModule } from './common/auth/auth-core.module';
+import { AuthCoreModule } from './modules/auth/auth-core.module';
 import type { AppConfig } from './config/app-config';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { AuthModule } from './modules/auth/auth.module';

@@ -1,11 +1,9 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { FastifyRequest } from 'fastify';
-import { IsNull, type Repository } from 'typeorm';
 import { DomainError, UnauthenticatedError } from '../http/errors';
-import { UserEntity } from '../../modules/users/user.entity';
 import { type AuthenticatedUser, MIN_ROLE } from './auth.decorators';
+import { AUTH_USER_LOOKUP, type AuthUserLookup, type AuthUserRecord } from './auth-user-lookup.port';
 import { SessionService } from './session.service';
 
 const VALID_ROLES = new Set([0, 1, 10, 100]);
@@ -20,14 +18,14 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly sessions: SessionService,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @Inject(AUTH_USER_LOOKUP) private readonly users: AuthUserLookup,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const minRole = this.reflector.getAllAndOverride<number>(MIN_ROLE, [context.getHandler(), context.getClass()]) ?? 1;
     const request = context.switchToHttp().getRequest<FastifyRequest & { auth?: AuthenticatedUser }>();
     const session = await this.sessions.get(request);
-    let user: UserEntity | null;
+    let user: AuthUserRecord | null;
     let useAccessToken = false;
 
     if (session.username && session.userId) {
@@ -36,13 +34,13 @@ export class AuthGuard implements CanActivate {
       if (value === undefined || value === '') throw new UnauthenticatedError('无权进行此操作，请刷新页面或清空缓存后重试');
       if (!/^-?\d+$/.test(value.trim())) throw new UnauthenticatedError('无权进行此操作，登录信息无效，请重新登录');
       if (Number(value) !== session.userId) throw new UnauthenticatedError('无权进行此操作，与登录用户不匹配，请重新登录');
-      user = await this.users.findOne({ where: { id: session.userId, deletedAt: IsNull() } });
+      user = await this.users.findById(session.userId);
       if (!user) throw new UnauthenticatedError('无权进行此操作，登录信息无效，请重新登录');
     } else {
       const authorization = request.headers.authorization;
       if (!authorization) throw new UnauthenticatedError('无权进行此操作，未登录且未提供 access token');
       const token = authorization.replace(/^Bearer /, '').trim();
-      user = token ? await this.users.findOne({ where: { accessToken: token, deletedAt: IsNull() } }) : null;
+      user = token ? await this.users.findByAccessToken(token) : null;
       if (!user) throw new DomainError('无权进行此操作，access token 无效', 'access_token_invalid');
       useAccessToken = true;
     }
