@@ -50,7 +50,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // eslint-disable-next-line no-console
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -571,7 +571,7 @@ async function streamsMode() {
   for (const line of report.targetLines(checks)) log(line);
   const out = path.join(WORK, 'results', `streams-${stamp()}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  const { firstByteMs, ...counts } = state;
+  const { firstByteMs: _firstByteMs, ...counts } = state;
   fs.writeFileSync(out, JSON.stringify({ options: opt, target: target.name, before, peak, after, waves, counts, checks, samples }, null, 2));
   log('');
   log(`raw figures: ${path.relative(ROOT, out)}`);

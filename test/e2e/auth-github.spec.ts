@@ -47,7 +47,7 @@ describe('auth: GitHub OAuth', () => {
     });
 
     it.each([
-      ['no state at all', (state: string) => ({ code: 'x', state: '' }), true],
+      ['no state at all', (_state: string) => ({ code: 'x', state: '' }), true],
       ['a different state', (state: string) => ({ code: 'x', state: `${state}x` }), true],
       ['a state but no session', (state: string) => ({ code: 'x', state }), false],
     ])('answers HTTP 403 for %s', async (_, query, sameBrowser) => {

@@ -200,7 +200,6 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
     expect(inFlightAtKill).toBeGreaterThan(0);
     expect(cut.length).toBeGreaterThan(0);
     expect(heldByLastUser).toBeGreaterThan(0);
-    // eslint-disable-next-line no-console
     console.log(
       `crash: ${results.length} requests before the kill, ${results.length - cut.length} received in full, ${cut.length} cut ` +
         `(${inFlightAtKill} in flight at the kill; ${heldByLastUser} quota reserved by the last user)`,

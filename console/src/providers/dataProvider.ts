@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- react-admin's DataProvider methods are generic over the record type; the endpoints answer RaRecord, so each result is cast once here. */
 import type { DataProvider, RaRecord } from 'react-admin';
 import type { UserManageAction } from '../lib/types';
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';

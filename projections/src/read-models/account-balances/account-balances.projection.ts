@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
 import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
-import { type AccountState, evolve, initialAccountState } from '../../../../server/src/modules/accounts/account.decider';
+import { type AccountState, evolve, initialAccountState } from '../../../../server/src/modules/accounts/account.state';
 import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
 import { toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
 import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '../../../../server/src/modules/accounts';
@@ -111,7 +111,7 @@ export class AccountBalancesProjection implements Projection {
   /**
    * The relay's charge (one per relayed request, the projection's hot event) in ONE statement instead of a read and
    * a write: the same fold as applyQuotaConsumed (quota −, used_quota +, request_count +1; a missing row starts
-   * from initialAccountState), guarded by the revision like the general path. account.decider's evolve decides
+   * from initialAccountState), guarded by the revision like the general path. account.state's evolve decides
    * console commands and does not fold QuotaConsumed.
    */
   private async applyCharge(userId: number, event: RecordedEvent, manager: EntityManager): Promise<void> {

@@ -1,4 +1,4 @@
-import { fold, initialAccountState } from '../../../../server/src/modules/accounts/account.decider';
+import { fold, initialAccountState } from '../../../../server/src/modules/accounts/account.state';
 import { applyQuotaConsumed } from './quota-consumed-fold';
 
 describe('applyQuotaConsumed', () => {

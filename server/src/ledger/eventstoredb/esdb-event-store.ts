@@ -148,6 +148,7 @@ export class EsdbEventStore implements EventStore {
     const stream = this.client.subscribeToAll({ fromPosition: toEsdbReadPosition(after), filter: excludeSystemEvents() });
     let closed = false;
     // Assigned below, before the first event can arrive; the handler scope needs the variable.
+    // eslint-disable-next-line prefer-const -- read by the handler above its one assignment, which needs the object it returns
     let subscription!: Subscription;
     const done = (async () => {
       try {

@@ -70,7 +70,6 @@ describe('PostgresEventStore.appendMany throughput (real Postgres)', () => {
     await probe.connect();
   });
   afterAll(async () => {
-    // eslint-disable-next-line no-console
     if (figures.length) console.log(`appendMany, ${EVENTS} events in batches of ${BATCH}:\n${figures.join('\n')}`);
     await probe?.end();
     await store?.close();

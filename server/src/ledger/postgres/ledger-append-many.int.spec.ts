@@ -207,7 +207,6 @@ describe('ledger_append_many: set-based fast path against the per-request loop (
       }
     }
     // The generator must actually exercise the fast path, including in-batch repeats and stored ids.
-    // eslint-disable-next-line no-console
     console.log(`ledger_append_many differential, seed ${seed} (LEDGER_DIFF_SEED to replay): ${JSON.stringify(counts)}`);
     // (Typical: 110-150 of 400 fast, most of them with repeats and with stored ids; bounds at about half.)
     expect(counts.fast).toBeGreaterThan(60);

@@ -102,7 +102,7 @@ describe('RelayFastPath (the hot relay routes ahead of Fastify)', () => {
       ['/v1/audio/translations', 'audio-translations', 'multipart/form-data; boundary=x'],
       ['/v1/rerank', 'rerank', 'application/json'],
     ];
-    for (const [path, mode, contentType] of cases) {
+    for (const [path, _mode, contentType] of cases) {
       await send(port, { path, headers: { 'content-type': contentType }, body: '{}' });
     }
     expect(fellBack).toEqual([]);

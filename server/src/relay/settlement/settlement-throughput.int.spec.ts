@@ -44,7 +44,6 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
     settlement = new RelaySettlementService(store, admission);
   });
   afterAll(async () => {
-    // eslint-disable-next-line no-console
     if (figures.length) console.log(`settlement throughput, ${CONCURRENCY} concurrent requests:\n${figures.join('\n')}`);
     await settlement.onModuleDestroy();
     await admission.onModuleDestroy(); // its own Redis connection

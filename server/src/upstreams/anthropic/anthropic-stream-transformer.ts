@@ -15,6 +15,7 @@ import type { AnthropicUsage } from './anthropic-types';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 import { mapAnthropicUsage } from './map-anthropic-usage';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an event of the Anthropic stream, read field by field as the protocol allows
 type Json = Record<string, any>;
 
 /**

@@ -1,4 +1,4 @@
-import type { ConvertedAnswer, TokenUsage } from '../upstream-adapter';
+import type { ConvertedAnswer } from '../upstream-adapter';
 import type { AnthropicResponse } from './anthropic-types';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 import { mapAnthropicUsage } from './map-anthropic-usage';

@@ -30,6 +30,7 @@ export interface GeminiUsageMetadata {
 }
 
 export interface GeminiCandidate {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a part is one of many shapes (text, inline data, function call), read by key
   content?: { role?: string; parts?: Array<Record<string, any>> };
   finishReason?: string;
   index?: number;
