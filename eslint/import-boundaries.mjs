@@ -22,10 +22,12 @@ const ALIASES = [
 /** What an import names, from the repository's root. */
 export function resolveTarget(specifier, filename) {
   if (specifier.startsWith('node:')) return specifier;
-  for (const [alias, folder] of ALIASES) if (specifier.startsWith(alias)) return folder + specifier.slice(alias.length);
+  // A folder's index.ts is the folder: `#server/modules/tokens/index` names `server/src/modules/tokens`.
+  const folder = (target) => target.replace(/\/index$/, '');
+  for (const [alias, root] of ALIASES) if (specifier.startsWith(alias)) return folder(root + specifier.slice(alias.length));
   if (specifier.startsWith('.')) {
     const absolute = path.resolve(path.dirname(filename), specifier);
-    return path.relative(ROOT, absolute).split(path.sep).join('/');
+    return folder(path.relative(ROOT, absolute).split(path.sep).join('/'));
   }
   const parts = specifier.split('/');
   const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];

@@ -13,7 +13,7 @@ import { OptionsModule } from './modules/options/options.module';
 import { StatusModule } from './modules/status/status.module';
 import { WorkersModule } from './workers/workers.module';
 import { LedgerModule } from './ledger/ledger.module';
-import { ProjectionsModule } from '../../projections/src/runner/projections.module';
+import { ProjectionsModule } from '#projections/runner/projections.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { UsersModule } from './modules/users/users.module';
 import { ChannelsModule } from './modules/channels/channels.module';

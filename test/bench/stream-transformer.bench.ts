@@ -8,8 +8,8 @@
  * upstream delivers it. Prints µs per stream for each round (after a warm-up) and their median. With many events in one
  * chunk a per-event cost that grows with the chunk shows at once: try 23 and 2300.
  */
-import { OpenAICompatibleStreamTransformer } from '../../server/src/upstreams/openai-compatible/openai-compatible-stream-transformer';
-import { chatInput, testSettings } from '../../server/src/upstreams/testing/upstream-test-kit';
+import { OpenAICompatibleStreamTransformer } from '#server/upstreams/openai-compatible/openai-compatible-stream-transformer';
+import { chatInput, testSettings } from '#server/upstreams/testing/upstream-test-kit';
 
 const events = Math.max(4, Number(process.argv[2] ?? 23));
 const rounds = Math.max(1, Number(process.argv[3] ?? 5));

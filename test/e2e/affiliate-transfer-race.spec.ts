@@ -1,4 +1,4 @@
-import { accountStream } from '../../server/src/ledger/streams';
+import { accountStream } from '#server/ledger/streams';
 import { createTestApp, type TestApp } from '../support/app';
 import { balanceRow, call, type Caller, eventStore, logRows, projected, register, setOptions } from './users-support';
 

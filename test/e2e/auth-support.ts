@@ -1,9 +1,9 @@
 import type request from 'supertest';
 import { DataSource, type FindOptionsWhere } from 'typeorm';
 import type Redis from 'ioredis';
-import { REDIS } from '../../server/src/infrastructure/redis/redis.constants';
-import { OptionsService } from '../../server/src/modules/options/options.service';
-import { UserEntity } from '../../server/src/modules/users/user.entity';
+import { REDIS } from '#server/infrastructure/redis/redis.constants';
+import { OptionsService } from '#server/modules/options/options.service';
+import { UserEntity } from '#server/modules/users/user.entity';
 import type { TestApp } from '../support/app';
 import type { CapturedMail, SmtpFake } from '../fakes/smtp-fake';
 

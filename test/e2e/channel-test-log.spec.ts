@@ -1,9 +1,9 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Queue } from 'bullmq';
-import { ProjectionRunner } from '../../projections/src/runner/projection-runner';
-import { CHANNEL_TESTS_QUEUE } from '../../server/src/modules/channel-health/runs/channel-run-queues';
-import { FinishChannelTestRunCommand } from '../../server/src/modules/channel-health/usecases/finish-channel-test-run/finish-channel-test-run.command';
+import { ProjectionRunner } from '#projections/runner/projection-runner';
+import { CHANNEL_TESTS_QUEUE } from '#server/modules/channel-health/runs/channel-run-queues';
+import { FinishChannelTestRunCommand } from '#server/modules/channel-health/usecases/finish-channel-test-run/finish-channel-test-run.command';
 import { SmtpFake } from '../fakes/smtp-fake';
 import { ChannelHealthUpstreamFake } from '../fakes/upstreams/channel-health-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';

@@ -1,12 +1,12 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Queue } from 'bullmq';
-import { ProjectionRunner } from '../../projections/src/runner/projection-runner';
-import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
-import { deterministicEventId } from '../../server/src/ledger/event-ids';
-import { accountStream } from '../../server/src/ledger/streams';
-import { CHANNEL_OUTCOMES_QUEUE, ChannelOutcomeReporter } from '../../server/src/modules/channel-health';
-import { ChangeChannelStatusCommand } from '../../server/src/modules/channels/usecases/change-channel-status/change-channel-status.command';
+import { ProjectionRunner } from '#projections/runner/projection-runner';
+import { newEvent, systemActor } from '#server/ledger/event-envelope';
+import { deterministicEventId } from '#server/ledger/event-ids';
+import { accountStream } from '#server/ledger/streams';
+import { CHANNEL_OUTCOMES_QUEUE, ChannelOutcomeReporter } from '#server/modules/channel-health/index';
+import { ChangeChannelStatusCommand } from '#server/modules/channels/usecases/change-channel-status/change-channel-status.command';
 import type { TestApp } from '../support/app';
 import { compareTables, snapshotTables } from '../support/compare-tables';
 import { channelsApiFixture } from './channels-api-support';

@@ -1,7 +1,7 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { systemActor } from '../../server/src/ledger/event-envelope';
-import { ChannelRouter } from '../../server/src/modules/channels/routing/channel-router';
-import { ChangeChannelStatusCommand } from '../../server/src/modules/channels/usecases/change-channel-status/change-channel-status.command';
+import { systemActor } from '#server/ledger/event-envelope';
+import { ChannelRouter } from '#server/modules/channels/routing/channel-router';
+import { ChangeChannelStatusCommand } from '#server/modules/channels/usecases/change-channel-status/change-channel-status.command';
 import { createTestApp, type TestApp } from '../support/app';
 import { call, type Caller, dataSource, rootCaller, seedCaller } from './users-support';
 

@@ -1,4 +1,4 @@
-import { channelStream } from '../../server/src/ledger/streams';
+import { channelStream } from '#server/ledger/streams';
 import type { TestApp } from '../support/app';
 import { channelForm as form, channelsApiFixture } from './channels-api-support';
 import { call, type Caller, changedRows, dataSource, eventStore, tablesSnapshot } from './users-support';

@@ -1,8 +1,8 @@
-import { ProjectionRunner } from '../../projections/src/runner/projection-runner';
-import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
-import { deterministicEventId } from '../../server/src/ledger/event-ids';
-import { accountStream } from '../../server/src/ledger/streams';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/modules/accounts';
+import { ProjectionRunner } from '#projections/runner/projection-runner';
+import { newEvent, systemActor } from '#server/ledger/event-envelope';
+import { deterministicEventId } from '#server/ledger/event-ids';
+import { accountStream } from '#server/ledger/streams';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
 import { createTestApp, type TestApp } from '../support/app';
 import { compareTables, snapshotTables } from '../support/compare-tables';
 import { balanceRow, type Caller, call, dataSource, eventStore, projected, rootCaller, seedCaller, stateSnapshot } from './users-support';

@@ -1,7 +1,7 @@
-import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
-import { deterministicEventId } from '../../server/src/ledger/event-ids';
-import { accountStream } from '../../server/src/ledger/streams';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/modules/accounts';
+import { newEvent, systemActor } from '#server/ledger/event-envelope';
+import { deterministicEventId } from '#server/ledger/event-ids';
+import { accountStream } from '#server/ledger/streams';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
 import { createTestApp, type TestApp } from '../support/app';
 import { call, type Caller, dataSource, eventStore, projected, seedCaller, stateSnapshot } from './users-support';
 

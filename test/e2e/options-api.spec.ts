@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { OPTION_DEFAULTS } from '../../server/src/modules/options/option-defaults';
-import { DEFAULT_MODEL_RATIO } from '../../server/src/modules/options/pricing-defaults';
+import { OPTION_DEFAULTS } from '#server/modules/options/option-defaults';
+import { DEFAULT_MODEL_RATIO } from '#server/modules/options/pricing-defaults';
 import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 

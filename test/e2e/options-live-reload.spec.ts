@@ -1,8 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createHttpApp } from '../../server/src/http-app';
-import { OptionsService } from '../../server/src/modules/options/options.service';
+import { createHttpApp } from '#server/http-app';
+import { OptionsService } from '#server/modules/options/options.service';
 import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 

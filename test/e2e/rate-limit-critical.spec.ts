@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import { CRITICAL_RATE_LIMIT } from '../../server/src/common/rate-limit/rate-limit.decorators';
+import { CRITICAL_RATE_LIMIT } from '#server/common/rate-limit/rate-limit.decorators';
 import { createTestApp, type TestApp } from '../support/app';
 
 /** `METHOD /path` of every route carrying @CriticalRateLimit(), found by reflection. */

@@ -1,5 +1,5 @@
-import { ProjectionRegistry } from '../../projections/src/runner/projection-registry';
-import { rebuildProjectionsIn } from '../../server/src/cli/rebuild-projections';
+import { ProjectionRegistry } from '#projections/runner/projection-registry';
+import { rebuildProjectionsIn } from '#server/cli/rebuild-projections';
 import { createTestApp, type TestApp } from '../support/app';
 import { compareTables, snapshotTables } from '../support/compare-tables';
 import { balanceRow, call, type Caller, dataSource, projected, register, rootCaller, setOptions } from './users-support';

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
-import { JOURNAL_LINGER_MS } from '../../server/src/relay/settlement/group-commit';
-import { quotaConsumedEventId, RelaySettlementService } from '../../server/src/relay/settlement/relay-settlement.service';
-import { countTextTokens } from '../../server/src/relay/tokenizer/token-counter';
+import { JOURNAL_LINGER_MS } from '#server/relay/settlement/group-commit';
+import { quotaConsumedEventId, RelaySettlementService } from '#server/relay/settlement/relay-settlement.service';
+import { countTextTokens } from '#server/relay/tokenizer/token-counter';
 import { AnthropicMessagesFake } from '../fakes/upstreams/anthropic-messages-fake';
 import { GeminiApiFake } from '../fakes/upstreams/gemini-api-fake';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { countPromptTokens } from '../../server/src/relay/pipeline/relay-request';
-import { countTextTokens } from '../../server/src/relay/tokenizer/token-counter';
+import { countPromptTokens } from '#server/relay/pipeline/relay-request';
+import { countTextTokens } from '#server/relay/tokenizer/token-counter';
 import type { RecordedRequest } from '../fakes/http-fake';
 import { AnthropicMessagesFake } from '../fakes/upstreams/anthropic-messages-fake';
 import { AzureOpenAIUpstreamFake } from '../fakes/upstreams/azure-openai-upstream-fake';

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { rebuildProjectionsIn } from '../../server/src/cli/rebuild-projections';
+import { rebuildProjectionsIn } from '#server/cli/rebuild-projections';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { compareTables, snapshotTables } from '../support/compare-tables';

@@ -1,5 +1,5 @@
 import OpenAI, { toFile } from 'openai';
-import { countTextTokens } from '../../server/src/relay/tokenizer/token-counter';
+import { countTextTokens } from '#server/relay/tokenizer/token-counter';
 import type { TestApp } from '../support/app';
 import { expectRelayError, type RelayRoutesContext, relayRoutesFixture, requestIdOf } from './relay-routes-support';
 import { admission, chargeCount, chargesOf, userWithToken } from './relay-support';

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { countInputTokens } from '../../server/src/relay/tokenizer/token-counter';
+import { countInputTokens } from '#server/relay/tokenizer/token-counter';
 import type { TestApp } from '../support/app';
 import { expectRelayError, type RelayRoutesContext, relayRoutesFixture, requestIdOf } from './relay-routes-support';
 import { admission, chargeCount, chargesOf, sdk, userWithToken } from './relay-support';

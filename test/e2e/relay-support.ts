@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { QuotaAdmissionService } from '../../server/src/relay/admission/quota-admission.service';
+import { QuotaAdmissionService } from '#server/relay/admission/quota-admission.service';
 import type { TestApp } from '../support/app';
 import { call, type Caller, dataSource, projected, register, setOptions, shipped } from './users-support';
 

@@ -2,7 +2,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
-import { EVENT_STORE } from '../../server/src/ledger/event-store.port';
+import { EVENT_STORE } from '#server/ledger/event-store.port';
 
 /** GET /api/status, the content pages, GET /api/status/test, GET /api/status/projections and GET /metrics. */
 describe('status routes', () => {

@@ -1,9 +1,9 @@
-import { ProjectionRunner } from '../../projections/src/runner/projection-runner';
-import { deterministicEventId } from '../../server/src/ledger/event-ids';
-import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
-import { accountStream } from '../../server/src/ledger/streams';
-import { QuotaAdmissionService } from '../../server/src/relay/admission/quota-admission.service';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../server/src/modules/accounts';
+import { ProjectionRunner } from '#projections/runner/projection-runner';
+import { deterministicEventId } from '#server/ledger/event-ids';
+import { newEvent, systemActor } from '#server/ledger/event-envelope';
+import { accountStream } from '#server/ledger/streams';
+import { QuotaAdmissionService } from '#server/relay/admission/quota-admission.service';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
 import { createTestApp, type TestApp } from '../support/app';
 import { compareTables, snapshotTables } from '../support/compare-tables';
 import { call, type Caller, dataSource, eventStore, projected, seedCaller } from './users-support';

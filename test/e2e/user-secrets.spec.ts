@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { UserEntity } from '../../server/src/modules/users/user.entity';
+import { UserEntity } from '#server/modules/users/user.entity';
 import { createTestApp, type TestApp } from '../support/app';
 import { discoverRoutes, type DiscoveredRoute } from '../support/routes';
 import { seedUser, type SeededUser } from '../support/users';

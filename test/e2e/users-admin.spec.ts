@@ -1,5 +1,5 @@
 import bcrypt from 'bcryptjs';
-import { UserEntity } from '../../server/src/modules/users/user.entity';
+import { UserEntity } from '#server/modules/users/user.entity';
 import { createTestApp, type TestApp } from '../support/app';
 import {
   balanceRow,

@@ -1,10 +1,10 @@
 import type request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ProjectionWaiter } from '../../projections/src/runner/projection-waiter';
-import { EVENT_STORE, type EventStore } from '../../server/src/ledger/event-store.port';
-import { RelaySettlementService } from '../../server/src/relay/settlement/relay-settlement.service';
-import { OptionsService } from '../../server/src/modules/options/options.service';
-import { UserEntity } from '../../server/src/modules/users/user.entity';
+import { ProjectionWaiter } from '#projections/runner/projection-waiter';
+import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
+import { RelaySettlementService } from '#server/relay/settlement/relay-settlement.service';
+import { OptionsService } from '#server/modules/options/options.service';
+import { UserEntity } from '#server/modules/users/user.entity';
 import type { TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 

@@ -49,6 +49,9 @@ describe('import boundaries (eslint.config.mjs)', () => {
     // Read models: event types and the ledger.
     { path: 'projections/src/read-models/logs/x.ts', code: "import { UserEntity } from '#server/modules/users/user.entity';\nexport const a = UserEntity;\n", crossed: true },
     { path: 'projections/src/read-models/logs/x.ts', code: "import type { AccountEvent } from '#server/modules/accounts/account.events';\nimport { EVENT_STORE } from '#server/ledger/event-store.port';\nexport const a = EVENT_STORE;\nexport type A = AccountEvent;\n", crossed: false },
+    // The relay reaches a module through its entry point only.
+    { path: 'server/src/relay/pipeline/x.ts', code: "import { TokensModule } from '#server/modules/tokens/index';\nexport const a = TokensModule;\n", crossed: false },
+    { path: 'server/src/relay/pipeline/x.ts', code: "import { TokenReader } from '#server/modules/tokens/token.reader';\nexport const a = TokenReader;\n", crossed: true },
     // common/ imports no module; modules do not import the relay.
     { path: 'server/src/common/http/x.ts', code: "import { UserEntity } from '../../modules/users/user.entity';\nexport const a = UserEntity;\n", crossed: true },
     { path: 'server/src/modules/tokens/x.ts', code: "import { RelayError } from '../../relay/relay-error';\nexport const a = RelayError;\n", crossed: true },

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { type AppConfig, parseConfig, type RuntimeRole } from '../../server/src/config/app-config';
-import { createHttpApp } from '../../server/src/http-app';
+import { type AppConfig, parseConfig, type RuntimeRole } from '#server/config/app-config';
+import { createHttpApp } from '#server/http-app';
 import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from './database';
 
 export interface TestApp {

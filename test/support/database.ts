@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { runMigrations } from '../../server/src/infrastructure/database/data-source';
+import { runMigrations } from '#server/infrastructure/database/data-source';
 
 export interface TestDatabase {
   url: string;

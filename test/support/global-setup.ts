@@ -1,5 +1,5 @@
-import { resolvePostgres } from '../../server/src/infrastructure/resolve-postgres';
-import { resolveRedis } from '../../server/src/infrastructure/resolve-redis';
+import { resolvePostgres } from '#server/infrastructure/resolve-postgres';
+import { resolveRedis } from '#server/infrastructure/resolve-redis';
 
 /**
  * Finds Postgres and Redis exactly as `npm start` does (env, local server, embedded/started), then hands the

@@ -1,4 +1,4 @@
-import type { QuotaConsumedData } from '../../server/src/modules/accounts';
+import type { QuotaConsumedData } from '#server/modules/accounts/index';
 
 /** A relay charge as the pipeline builds it (a gpt-3.5-turbo chat, 12 + 7 tokens), for the settlement specs. */
 export function quotaConsumedFixture(requestId: string, userId: number, overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {

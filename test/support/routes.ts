@@ -2,7 +2,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
-import { MIN_ROLE } from '../../server/src/common/auth/auth.decorators';
+import { MIN_ROLE } from '#server/common/auth/auth.decorators';
 
 export interface DiscoveredRoute {
   method: string;

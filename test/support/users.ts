@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { DataSource } from 'typeorm';
-import { UserEntity } from '../../server/src/modules/users/user.entity';
+import { UserEntity } from '#server/modules/users/user.entity';
 
 export interface SeededUser {
   id: number;

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { describeMeasurement, measureQuotaConsumedThroughput } from '../../test/quota-consumed-throughput';
 
 /**

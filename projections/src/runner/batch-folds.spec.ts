@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { RecordedEvent } from '../../../server/src/ledger/event-store.port';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { advancingPerKey, applyInRuns, decodeEvent } from './batch-folds';
 import { ProjectionEventError } from './projection';
 

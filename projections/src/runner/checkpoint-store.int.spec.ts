@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
-import { dataSourceOptions } from '../../../server/src/infrastructure/database/data-source';
-import { newEvent, systemActor } from '../../../server/src/ledger/event-envelope';
-import type { RecordedEvent } from '../../../server/src/ledger/event-store.port';
-import { PostgresEventStore } from '../../../server/src/ledger/postgres/postgres-event-store';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { dataSourceOptions } from '#server/infrastructure/database/data-source';
+import { newEvent, systemActor } from '#server/ledger/event-envelope';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { PostgresEventStore } from '#server/ledger/postgres/postgres-event-store';
 import { CheckpointStore } from './checkpoint-store';
 import { type Projection, ProjectionApplyError, ProjectionEventError } from './projection';
 import { rebuildProjections } from './projection-rebuild';

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { RecordedEvent } from '../../../server/src/ledger/event-store.port';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { CheckpointMovedError, type Projection, ProjectionApplyError, ProjectionEventError } from './projection';
 import { queryPrepared } from './prepared-query';
 

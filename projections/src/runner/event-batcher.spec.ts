@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../../server/src/ledger/event-store.port';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { EventBatcher } from './event-batcher';
 
 const event = (position: number) => ({ position }) as RecordedEvent;

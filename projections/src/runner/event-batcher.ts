@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../../server/src/ledger/event-store.port';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
 
 export interface EventBatcherOptions {
   maxSize: number;

@@ -1,7 +1,7 @@
 import { DataSource, QueryFailedError } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
-import { dataSourceOptions } from '../../../server/src/infrastructure/database/data-source';
-import { setPreparedStatements, statementName } from '../../../server/src/infrastructure/database/named-statements';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { dataSourceOptions } from '#server/infrastructure/database/data-source';
+import { setPreparedStatements, statementName } from '#server/infrastructure/database/named-statements';
 import { queryPrepared, queryPreparedOn } from './prepared-query';
 
 const UPSERT = `WITH item AS (SELECT * FROM unnest($1::text[], $2::bigint[]) AS i(key, amount))

@@ -1,5 +1,5 @@
 import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
-import { batchStatement, preparedStatementsEnabled } from '../../../server/src/infrastructure/database/named-statements';
+import { batchStatement, preparedStatementsEnabled } from '#server/infrastructure/database/named-statements';
 
 /**
  * The projector's hot statements (each batch's set-based folds, the log insert, the checkpoint lock and update) as

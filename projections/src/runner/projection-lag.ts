@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { EventStore } from '../../../server/src/ledger/event-store.port';
+import type { EventStore } from '#server/ledger/event-store.port';
 import { holderPidQuery } from './leadership-lock';
 import { PROJECTOR_LEADER_LOCK } from './projection';
 import type { ProjectionRegistry } from './projection-registry';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { EventStore } from '../../../server/src/ledger/event-store.port';
+import type { EventStore } from '#server/ledger/event-store.port';
 import type { CheckpointStore } from './checkpoint-store';
 import type { Projection } from './projection';
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import type { EventStore, RecordedEvent, Subscription } from '../../../server/src/ledger/event-store.port';
+import type { EventStore, RecordedEvent, Subscription } from '#server/ledger/event-store.port';
 import { CheckpointStore, type Checkpoints } from './checkpoint-store';
 import { EventBatcher } from './event-batcher';
 import { LeadershipLock } from './leadership-lock';

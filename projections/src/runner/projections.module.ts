@@ -9,8 +9,8 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../../../server/src/config/app-config';
-import { EVENT_STORE, type EventStore } from '../../../server/src/ledger/event-store.port';
+import { APP_CONFIG, type AppConfig } from '#server/config/app-config';
+import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
 import { metricsRegistry } from './metrics-registry';
 import type { ProjectionRunnerOptions } from './projection';
 import { ProjectionLagService } from './projection-lag';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { migrate } from './migrate';
 
 describe('migrate CLI', () => {

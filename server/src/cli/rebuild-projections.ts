@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ProjectionRunner } from '../../../projections/src/runner/projection-runner';
-import type { RebuildReport } from '../../../projections/src/runner/projection-rebuild';
+import { ProjectionRunner } from '#projections/runner/projection-runner';
+import type { RebuildReport } from '#projections/runner/projection-rebuild';
 import { AppModule } from '../app.module';
 import { loadRuntimeConfig } from '../bootstrap-config';
 import { parseConfig } from '../config/app-config';

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { AccountBalancesReadModelModule } from '../../../projections/src/read-models/account-balances/account-balances-read-model.module';
+import { AccountBalancesReadModelModule } from '#projections/read-models/account-balances/account-balances-read-model.module';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ChannelOutcomeReporter, ChannelOutcomesModule } from '../modules/channel-health';
 import { ChannelRouter, ChannelsModule } from '../modules/channels';

@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
-import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
-import { type AccountState, evolve, initialAccountState } from '../../../../server/src/modules/accounts/account.state';
-import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
-import { toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
-import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '../../../../server/src/modules/accounts';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { streamCategory, streamKey } from '#server/ledger/streams';
+import { type AccountState, evolve, initialAccountState } from '#server/modules/accounts/account.state';
+import { AccountEventType } from '#server/modules/accounts/account.events';
+import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
+import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '#server/modules/accounts/index';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';

@@ -1,4 +1,4 @@
-import { fold, initialAccountState } from '../../../../server/src/modules/accounts/account.state';
+import { fold, initialAccountState } from '#server/modules/accounts/account.state';
 import { applyQuotaConsumed } from './quota-consumed-fold';
 
 describe('applyQuotaConsumed', () => {

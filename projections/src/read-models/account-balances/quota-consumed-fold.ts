@@ -1,4 +1,4 @@
-export { applyQuotaConsumed } from '../../../../server/src/modules/accounts/account.state';
+export { applyQuotaConsumed } from '#server/modules/accounts/account.state';
 
 /** The charge: a safe integer, or the event is not a charge this code understands (the projection stops on it). */
 export function chargedQuota(data: Record<string, unknown>): number {

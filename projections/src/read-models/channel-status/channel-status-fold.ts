@@ -1,4 +1,4 @@
-import { type ChannelEvent, ChannelStatus } from '../../../../server/src/modules/channels/channel.events';
+import { type ChannelEvent, ChannelStatus } from '#server/modules/channels/channel.events';
 
 /** The projected figures of one channel. */
 export interface ChannelStatusFigures {

@@ -1,9 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
-import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
-import { ChannelEventType } from '../../../../server/src/modules/channels/channel.events';
-import { toChannelEvent } from '../../../../server/src/modules/channels/channel-event-codec';
-import { QUOTA_CONSUMED } from '../../../../server/src/modules/accounts';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { streamCategory, streamKey } from '#server/ledger/streams';
+import { ChannelEventType } from '#server/modules/channels/channel.events';
+import { toChannelEvent } from '#server/modules/channels/channel-event-codec';
+import { QUOTA_CONSUMED } from '#server/modules/accounts/index';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';

@@ -1,5 +1,5 @@
-import type { AccountEvent } from '../../../../server/src/modules/accounts/account.events';
-import { formatLogQuota, type QuotaDisplay } from '../../../../server/src/modules/accounts/quota-display';
+import type { AccountEvent } from '#server/modules/accounts/account.events';
+import { formatLogQuota, type QuotaDisplay } from '#server/modules/accounts/quota-display';
 import { LogType } from './log.entity';
 
 export interface LogLine {

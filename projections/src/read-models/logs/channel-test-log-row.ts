@@ -1,5 +1,5 @@
-import { CHANNEL_TEST_LOG_TEXT, type ChannelTestLoggedData } from '../../../../server/src/modules/logs/logs.events';
-import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
+import { CHANNEL_TEST_LOG_TEXT, type ChannelTestLoggedData } from '#server/modules/logs/logs.events';
+import type { QuotaConsumedData } from '#server/modules/accounts/index';
 import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
 
 const id = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0);

@@ -1,4 +1,4 @@
-import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
+import type { QuotaConsumedData } from '#server/modules/accounts/index';
 import { consumeLogContent, consumeLogOther, consumeLogRow } from './consume-log-row';
 
 function consumed(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {

@@ -1,8 +1,8 @@
-import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
+import type { QuotaConsumedData } from '#server/modules/accounts/index';
 import { chargedQuota } from '../account-balances/quota-consumed-fold';
 import { consumeContent } from './consume-log-wording';
 import { LogType } from './log.entity';
-import { sortedJson } from '../../../../server/src/common/json/sorted-json';
+import { sortedJson } from '#server/common/json/sorted-json';
 
 /** The columns of a type 2 (consume) log row, as the logs projection inserts them. */
 export interface ConsumeLogRow {

@@ -1,5 +1,5 @@
-import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../../../../server/src/modules/options/pricing-defaults';
-import { pricingFor, type PricingTables } from '../../../../server/src/modules/pricing';
+import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '#server/modules/options/pricing-defaults';
+import { pricingFor, type PricingTables } from '#server/modules/pricing/index';
 import { consumeContent } from './consume-log-wording';
 
 const tables: PricingTables = {

@@ -1,4 +1,4 @@
-import type { ModelPricing } from '../../../../server/src/modules/pricing/relay-pricing';
+import type { ModelPricing } from '#server/modules/pricing/relay-pricing';
 
 /** The consume row's human line, worded as new-api's. */
 export function consumeContent(pricing: ModelPricing, usage: { promptTokens: number; completionTokens: number }, usageMissing: boolean): string {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { compareTables, snapshotTables } from '../../../../test/support/compare-tables';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database';
-import { dataSourceOptions } from '../../../../server/src/infrastructure/database/data-source';
-import { eventMetadata, systemActor } from '../../../../server/src/ledger/event-envelope';
-import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
-import { accountStream } from '../../../../server/src/ledger/streams';
-import { LOGS_STREAM } from '../../../../server/src/modules/logs/logs.events';
-import type { QuotaConsumedData } from '../../../../server/src/modules/accounts';
+import { compareTables, snapshotTables } from '#test/support/compare-tables';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { dataSourceOptions } from '#server/infrastructure/database/data-source';
+import { eventMetadata, systemActor } from '#server/ledger/event-envelope';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { accountStream } from '#server/ledger/streams';
+import { LOGS_STREAM } from '#server/modules/logs/logs.events';
+import type { QuotaConsumedData } from '#server/modules/accounts/index';
 import { AccountBalancesProjection } from '../account-balances/account-balances.projection';
 import { LogsProjection } from './logs.projection';
 

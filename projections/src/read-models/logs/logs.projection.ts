@@ -1,10 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
-import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
-import { AccountEventType } from '../../../../server/src/modules/accounts/account.events';
-import { logAnnotationOf, toAccountEvent } from '../../../../server/src/modules/accounts/account-event-codec';
-import { LOGS_STREAM, LogsEventType, toLogsPurged } from '../../../../server/src/modules/logs/logs.events';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../../../server/src/modules/accounts';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { streamCategory, streamKey } from '#server/ledger/streams';
+import { AccountEventType } from '#server/modules/accounts/account.events';
+import { logAnnotationOf, toAccountEvent } from '#server/modules/accounts/account-event-codec';
+import { LOGS_STREAM, LogsEventType, toLogsPurged } from '#server/modules/logs/logs.events';
+import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
 import { applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';

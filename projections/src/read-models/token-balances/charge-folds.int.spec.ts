@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database';
-import { dataSourceOptions } from '../../../../server/src/infrastructure/database/data-source';
-import { eventMetadata, systemActor } from '../../../../server/src/ledger/event-envelope';
-import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
-import { accountStream, tokenStream } from '../../../../server/src/ledger/streams';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { dataSourceOptions } from '#server/infrastructure/database/data-source';
+import { eventMetadata, systemActor } from '#server/ledger/event-envelope';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { accountStream, tokenStream } from '#server/ledger/streams';
 import { ChannelStatusProjection } from '../channel-status/channel-status.projection';
 import { applyChannelUsage, emptyChannelStatus } from '../channel-status/channel-status-fold';
 import { applyAllotment, applyConsumption, emptyTokenBalance, type TokenBalance } from './token-balance';

@@ -1,4 +1,4 @@
-import type { TokenConsumption, TokenQuotaAllotted } from '../../../../server/src/modules/tokens/token.events';
+import type { TokenConsumption, TokenQuotaAllotted } from '#server/modules/tokens/token.events';
 
 /** One row of `token_balances`: what a token may still spend and what it has spent. */
 export interface TokenBalance {

@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { RecordedEvent } from '../../../../server/src/ledger/event-store.port';
-import { streamCategory, streamKey } from '../../../../server/src/ledger/streams';
-import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '../../../../server/src/modules/accounts';
-import { TokenEventType } from '../../../../server/src/modules/tokens/token.events';
-import { tokenConsumptionOf, toTokenEvent } from '../../../../server/src/modules/tokens/token-event-codec';
-import type { TokenConsumption } from '../../../../server/src/modules/tokens/token.events';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { streamCategory, streamKey } from '#server/ledger/streams';
+import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '#server/modules/accounts/index';
+import { TokenEventType } from '#server/modules/tokens/token.events';
+import { tokenConsumptionOf, toTokenEvent } from '#server/modules/tokens/token-event-codec';
+import type { TokenConsumption } from '#server/modules/tokens/token.events';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
+import { testRedisPrefix, testRedisUrl } from '#test/support/database';
 import type { AppConfig } from '../../config/app-config';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { IDLE_EXPIRY_SECONDS, RateLimiterService } from './rate-limiter.service';

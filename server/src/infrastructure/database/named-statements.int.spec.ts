@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { newEvent, systemActor } from '../../ledger/event-envelope';
 import { appendStatement, PostgresEventStore } from '../../ledger/postgres/postgres-event-store';
 import { parseConfig } from '../../config/app-config';

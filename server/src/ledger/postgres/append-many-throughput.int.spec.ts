@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { newEvent, userActor } from '../event-envelope';
 import type { AppendRequest } from '../event-store.port';
 import { PostgresEventStore } from './postgres-event-store';

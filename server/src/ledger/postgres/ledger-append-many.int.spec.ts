@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, type Notification } from 'pg';
 import type { QueryRunner } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { LedgerAppendMany1732300005000 } from '../../infrastructure/database/migrations/1732300005000-ledger-append-many';
 
 /**

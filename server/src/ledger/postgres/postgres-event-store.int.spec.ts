@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { newEvent, systemActor } from '../event-envelope';
 import { describeEventStoreContract } from '../event-store.contract';
 import { EventIdConflictError, type NewEvent, type RecordedEvent } from '../event-store.port';

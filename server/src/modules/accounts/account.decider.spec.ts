@@ -1,7 +1,7 @@
 import { decide, evolve, fold, initialAccountState, type AccountCommand } from './account.decider';
 import { AffiliateTransferBelowMinimumError, InsufficientAffiliateQuotaError, InvalidAmountError } from './account.errors';
 import type { AccountEvent } from './account.events';
-import { deciderSpec } from '../../../../test/support/decider-spec';
+import { deciderSpec } from '#test/support/decider-spec';
 
 const display = { inCurrency: true, quotaPerUnit: 500000 };
 

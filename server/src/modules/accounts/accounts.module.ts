@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AccountBalancesReadModelModule } from '../../../../projections/src/read-models/account-balances/account-balances-read-model.module';
-import { LogsReadModelModule } from '../../../../projections/src/read-models/logs/logs-read-model.module';
+import { AccountBalancesReadModelModule } from '#projections/read-models/account-balances/account-balances-read-model.module';
+import { LogsReadModelModule } from '#projections/read-models/logs/logs-read-model.module';
 import { AccountsController } from './accounts.controller';
 import { ReadYourWrites } from './read-your-writes';
 import { AdjustQuotaByAdminHandler } from './usecases/adjust-quota-by-admin/adjust-quota-by-admin.handler';

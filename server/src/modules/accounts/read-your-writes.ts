@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ProjectionTimeoutError } from '../../../../projections/src/runner/projection';
-import { ProjectionWaiter } from '../../../../projections/src/runner/projection-waiter';
+import { ProjectionTimeoutError } from '#projections/runner/projection';
+import { ProjectionWaiter } from '#projections/runner/projection-waiter';
 
 /**
  * Waits until the read models show a write before a console command answers, so the answer and the next list

@@ -1,4 +1,4 @@
-import { deciderSpec } from '../../../../test/support/decider-spec';
+import { deciderSpec } from '#test/support/decider-spec';
 import { decide, evolve, fold, initialChannelState } from './channel.decider';
 import type { ChannelEvent } from './channel.events';
 

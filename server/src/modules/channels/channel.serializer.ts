@@ -1,4 +1,4 @@
-import { otherInfoOf } from '../../../../projections/src/read-models/channel-status/channel-status-fold';
+import { otherInfoOf } from '#projections/read-models/channel-status/channel-status-fold';
 
 /** A channel row joined with its projected status, as the queries read it. */
 export interface ChannelViewRow {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ChannelStatusReadModelModule } from '../../../../projections/src/read-models/channel-status/channel-status-read-model.module';
+import { ChannelStatusReadModelModule } from '#projections/read-models/channel-status/channel-status-read-model.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AbilityEntity } from './ability.entity';
 import { ChannelEntity } from './channel.entity';

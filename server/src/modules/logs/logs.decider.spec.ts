@@ -1,4 +1,4 @@
-import { statelessDeciderSpec } from '../../../../test/support/decider-spec';
+import { statelessDeciderSpec } from '#test/support/decider-spec';
 import { decide } from './logs.decider';
 import { TargetTimestampRequiredError } from './logs.errors';
 import { toLogsPurged } from './logs.events';

@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Job, Queue } from 'bullmq';
-import { createTestApp, type TestApp } from '../../../../test/support/app';
-import { SmtpFake } from '../../../../test/fakes/smtp-fake';
+import { createTestApp, type TestApp } from '#test/support/app';
+import { SmtpFake } from '#test/fakes/smtp-fake';
 import { OptionsService } from '../options/options.service';
 import { MAIL_QUEUE, type MailJobData } from './mail.constants';
 import { MailService } from './mail.service';

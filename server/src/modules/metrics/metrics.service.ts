@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics } from 'prom-client';
-import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
+import { metricsRegistry } from '#projections/runner/metrics-registry';
 import { httpMetrics, routeLabel } from './http-metrics';
 
 /**

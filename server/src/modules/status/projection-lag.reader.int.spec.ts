@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
-import type { Projection } from '../../../../projections/src/runner/projection';
-import { ProjectionLagService } from '../../../../projections/src/runner/projection-lag';
-import { ProjectionRegistry } from '../../../../projections/src/runner/projection-registry';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database';
+import { metricsRegistry } from '#projections/runner/metrics-registry';
+import type { Projection } from '#projections/runner/projection';
+import { ProjectionLagService } from '#projections/runner/projection-lag';
+import { ProjectionRegistry } from '#projections/runner/projection-registry';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { dataSourceOptions } from '../../infrastructure/database/data-source';
 import type { NewEvent } from '../../ledger/event-store.port';
 import { PostgresEventStore } from '../../ledger/postgres/postgres-event-store';

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
-import { ProjectionLagService, type ProjectionLagReport } from '../../../../projections/src/runner/projection-lag';
-import { ProjectionMetrics } from '../../../../projections/src/runner/projection-metrics';
-import { ProjectionRegistry } from '../../../../projections/src/runner/projection-registry';
+import { metricsRegistry } from '#projections/runner/metrics-registry';
+import { ProjectionLagService, type ProjectionLagReport } from '#projections/runner/projection-lag';
+import { ProjectionMetrics } from '#projections/runner/projection-metrics';
+import { ProjectionRegistry } from '#projections/runner/projection-registry';
 import { DomainError } from '../../common/http/errors';
 import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ProjectionRegistry } from '../../../../projections/src/runner/projection-registry';
+import { ProjectionRegistry } from '#projections/runner/projection-registry';
 import { ProjectionLagReader } from './projection-lag.reader';
 import { StatusController } from './status.controller';
 import { CheckDatabaseHandler } from './usecases/check-database/check-database.handler';

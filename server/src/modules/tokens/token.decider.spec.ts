@@ -1,4 +1,4 @@
-import { deciderSpec } from '../../../../test/support/decider-spec';
+import { deciderSpec } from '#test/support/decider-spec';
 import { decide, evolve, fold, initialTokenQuotaState, InvalidTokenQuotaError } from './token.decider';
 import type { TokenEvent } from './token.events';
 

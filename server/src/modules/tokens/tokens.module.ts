@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { TokenBalancesReadModelModule } from '../../../../projections/src/read-models/token-balances/token-balances-read-model.module';
+import { TokenBalancesReadModelModule } from '#projections/read-models/token-balances/token-balances-read-model.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { TokenAuthCache } from './token-auth/token-auth-cache';
 import { TokenAuthenticator } from './token-auth/token-authenticator';

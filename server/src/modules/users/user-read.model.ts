@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type Repository } from 'typeorm';
-import { AccountBalanceEntity } from '../../../../projections/src/read-models/account-balances/account-balance.entity';
+import { AccountBalanceEntity } from '#projections/read-models/account-balances/account-balance.entity';
 import { UserEntity } from './user.entity';
 import { type SerializeOptions, toUserJson, type UserJson } from './user.serializer';
 

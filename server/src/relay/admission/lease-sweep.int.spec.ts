@@ -7,7 +7,7 @@ import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { createEventStore } from '../../ledger/create-event-store';
 import { newEvent, systemActor } from '../../ledger/event-envelope';
 import type { EventStore } from '../../ledger/event-store.port';
-import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
+import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '#test/support/database';
 import { QuotaAdmissionService } from './quota-admission.service';
 
 /**

@@ -6,7 +6,7 @@ import { dataSourceOptions } from '../../infrastructure/database/data-source';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { createEventStore } from '../../ledger/create-event-store';
 import type { EventStore } from '../../ledger/event-store.port';
-import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
+import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '#test/support/database';
 import { QuotaAdmissionService } from './quota-admission.service';
 
 describe('QuotaAdmissionService (real Redis and Postgres)', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
+import { testRedisPrefix, testRedisUrl } from '#test/support/database';
 import { SETTLE_MANY } from './quota-scripts';
 
 /**

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { AccountBalanceEntity } from '../../../../projections/src/read-models/account-balances/account-balance.entity';
+import { AccountBalanceEntity } from '#projections/read-models/account-balances/account-balance.entity';
 import { OptionsService } from '../../modules/options';
 import { TokenReader } from '../../modules/tokens';
 import { relayAuthorization } from '../pipeline/relay-authorization';

@@ -7,7 +7,7 @@ import { RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { HTTP_BODY_LIMIT } from '../../common/http/server-options';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { httpMetrics } from '../../modules/metrics';
-import { metricsRegistry } from '../../../../projections/src/runner/metrics-registry';
+import { metricsRegistry } from '#projections/runner/metrics-registry';
 import { relayCorsHook } from './relay-cors';
 import { RelayFastPath } from './relay-fast-path';
 import { RelayBillingService } from './relay-billing.service';

@@ -1,4 +1,4 @@
-import { setOptions } from '../../../../test/e2e/users-support';
+import { setOptions } from '#test/e2e/users-support';
 import { json, pipelineHarness } from './relay-pipeline.int-harness';
 
 jest.setTimeout(30_000);

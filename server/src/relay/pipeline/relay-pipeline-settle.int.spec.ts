@@ -1,4 +1,4 @@
-import { dataSource, projected, setOptions } from '../../../../test/e2e/users-support';
+import { dataSource, projected, setOptions } from '#test/e2e/users-support';
 import { json, pipelineHarness } from './relay-pipeline.int-harness';
 
 jest.setTimeout(30_000);

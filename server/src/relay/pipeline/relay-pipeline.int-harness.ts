@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // Explicit, so the harness also compiles where jest's globals are not declared (the server build).
 import { afterAll, beforeAll } from '@jest/globals';
-import { OpenAIUpstreamFake } from '../../../../test/fakes/upstreams/openai-upstream-fake';
-import { createTestApp, type TestApp } from '../../../../test/support/app';
-import { dataSource, projected, register, setOptions } from '../../../../test/e2e/users-support';
+import { OpenAIUpstreamFake } from '#test/fakes/upstreams/openai-upstream-fake';
+import { createTestApp, type TestApp } from '#test/support/app';
+import { dataSource, projected, register, setOptions } from '#test/e2e/users-support';
 import { EVENT_STORE } from '../../ledger/event-store.port';
 import { OptionsService } from '../../modules/options';
 import { readRelayKey } from '../../modules/tokens';

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestApp, type TestApp } from '../../../../test/support/app';
+import { createTestApp, type TestApp } from '#test/support/app';
 import { segmentFileName } from './charge-journal';
 import { journalDirectory } from './charge-durability';
 import { RelaySettlementService } from './relay-settlement.service';

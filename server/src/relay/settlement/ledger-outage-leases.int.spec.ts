@@ -9,11 +9,11 @@ import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { createEventStore } from '../../ledger/create-event-store';
 import { type EventStore, EventStoreUnavailableError } from '../../ledger/event-store.port';
 import { accountStream } from '../../ledger/streams';
-import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
+import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '#test/support/database';
 import { type AdmittedBy, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { LeaseRenewer } from '../leases/lease-renewer';
 import type { QuotaConsumedData } from '../../modules/accounts';
-import { quotaConsumedFixture } from '../../../../test/support/quota-consumed-fixture';
+import { quotaConsumedFixture } from '#test/support/quota-consumed-fixture';
 import { quotaConsumedEventId, RelaySettlementService } from './relay-settlement.service';
 
 jest.setTimeout(60_000);

@@ -1,4 +1,4 @@
-import { quotaConsumedFixture } from '../../../../test/support/quota-consumed-fixture';
+import { quotaConsumedFixture } from '#test/support/quota-consumed-fixture';
 import { InMemoryEventStore } from '../../ledger/in-memory/in-memory-event-store';
 import type { QuotaAdmissionService } from '../admission/quota-admission.service';
 import { RelaySettlementService } from './relay-settlement.service';

@@ -5,11 +5,11 @@ import { dataSourceOptions } from '../../infrastructure/database/data-source';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { createEventStore } from '../../ledger/create-event-store';
 import type { EventStore } from '../../ledger/event-store.port';
-import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../../../../test/support/database';
+import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '#test/support/database';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
 import { DEFAULT_GROUP_COMMIT, type GroupCommitOptions } from './group-commit';
 import type { QuotaConsumedData } from '../../modules/accounts';
-import { quotaConsumedFixture } from '../../../../test/support/quota-consumed-fixture';
+import { quotaConsumedFixture } from '#test/support/quota-consumed-fixture';
 import { quotaConsumedEventId, RelaySettlementService } from './relay-settlement.service';
 
 jest.setTimeout(120_000);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { z } from 'zod';
-import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
+import { APP_CONFIG, type AppConfig } from '#server/config/app-config';
 import { OptionsService } from '../../options/options.service';
 import { AuthError } from '../auth.errors';
 import { requestJson, ThirdPartyUnreachableError } from './http-json';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { z } from 'zod';
-import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
-import { DomainError } from '../../../common/http/errors';
+import { APP_CONFIG, type AppConfig } from '#server/config/app-config';
+import { DomainError } from '#server/common/http/errors';
 import { OptionsService } from '../../options/options.service';
 import { AuthError } from '../auth.errors';
 import { requestJson } from './http-json';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { request } from 'undici';
-import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
+import { APP_CONFIG, type AppConfig } from '#server/config/app-config';
 
 /** Cloudflare's siteverify (https://developers.cloudflare.com/turnstile/get-started/server-side-validation/). */
 @Injectable()

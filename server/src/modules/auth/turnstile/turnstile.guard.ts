@@ -1,6 +1,6 @@
 import { applyDecorators, type CanActivate, type ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SessionService } from '../../../common/auth/session.service';
+import { SessionService } from '#server/common/auth/session.service';
 import { OptionsService } from '../../options/options.service';
 import { AuthError } from '../auth.errors';
 import { TurnstileClient } from './turnstile.client';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { REDIS } from '../../../infrastructure/redis/redis.constants';
-import { RedisKeys } from '../../../infrastructure/redis/redis-keys';
+import { REDIS } from '#server/infrastructure/redis/redis.constants';
+import { RedisKeys } from '#server/infrastructure/redis/redis-keys';
 
 /** new-api's purposes: "v" email verification (register, email bind), "r" password reset. */
 export type VerificationPurpose = 'v' | 'r';

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../common/http/errors';
+import { DomainError } from '#server/common/http/errors';
 
 /**
  * Balance endpoints per channel type, as new-api queries them, in USD. Pure apart from the injected `getJson`,

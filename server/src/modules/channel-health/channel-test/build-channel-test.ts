@@ -1,6 +1,6 @@
-import { DomainError } from '../../../common/http/errors';
+import { DomainError } from '#server/common/http/errors';
 import type { ModelPricing } from '../../pricing';
-import type { UpstreamChannel, UpstreamRequestInput } from '../../../upstreams/upstream-adapter';
+import type { UpstreamChannel, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
 
 /**
  * new-api's channel test as pure functions: which model, which request, and how

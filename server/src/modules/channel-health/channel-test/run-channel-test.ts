@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import type { UpstreamRegistry } from '../../../upstreams/upstream-registry';
-import { UpstreamLocalError } from '../../../upstreams/upstream-errors';
+import type { UpstreamRegistry } from '#server/upstreams/upstream-registry';
+import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import type { ChannelOutcome } from '../outcome/channel-outcome';
 import { channelTestInput, chooseTestModel, type TestableChannel } from './build-channel-test';
 

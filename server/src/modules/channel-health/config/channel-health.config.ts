@@ -1,4 +1,4 @@
-import type { EnvConfig } from '../../../config/app-config';
+import type { EnvConfig } from '#server/config/app-config';
 
 /** The channel workers' part of the configuration (config/app-config.ts describes each variable). */
 const CHANNEL_HEALTH_VARIABLES = [

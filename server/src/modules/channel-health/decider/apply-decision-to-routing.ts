@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { NewEvent } from '../../../ledger/event-store.port';
+import type { NewEvent } from '#server/ledger/event-store.port';
 import { ChannelStatus } from '../../channels/channel.events';
 import type { ChannelWrites } from '../../channels/channel-writes';
 import type { HealthDecision } from './channel-health.decider';

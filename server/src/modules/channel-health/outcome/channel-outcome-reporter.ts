@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../../config/app-config';
+import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '#server/config/app-config';
 import { CHANNEL_OUTCOMES_QUEUE, type ChannelOutcome, type ChannelOutcomeJob } from './channel-outcome';
 
 /**

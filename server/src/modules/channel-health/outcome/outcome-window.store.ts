@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { REDIS } from '../../../infrastructure/redis/redis.constants';
-import { RedisKeys } from '../../../infrastructure/redis/redis-keys';
+import { REDIS } from '#server/infrastructure/redis/redis.constants';
+import { RedisKeys } from '#server/infrastructure/redis/redis-keys';
 import type { OutcomeKind, OutcomeWindowCounts } from '../decider/channel-health.decider';
 
 /**

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
+import { APP_CONFIG, type AppConfig } from '#server/config/app-config';
 import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../config/channel-health.config';
 import { BALANCE_ALL_JOB, CHANNEL_BALANCES_QUEUE, CHANNEL_TESTS_QUEUE, TEST_ALL_JOB } from './channel-run-queues';
 

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CHANNEL_STATUS_NOTIFY_CHANNEL } from '../../../../../projections/src/read-models/channel-status/channel-status.projection';
-import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
-import { CacheInvalidationService } from '../../../infrastructure/redis/cache-invalidation.service';
-import { LedgerListener } from '../../../ledger/postgres/ledger-listener';
+import { CHANNEL_STATUS_NOTIFY_CHANNEL } from '#projections/read-models/channel-status/channel-status.projection';
+import { APP_CONFIG, type AppConfig } from '#server/config/app-config';
+import { CacheInvalidationService } from '#server/infrastructure/redis/cache-invalidation.service';
+import { LedgerListener } from '#server/ledger/postgres/ledger-listener';
 import { parseList } from '../channel-input';
 import { CHANNELS_CHANGED_TOPIC } from '../channels.topics';
 import { type RoutableChannel, RoutingTable, type SelectOptions } from './routing-table';

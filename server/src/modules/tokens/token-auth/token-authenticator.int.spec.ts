@@ -1,8 +1,8 @@
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
-import { createTestApp, type TestApp } from '../../../../../test/support/app';
-import { call, type Caller, dataSource, seedCaller, setOptions } from '../../../../../test/e2e/users-support';
-import { QuotaAdmissionService } from '../../../relay/admission/quota-admission.service';
-import { RelayError } from '../../../common/http/relay-error';
+import { createTestApp, type TestApp } from '#test/support/app';
+import { call, type Caller, dataSource, seedCaller, setOptions } from '#test/e2e/users-support';
+import { QuotaAdmissionService } from '#server/relay/admission/quota-admission.service';
+import { RelayError } from '#server/common/http/relay-error';
 import { type RelayCaller, TokenAuthenticator } from './token-authenticator';
 import { TokenAuthCache } from './token-auth-cache';
 

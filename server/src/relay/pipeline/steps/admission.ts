@@ -1,5 +1,5 @@
 import type { AdmittedBy } from '../../admission/quota-admission.service';
-import { type ModelPricing, priceImageRequest, pricingFor, referencePreConsume, reservationQuota } from '../../../modules/pricing';
+import { type ModelPricing, priceImageRequest, pricingFor, referencePreConsume, reservationQuota } from '#server/modules/pricing/index';
 import { maxTokensOf } from '../relay-request';
 import { relayLocal } from './error-answer';
 import { promptTokens, type RelayContext, type RelayDeps } from './relay-context';

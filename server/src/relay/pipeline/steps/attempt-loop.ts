@@ -1,5 +1,5 @@
-import type { ClientHeaders, OpenAIError, UpstreamAdapter, UpstreamRequestInput } from '../../../upstreams/upstream-adapter';
-import { UpstreamLocalError } from '../../../upstreams/upstream-errors';
+import type { ClientHeaders, OpenAIError, UpstreamAdapter, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
+import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
 import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';

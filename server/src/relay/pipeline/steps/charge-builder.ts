@@ -1,8 +1,8 @@
-import type { TokenUsage } from '../../../upstreams/upstream-adapter';
-import { consumeContent } from '../../../../../projections/src/read-models/logs/consume-log-wording';
-import { finalQuota, type ModelPricing, priceImageRequest, pricingFor } from '../../../modules/pricing';
+import type { TokenUsage } from '#server/upstreams/upstream-adapter';
+import { consumeContent } from '#projections/read-models/logs/consume-log-wording';
+import { finalQuota, type ModelPricing, priceImageRequest, pricingFor } from '#server/modules/pricing/index';
 import type { RoutableChannel } from '../../relay-ports';
-import type { QuotaConsumedData } from '../../../modules/accounts';
+import type { QuotaConsumedData } from '#server/modules/accounts/index';
 import type { RelayContext, RelayDeps } from './relay-context';
 
 /** What an answer used, as the charge counts it. */

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@nestjs/common';
-import { UpstreamLocalError } from '../../../upstreams/upstream-errors';
+import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import { RelayError } from '../../relay-error';
 import type { RelayHttpRequest } from './relay-context';
 

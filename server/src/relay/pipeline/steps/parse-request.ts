@@ -1,5 +1,5 @@
-import type { OptionsService } from '../../../modules/options';
-import type { JsonObject, MultipartForm, RelayMode } from '../../../upstreams/upstream-adapter';
+import type { OptionsService } from '#server/modules/options/index';
+import type { JsonObject, MultipartForm, RelayMode } from '#server/upstreams/upstream-adapter';
 import { RelayError } from '../../relay-error';
 import { parseAudioForm, parseJsonBody, validateAudioRequest, validateTextRequest } from '../relay-request';
 import { findSensitiveWords, sensitiveWordList } from '../sensitive-words';

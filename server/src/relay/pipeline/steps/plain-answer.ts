@@ -1,4 +1,4 @@
-import type { UpstreamSuccess } from '../../../upstreams/upstream-adapter';
+import type { UpstreamSuccess } from '#server/upstreams/upstream-adapter';
 import type { RoutableChannel } from '../../relay-ports';
 import { countTextTokens } from '../../tokenizer/token-counter';
 import { HOP_BY_HOP } from './answer-writes';

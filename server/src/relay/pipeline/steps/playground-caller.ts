@@ -1,5 +1,5 @@
-import type { OptionsService } from '../../../modules/options';
-import type { JsonObject } from '../../../upstreams/upstream-adapter';
+import type { OptionsService } from '#server/modules/options/index';
+import type { JsonObject } from '#server/upstreams/upstream-adapter';
 import type { RelayCaller } from '../../relay-ports';
 import { relayLocal } from './error-answer';
 

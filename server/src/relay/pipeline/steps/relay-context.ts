@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@nestjs/common';
-import type { OptionsService } from '../../../modules/options';
-import type { InlineMedia, JsonObject, MultipartForm, RelayMode } from '../../../upstreams/upstream-adapter';
-import type { UpstreamRegistry } from '../../../upstreams/upstream-registry';
+import type { OptionsService } from '#server/modules/options/index';
+import type { InlineMedia, JsonObject, MultipartForm, RelayMode } from '#server/upstreams/upstream-adapter';
+import type { UpstreamRegistry } from '#server/upstreams/upstream-registry';
 import type { AdmittedBy, QuotaAdmissionService } from '../../admission/quota-admission.service';
 import type { RelaySignal } from '../../http/client-gone-signal';
-import type { PricingService, PricingTables } from '../../../modules/pricing';
+import type { PricingService, PricingTables } from '#server/modules/pricing/index';
 import type { RelayAuthenticator, RelayCaller, RelayChannelRouter, RelayOutcomeReporter } from '../../relay-ports';
 import type { RelaySettlementService } from '../../settlement/relay-settlement.service';
 import type { UpstreamHttpClient } from '../../upstream-client/upstream-http-client';

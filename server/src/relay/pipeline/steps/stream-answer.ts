@@ -1,4 +1,4 @@
-import type { StreamCloseCause, StreamSummary, TokenUsage, UpstreamAdapter, UpstreamRequestInput } from '../../../upstreams/upstream-adapter';
+import type { StreamCloseCause, StreamSummary, TokenUsage, UpstreamAdapter, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
 import type { RoutableChannel } from '../../relay-ports';
 import { countTextTokens } from '../../tokenizer/token-counter';
 import { isBodyTimeout } from '../../upstream-client/upstream-http-client';

@@ -1,6 +1,6 @@
-import { InMemoryEventStore } from '../../../../ledger/in-memory/in-memory-event-store';
-import { accountStream } from '../../../../ledger/streams';
-import type { OptionsService } from '../../../options/options.service';
+import { InMemoryEventStore } from '#server/ledger/in-memory/in-memory-event-store';
+import { accountStream } from '#server/ledger/streams';
+import type { OptionsService } from '#server/modules/options/options.service';
 import { AccountChangedError } from '../../account.errors';
 import type { AccountEvent } from '../../account.events';
 import { toNewAccountEvent } from '../../account-event-codec';

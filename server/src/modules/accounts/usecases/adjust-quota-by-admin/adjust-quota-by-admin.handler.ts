@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { InvalidParamsError } from '../../../../common/http/errors';
-import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '../../../../ledger/event-store.port';
-import { accountStream } from '../../../../ledger/streams';
-import { OptionsService } from '../../../options/options.service';
+import { InvalidParamsError } from '#server/common/http/errors';
+import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '#server/ledger/event-store.port';
+import { accountStream } from '#server/ledger/streams';
+import { OptionsService } from '#server/modules/options/options.service';
 import { decide, initialAccountState } from '../../account.decider';
 import { AccountChangedError } from '../../account.errors';
 import { evolveStored, toNewAccountEvent } from '../../account-event-codec';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { ConflictError } from '../../../../common/http/errors';
-import { AggregateRepository } from '../../../../ledger/aggregate-repository';
-import { WrongExpectedRevisionError } from '../../../../ledger/event-store.port';
-import { accountStream } from '../../../../ledger/streams';
-import { OptionsService } from '../../../options/options.service';
+import { ConflictError } from '#server/common/http/errors';
+import { AggregateRepository } from '#server/ledger/aggregate-repository';
+import { WrongExpectedRevisionError } from '#server/ledger/event-store.port';
+import { accountStream } from '#server/ledger/streams';
+import { OptionsService } from '#server/modules/options/options.service';
 import { decide, initialAccountState } from '../../account.decider';
 import { evolveStored, toNewAccountEvent } from '../../account-event-codec';
 import { quotaDisplayFromOptions } from '../../quota-display';

@@ -1,7 +1,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Not, type Repository } from 'typeorm';
-import { UserEntity } from '../../../users/user.entity';
+import { UserEntity } from '#server/modules/users/user.entity';
 import { AuthError } from '../../auth.errors';
 import { VerificationCodeStore } from '../../verification/verification-code.store';
 import { BindEmailCommand } from './bind-email.command';

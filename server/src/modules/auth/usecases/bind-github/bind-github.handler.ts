@@ -1,6 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { InvalidParamsError } from '../../../../common/http/errors';
-import { OptionsService } from '../../../options/options.service';
+import { InvalidParamsError } from '#server/common/http/errors';
+import { OptionsService } from '#server/modules/options/options.service';
 import { AuthError } from '../../auth.errors';
 import { ExternalAccountsService } from '../../third-party/external-accounts.service';
 import { GitHubClient } from '../../third-party/github.client';

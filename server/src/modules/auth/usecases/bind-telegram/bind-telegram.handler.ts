@@ -1,5 +1,5 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { OptionsService } from '../../../options/options.service';
+import { OptionsService } from '#server/modules/options/options.service';
 import { AuthError } from '../../auth.errors';
 import { ExternalAccountsService } from '../../third-party/external-accounts.service';
 import { telegramParams, verifyTelegramLogin } from '../../third-party/telegram-login';

@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { UserEntity } from '../../../users/user.entity';
+import type { UserEntity } from '#server/modules/users/user.entity';
 
 /** Password login by username or email. Resolves to the user to start a session for; the controller starts it. */
 export class LoginWithPasswordCommand extends Command<UserEntity> {

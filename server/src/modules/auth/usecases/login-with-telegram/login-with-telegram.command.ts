@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { UserEntity } from '../../../users/user.entity';
+import type { UserEntity } from '#server/modules/users/user.entity';
 
 /** Telegram login widget callback: bound accounts only, never a sign-up (as in new-api). */
 export class LoginWithTelegramCommand extends Command<UserEntity> {

@@ -1,6 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { OptionsService } from '../../../options/options.service';
-import { type UserEntity, UserStatus } from '../../../users/user.entity';
+import { OptionsService } from '#server/modules/options/options.service';
+import { type UserEntity, UserStatus } from '#server/modules/users/user.entity';
 import { AuthError } from '../../auth.errors';
 import { ExternalAccountsService } from '../../third-party/external-accounts.service';
 import { telegramParams, verifyTelegramLogin } from '../../third-party/telegram-login';

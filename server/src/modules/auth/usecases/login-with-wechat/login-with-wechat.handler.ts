@@ -1,7 +1,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { InvalidParamsError } from '../../../../common/http/errors';
-import { OptionsService } from '../../../options/options.service';
-import type { UserEntity } from '../../../users/user.entity';
+import { InvalidParamsError } from '#server/common/http/errors';
+import { OptionsService } from '#server/modules/options/options.service';
+import type { UserEntity } from '#server/modules/users/user.entity';
 import { AuthError } from '../../auth.errors';
 import { ExternalAccountsService } from '../../third-party/external-accounts.service';
 import { WeChatClient } from '../../third-party/wechat.client';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { InvalidParamsError } from '../../../../common/http/errors';
-import { parseInput } from '../../../../common/http/validation';
-import { InvalidInputError, validateProfile } from '../../../users/user-input';
+import { InvalidParamsError } from '#server/common/http/errors';
+import { parseInput } from '#server/common/http/validation';
+import { InvalidInputError, validateProfile } from '#server/modules/users/user-input';
 import { jsonString } from '../../request-input';
 
 /** The fields the server reads from a register body; `password2` is the console's business only. */

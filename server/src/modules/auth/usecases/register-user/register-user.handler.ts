@@ -1,9 +1,9 @@
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { OptionsService } from '../../../options/options.service';
-import { CreateUserCommand } from '../../../users/usecases/create-user/create-user.command';
-import { UserEntity } from '../../../users/user.entity';
+import { OptionsService } from '#server/modules/options/options.service';
+import { CreateUserCommand } from '#server/modules/users/usecases/create-user/create-user.command';
+import { UserEntity } from '#server/modules/users/user.entity';
 import { AuthError } from '../../auth.errors';
 import { VerificationCodeStore } from '../../verification/verification-code.store';
 import { parseRegisterInput } from './register-input';

@@ -1,11 +1,11 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { InvalidParamsError } from '../../../../common/http/errors';
-import { MailService } from '../../../mail/mail.service';
-import { DEFAULT_SERVER_ADDRESS } from '../../../options/option-defaults';
-import { OptionsService } from '../../../options/options.service';
-import { UserEntity } from '../../../users/user.entity';
+import { InvalidParamsError } from '#server/common/http/errors';
+import { MailService } from '#server/modules/mail/mail.service';
+import { DEFAULT_SERVER_ADDRESS } from '#server/modules/options/option-defaults';
+import { OptionsService } from '#server/modules/options/options.service';
+import { UserEntity } from '#server/modules/users/user.entity';
 import { AuthError } from '../../auth.errors';
 import { passwordResetLink, passwordResetMail } from '../../auth-mails';
 import { isValidEmail } from '../../email-rules';

@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { Actor } from '../../../../ledger/event-store.port';
+import type { Actor } from '#server/ledger/event-store.port';
 import type { HealthDecision } from '../../decider/channel-health.decider';
 import type { ChannelOutcome } from '../../outcome/channel-outcome';
 

@@ -1,6 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { deterministicEventId } from '../../../../ledger/event-ids';
+import { deterministicEventId } from '#server/ledger/event-ids';
 import { ChannelEntity } from '../../channel.entity';
 import { ChannelStatus } from '../../channel.events';
 import { columnsOf } from '../../channel-record';

@@ -1,7 +1,7 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { ChannelType } from '../../../../upstreams/channel-types';
-import { requestJson, ThirdPartyInvalidResponseError } from '../../../auth/third-party/http-json';
+import { ChannelType } from '#server/upstreams/channel-types';
+import { requestJson, ThirdPartyInvalidResponseError } from '#server/modules/auth/third-party/http-json';
 import { ChannelEntity } from '../../channel.entity';
 import { ChannelInputError, ChannelNotFoundError, FetchModelsFailedError } from '../../channel.errors';
 import { normalizeBaseUrl } from '../../channel-input';

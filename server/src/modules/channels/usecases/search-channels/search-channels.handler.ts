@@ -1,6 +1,6 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { isRowId, parseGoInt } from '../../../users/user-input';
+import { isRowId, parseGoInt } from '#server/modules/users/user-input';
 import { CHANNEL_VIEW_SELECT, type ChannelJson, type ChannelViewRow, toChannelJson } from '../../channel.serializer';
 import { channelOrder } from '../list-channels/list-channels.handler';
 import { SearchChannelsQuery } from './search-channels.query';

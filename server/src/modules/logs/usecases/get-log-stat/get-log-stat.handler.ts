@@ -1,6 +1,6 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { LogType } from '../../../../../../projections/src/read-models/logs/log.entity';
+import { LogType } from '#projections/read-models/logs/log.entity';
 import { filterWhere } from '../../log-query';
 import { GetLogStatQuery, type LogStat } from './get-log-stat.query';
 

@@ -1,6 +1,6 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { isWellFormedTokenKey } from '../../../tokens/token-key';
+import { isWellFormedTokenKey } from '#server/modules/tokens/token-key';
 import { LOG_COLUMNS, type LogRow, toSelfLogJson } from '../../log.serializer';
 import { ListTokenLogsQuery, TOKEN_LOGS_LIMIT } from './list-token-logs.query';
 

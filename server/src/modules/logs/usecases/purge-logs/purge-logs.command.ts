@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { Actor } from '../../../../ledger/event-store.port';
+import type { Actor } from '#server/ledger/event-store.port';
 
 export interface PurgeLogsInput {
   /** Unix seconds: rows with `created_at` before it are deleted. */

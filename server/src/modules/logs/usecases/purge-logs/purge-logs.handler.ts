@@ -1,12 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { newEvent } from '../../../../ledger/event-envelope';
-import { deterministicEventId } from '../../../../ledger/event-ids';
-import { EVENT_STORE, type EventStore } from '../../../../ledger/event-store.port';
-import { ProjectionTimeoutError } from '../../../../../../projections/src/runner/projection';
-import { ProjectionWaiter } from '../../../../../../projections/src/runner/projection-waiter';
-import { ReadYourWrites } from '../../../accounts/read-your-writes';
+import { newEvent } from '#server/ledger/event-envelope';
+import { deterministicEventId } from '#server/ledger/event-ids';
+import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
+import { ProjectionTimeoutError } from '#projections/runner/projection';
+import { ProjectionWaiter } from '#projections/runner/projection-waiter';
+import { ReadYourWrites } from '#server/modules/accounts/read-your-writes';
 import { decide } from '../../logs.decider';
 import { LOGS_STREAM } from '../../logs.events';
 import { PurgeLogsCommand } from './purge-logs.command';

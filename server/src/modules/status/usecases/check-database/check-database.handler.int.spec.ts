@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../../../../../test/support/database';
-import { dataSourceOptions } from '../../../../infrastructure/database/data-source';
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { dataSourceOptions } from '#server/infrastructure/database/data-source';
 import { CheckDatabaseHandler, DatabaseUnavailableError } from './check-database.handler';
 
 describe('CheckDatabaseHandler (GET /api/status/test)', () => {

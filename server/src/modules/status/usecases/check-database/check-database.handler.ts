@@ -1,6 +1,6 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { DomainError } from '../../../../common/http/errors';
+import { DomainError } from '#server/common/http/errors';
 import { CheckDatabaseQuery } from './check-database.query';
 
 /** HTTP 503 as new-api answers, so a load balancer health check can take the node out. */

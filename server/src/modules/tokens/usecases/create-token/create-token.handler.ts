@@ -1,10 +1,10 @@
 import { Inject, Logger } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { deterministicEventId } from '../../../../ledger/event-ids';
-import { EVENT_STORE, type EventStore } from '../../../../ledger/event-store.port';
-import { tokenStream } from '../../../../ledger/streams';
-import { ReadYourWrites } from '../../../accounts/read-your-writes';
+import { deterministicEventId } from '#server/ledger/event-ids';
+import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
+import { tokenStream } from '#server/ledger/streams';
+import { ReadYourWrites } from '#server/modules/accounts/read-your-writes';
 import { decide, initialTokenQuotaState } from '../../token.decider';
 import { TokenEntity } from '../../token.entity';
 import { TokenGroupNotUsableError } from '../../token.errors';

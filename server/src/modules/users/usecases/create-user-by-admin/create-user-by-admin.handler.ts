@@ -1,6 +1,6 @@
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { InvalidParamsError } from '../../../../common/http/errors';
-import { userActor } from '../../../../ledger/event-envelope';
+import { InvalidParamsError } from '#server/common/http/errors';
+import { userActor } from '#server/ledger/event-envelope';
 import { UserActionRefusedError } from '../../user.errors';
 import { validateProfile } from '../../user-input';
 import { CreateUserCommand } from '../create-user/create-user.command';

@@ -1,7 +1,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { CacheInvalidationService } from '../../../../infrastructure/redis/cache-invalidation.service';
+import { CacheInvalidationService } from '#server/infrastructure/redis/cache-invalidation.service';
 import { Role, UserEntity } from '../../user.entity';
 import { UserActionRefusedError, UserNotFoundError } from '../../user.errors';
 import { USER_CHANGED_TOPIC } from '../../users.topics';

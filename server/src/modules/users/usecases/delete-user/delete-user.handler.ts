@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { CacheInvalidationService } from '../../../../infrastructure/redis/cache-invalidation.service';
-import { EVENT_STORE, type EventStore } from '../../../../ledger/event-store.port';
-import { accountStream } from '../../../../ledger/streams';
+import { CacheInvalidationService } from '#server/infrastructure/redis/cache-invalidation.service';
+import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
+import { accountStream } from '#server/ledger/streams';
 import { UserEntity } from '../../user.entity';
 import { UserActionRefusedError, UserNotFoundError } from '../../user.errors';
 import { USER_CHANGED_TOPIC } from '../../users.topics';

@@ -1,10 +1,10 @@
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import bcrypt from 'bcryptjs';
 import { DataSource } from 'typeorm';
-import { CacheInvalidationService } from '../../../../infrastructure/redis/cache-invalidation.service';
-import { userActor } from '../../../../ledger/event-envelope';
-import { ReadYourWrites } from '../../../accounts/read-your-writes';
-import { AdjustQuotaByAdminCommand } from '../../../accounts/usecases/adjust-quota-by-admin/adjust-quota-by-admin.command';
+import { CacheInvalidationService } from '#server/infrastructure/redis/cache-invalidation.service';
+import { userActor } from '#server/ledger/event-envelope';
+import { ReadYourWrites } from '#server/modules/accounts/read-your-writes';
+import { AdjustQuotaByAdminCommand } from '#server/modules/accounts/usecases/adjust-quota-by-admin/adjust-quota-by-admin.command';
 import { Role, UserEntity } from '../../user.entity';
 import { UserActionRefusedError, UsernameTakenError, UserNotFoundError } from '../../user.errors';
 import { isUniqueViolation, USERNAME_UNIQUE } from '../../user-credentials';

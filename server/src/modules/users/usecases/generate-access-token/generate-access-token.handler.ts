@@ -1,8 +1,8 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { CacheInvalidationService } from '../../../../infrastructure/redis/cache-invalidation.service';
-import { ConflictError } from '../../../../common/http/errors';
+import { CacheInvalidationService } from '#server/infrastructure/redis/cache-invalidation.service';
+import { ConflictError } from '#server/common/http/errors';
 import { UserEntity } from '../../user.entity';
 import { USER_MESSAGES, UserNotFoundError } from '../../user.errors';
 import { ACCESS_TOKEN_UNIQUE, generateAccessToken, isUniqueViolation } from '../../user-credentials';

@@ -1,6 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { CacheInvalidationService } from '../../../../infrastructure/redis/cache-invalidation.service';
+import { CacheInvalidationService } from '#server/infrastructure/redis/cache-invalidation.service';
 import { UserEntity } from '../../user.entity';
 import { UserNotFoundError } from '../../user.errors';
 import { USER_CHANGED_TOPIC } from '../../users.topics';
