@@ -3,7 +3,8 @@
 import tseslint from 'typescript-eslint';
 import importBoundaries from './eslint/import-boundaries.mjs';
 
-const FRAMEWORKS = '^pkg:(@nestjs/.*|typeorm|pg|ioredis|bullmq|undici|fastify|@fastify/.*|@eventstore/.*|nodemailer|pino|prom-client|rxjs)$';
+const FRAMEWORKS =
+  '^pkg:(@nestjs/.*|typeorm|pg|ioredis|bullmq|undici|fastify|@fastify/.*|@eventstore/.*|nodemailer|pino|prom-client|rxjs)$';
 const SPECS = ['**/*.spec.ts', '**/*.spec.tsx', '**/*.contract.ts'];
 
 /** A config block for one boundary: the files it holds for, and the rule's options. */
@@ -57,7 +58,12 @@ export default tseslint.config(
     message: 'an upstream adapter imports only node:* and the upstreams shared helpers (no framework, no module)',
   }),
   boundary(['server/src/**/*.decider.ts'], {
-    deny: [FRAMEWORKS, '^node:', '^server/src/(infrastructure|relay|upstreams|workers)/', '^server/src/ledger/(postgres|eventstoredb|in-memory)/'],
+    deny: [
+      FRAMEWORKS,
+      '^node:',
+      '^server/src/(infrastructure|relay|upstreams|workers)/',
+      '^server/src/ledger/(postgres|eventstoredb|in-memory)/',
+    ],
     message: 'a decider is pure: no framework, no infrastructure, no I/O',
   }),
   {
@@ -65,11 +71,20 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'a decider reads no clock: take the time from the command' },
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'a decider reads no clock: take the time from the command' },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'a decider reads no clock: take the time from the command',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'a decider reads no clock: take the time from the command',
+        },
         { selector: "MemberExpression[object.name='performance']", message: 'a decider reads no clock: take the time from the command' },
         { selector: "MemberExpression[object.name='process']", message: 'a decider reads no process state' },
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'a decider is deterministic: take randomness from the command' },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: 'a decider is deterministic: take randomness from the command',
+        },
       ],
     },
   },
@@ -89,12 +104,20 @@ export default tseslint.config(
     ],
     message: 'a read model imports only event types (with their folds and ports) and the ledger',
   }),
-  boundary(['projections/src/**/*.ts'], {
-    deny: ['^server/src/(modules|relay|upstreams|workers|common)/'],
-    message: 'projections import only event types and the ledger',
-  }, [...SPECS, 'projections/src/read-models/**']),
-  boundary(['console/src/**/*.ts', 'console/src/**/*.tsx'], {
-    allow: ['^pkg:', '^console/'],
-    message: 'the console imports nothing outside console/ (it talks to the server over HTTP only)',
-  }, []),
+  boundary(
+    ['projections/src/**/*.ts'],
+    {
+      deny: ['^server/src/(modules|relay|upstreams|workers|common)/'],
+      message: 'projections import only event types and the ledger',
+    },
+    [...SPECS, 'projections/src/read-models/**'],
+  ),
+  boundary(
+    ['console/src/**/*.ts', 'console/src/**/*.tsx'],
+    {
+      allow: ['^pkg:', '^console/'],
+      message: 'the console imports nothing outside console/ (it talks to the server over HTTP only)',
+    },
+    [],
+  ),
 );

@@ -75,14 +75,17 @@ export function describeBatchEquivalence(
       }
     });
 
-    it.each([1, 2, 3, 4, 5, 6])('given random ledger %i in random batch sizes (with replays), then both give the same rows', async (seed) => {
-      const rand = random(seed);
-      const builder = new LedgerBuilder(`seed-${seed}`);
-      const events = randomEvents(builder, rand, 400);
-      await applyOneByOne(context.perEvent, events);
-      await applyBatched(context.batched, events, () => 1 + Math.floor(rand() * (seed % 2 ? 40 : 200)));
-      await expectEqual();
-    });
+    it.each([1, 2, 3, 4, 5, 6])(
+      'given random ledger %i in random batch sizes (with replays), then both give the same rows',
+      async (seed) => {
+        const rand = random(seed);
+        const builder = new LedgerBuilder(`seed-${seed}`);
+        const events = randomEvents(builder, rand, 400);
+        await applyOneByOne(context.perEvent, events);
+        await applyBatched(context.batched, events, () => 1 + Math.floor(rand() * (seed % 2 ? 40 : 200)));
+        await expectEqual();
+      },
+    );
 
     it('given a batch of charges only, then it costs one statement whatever its size', async () => {
       const builder = new LedgerBuilder('charges');
@@ -108,7 +111,9 @@ export function describeBatchEquivalence(
     it('given a charge it cannot decode in the middle of a batch, then the error names that event', async () => {
       const builder = new LedgerBuilder('bad');
       const events = [builder.charge(1), builder.charge(2), builder.charge(1, { quota: 1.5 }), builder.charge(2)];
-      const failure = await context.batched.transaction((manager) => projection.applyBatch(events, manager)).catch((error: unknown) => error);
+      const failure = await context.batched
+        .transaction((manager) => projection.applyBatch(events, manager))
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ProjectionEventError);
       expect((failure as ProjectionEventError).event.position).toBe(events[2].position);
       expect((failure as ProjectionEventError).message).toMatch(/quota/);

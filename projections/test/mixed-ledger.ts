@@ -71,11 +71,22 @@ export class LedgerBuilder {
   }
 
   adminSet(userId: number, before: number, after: number): RecordedEvent {
-    return this.append(accountStream(userId), 'QuotaAdjustedByAdmin', { before, after, adminId: 1, username: `user${userId}`, quotaDisplay: display });
+    return this.append(accountStream(userId), 'QuotaAdjustedByAdmin', {
+      before,
+      after,
+      adminId: 1,
+      username: `user${userId}`,
+      quotaDisplay: display,
+    });
   }
 
   inviterReward(userId: number, amount: number): RecordedEvent {
-    return this.append(accountStream(userId), 'InviterRewarded', { amount, inviteeId: 99, username: `user${userId}`, quotaDisplay: display });
+    return this.append(accountStream(userId), 'InviterRewarded', {
+      amount,
+      inviteeId: 99,
+      username: `user${userId}`,
+      quotaDisplay: display,
+    });
   }
 
   affiliateTransfer(userId: number, amount: number): RecordedEvent {
@@ -96,8 +107,18 @@ export class LedgerBuilder {
 
   channelTest(channelId: number): RecordedEvent {
     return this.append(LOGS_STREAM, 'ChannelTestLogged', {
-      userId: 1, username: 'root', channelId, modelName: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini', promptTokens: 8,
-      completionTokens: 1, quota: 3, modelRatio: 0.075, completionRatio: 4, modelPrice: -1, useTimeSeconds: 1,
+      userId: 1,
+      username: 'root',
+      channelId,
+      modelName: 'gpt-4o-mini',
+      upstreamModel: 'gpt-4o-mini',
+      promptTokens: 8,
+      completionTokens: 1,
+      quota: 3,
+      modelRatio: 0.075,
+      completionRatio: 4,
+      modelPrice: -1,
+      useTimeSeconds: 1,
       createdAt: BASE_TIME + this.head,
     });
   }
@@ -110,16 +131,42 @@ export class LedgerBuilder {
  */
 export function consumed(userId: number, i: number, overrides: Partial<QuotaConsumedData> = {}): Record<string, unknown> {
   const tokenId = 100 + userId;
-  const legacy = i % 2 === 0
-    ? { content: `模型倍率 1.25，补全倍率 4.00，分组倍率 1.00 "q" {x} NULL`, other: { note: `n${i}`, nested: { z: 1, a: [i] } }, quotaDisplay: display }
-    : {};
+  const legacy =
+    i % 2 === 0
+      ? {
+          content: `模型倍率 1.25，补全倍率 4.00，分组倍率 1.00 "q" {x} NULL`,
+          other: { note: `n${i}`, nested: { z: 1, a: [i] } },
+          quotaDisplay: display,
+        }
+      : {};
   return {
-    requestId: `req-${userId}-${i}`, userId, tokenId, tokenName: `tok "${userId}", {a,b} \\ é`, group: i % 4 ? 'default' : 'vip',
-    modelName: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', upstreamModel: i % 5 ? (i % 2 ? 'gpt-4o' : 'gpt-4o-mini') : 'gpt-4o-2024-08-06',
-    channelId: 1 + (i % 3), channelName: 'c', channelPath: i % 2 ? [3, 1 + (i % 3)] : [1 + (i % 3)], relayMode: 'chat',
-    promptTokens: 10 * i, completionTokens: i, cachedTokens: i % 7, modelRatio: 1.25, completionRatio: 4, groupRatio: 1,
-    modelPrice: -1, quota: 100 + i, tokenUnlimited: false, isStream: i % 3 === 0, useTimeSeconds: 1 + (i % 4), firstTokenMs: 250 + i,
-    createdAt: BASE_TIME + i, username: `user${userId}`, ...legacy, ...overrides,
+    requestId: `req-${userId}-${i}`,
+    userId,
+    tokenId,
+    tokenName: `tok "${userId}", {a,b} \\ é`,
+    group: i % 4 ? 'default' : 'vip',
+    modelName: i % 2 ? 'gpt-4o' : 'gpt-4o-mini',
+    upstreamModel: i % 5 ? (i % 2 ? 'gpt-4o' : 'gpt-4o-mini') : 'gpt-4o-2024-08-06',
+    channelId: 1 + (i % 3),
+    channelName: 'c',
+    channelPath: i % 2 ? [3, 1 + (i % 3)] : [1 + (i % 3)],
+    relayMode: 'chat',
+    promptTokens: 10 * i,
+    completionTokens: i,
+    cachedTokens: i % 7,
+    modelRatio: 1.25,
+    completionRatio: 4,
+    groupRatio: 1,
+    modelPrice: -1,
+    quota: 100 + i,
+    tokenUnlimited: false,
+    isStream: i % 3 === 0,
+    useTimeSeconds: 1 + (i % 4),
+    firstTokenMs: 250 + i,
+    createdAt: BASE_TIME + i,
+    username: `user${userId}`,
+    ...legacy,
+    ...overrides,
   };
 }
 
@@ -156,8 +203,9 @@ export function randomEvents(builder: LedgerBuilder, rand: () => number, count: 
       if (variant >= 0.3) overrides.logConsume = variant >= 0.45; // absent (older events), false or true
       if (variant > 0.97) overrides.modelName = `m\u0000${'x'.repeat(300)}`; // cleaned and cut by consumeLogRow
       out.push(builder.charge(user, overrides));
-    } else if (roll < 0.67) out.push(builder.grant(user, 1000 + Math.floor(rand() * 5000), pick(['new_user', 'invitee_gift', 'root_initial'] as const)));
-    else if (roll < 0.70) out.push(builder.adminSet(user, 0, Math.floor(rand() * 10000)));
+    } else if (roll < 0.67)
+      out.push(builder.grant(user, 1000 + Math.floor(rand() * 5000), pick(['new_user', 'invitee_gift', 'root_initial'] as const)));
+    else if (roll < 0.7) out.push(builder.adminSet(user, 0, Math.floor(rand() * 10000)));
     else if (roll < 0.72) out.push(builder.inviterReward(user, 100));
     else if (roll < 0.74) out.push(builder.affiliateTransfer(user, 50));
     else if (roll < 0.79) out.push(builder.allot(pick([100 + user, 200 + user, 300]), user, Math.floor(rand() * 100000)));

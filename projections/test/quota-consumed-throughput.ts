@@ -90,7 +90,9 @@ export async function measureQuotaConsumedThroughput(databaseUrl: string, events
       tables: projection.tables,
       handles: projection.handles,
       apply: (event, manager) => counting(manager, () => projection.apply(event, manager)),
-      ...(batched && projection.applyBatch ? { applyBatch: (events, manager) => counting(manager, () => projection.applyBatch!(events, manager)) } : {}),
+      ...(batched && projection.applyBatch
+        ? { applyBatch: (events, manager) => counting(manager, () => projection.applyBatch!(events, manager)) }
+        : {}),
     });
 
     const project = async (mode: Measurement['mode'], of: RecordedEvent[][]): Promise<Measurement> => {
@@ -152,7 +154,12 @@ async function appendCharges(store: PostgresEventStore, count: number): Promise<
     return {
       streamId: accountStream(userId),
       expectedRevision: 'any' as const,
-      events: [newEvent('QuotaConsumed', data, { id: randomUUID(), metadata: { correlationId: `throughput-${i}`, reasonCode: 'relay_consume', actor: systemActor() } })],
+      events: [
+        newEvent('QuotaConsumed', data, {
+          id: randomUUID(),
+          metadata: { correlationId: `throughput-${i}`, reasonCode: 'relay_consume', actor: systemActor() },
+        }),
+      ],
     };
   });
   for (let i = 0; i < requests.length; i += 250) await store.appendMany(requests.slice(i, i + 250));

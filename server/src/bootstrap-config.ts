@@ -7,7 +7,11 @@ import { resolveRedis } from './infrastructure/resolve-redis';
  * Parsed environment → configuration with the embedded defaults applied: finds (or starts) Postgres and Redis,
  * logging one line for each, and runs pending migrations. Used by main.ts and every CLI.
  */
-export async function loadRuntimeConfig(env: EnvConfig, roles: RuntimeRole[], log: (line: string) => void): Promise<{
+export async function loadRuntimeConfig(
+  env: EnvConfig,
+  roles: RuntimeRole[],
+  log: (line: string) => void,
+): Promise<{
   config: AppConfig;
   stop: () => Promise<void>;
 }> {

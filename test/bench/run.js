@@ -55,7 +55,10 @@ const opt = {
   duration: Number(flags.duration ?? (quick ? 3 : 10)),
   warmup: quick ? 1 : 3,
   ttfbCount: Number(flags['ttfb-count'] ?? (quick ? 100 : 300)),
-  targets: String(flags.targets ?? 'direct,tollgate,portkey').split(',').map((t) => t.trim()).filter(Boolean),
+  targets: String(flags.targets ?? 'direct,tollgate,portkey')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean),
   streamCount: Number(flags['stream-count'] ?? 1000),
   chunkMs: Number(flags['chunk-ms'] ?? 100),
   streamSeconds: Number(flags['stream-seconds'] ?? 20),
@@ -104,7 +107,9 @@ function ensurePortkey() {
   const hono = path.join(dir, 'node_modules', '@hono', 'node-server', 'package.json');
   const version = (file) => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).version : null);
   if (version(installed) === PORTKEY_VERSION && version(hono) === HONO_NODE_SERVER) return dir;
-  log(`- installing @portkey-ai/gateway@${PORTKEY_VERSION} (override @hono/node-server ${HONO_NODE_SERVER}) into ${path.relative(ROOT, dir)}`);
+  log(
+    `- installing @portkey-ai/gateway@${PORTKEY_VERSION} (override @hono/node-server ${HONO_NODE_SERVER}) into ${path.relative(ROOT, dir)}`,
+  );
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'package.json'),
@@ -200,11 +205,23 @@ let projector = null;
 async function startTollgate(nodeArgs = [], logName = 'tollgate') {
   const port = await proc.freePort();
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const service = await tollgate.startTollgate({ main: tollgateMain, port, env: tollgateEnv(), nodeArgs: [...extra, ...nodeArgs], logFile: path.join(LOGS, `${logName}.log`) });
+  const service = await tollgate.startTollgate({
+    main: tollgateMain,
+    port,
+    env: tollgateEnv(),
+    nodeArgs: [...extra, ...nodeArgs],
+    logFile: path.join(LOGS, `${logName}.log`),
+  });
   service.port = port;
   if (!projector || projector.child.exitCode !== null || projector.child.signalCode !== null) {
     const projectorArgs = (process.env.BENCH_PROJECTOR_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-    projector = await tollgate.startProjector({ main: tollgateMain, env: tollgateEnv(), logFile: path.join(LOGS, 'tollgate-projector.log'), databaseUrl: opt.databaseUrl, nodeArgs: projectorArgs });
+    projector = await tollgate.startProjector({
+      main: tollgateMain,
+      env: tollgateEnv(),
+      logFile: path.join(LOGS, 'tollgate-projector.log'),
+      databaseUrl: opt.databaseUrl,
+      nodeArgs: projectorArgs,
+    });
     services.push(projector);
     log(`- Tollgate projector (--role projector) pid ${projector.pid} holds the projector lock`);
   }
@@ -302,14 +319,19 @@ const services = [];
 
 function describe(target, phase, result) {
   const bits = [];
-  if ('rps' in result) bits.push(`${report.fmtInt(result.rps)} rps`, `p50 ${report.fmt(result.p50, 3)} ms`, `p99 ${report.fmt(result.p99, 3)} ms`);
-  if (Number.isFinite(result.wrkP99)) bits.push(`(${report.fmtInt(result.perRequest)} requests timed; wrk's corrected p99 ${report.fmt(result.wrkP99, 3)} ms)`);
+  if ('rps' in result)
+    bits.push(`${report.fmtInt(result.rps)} rps`, `p50 ${report.fmt(result.p50, 3)} ms`, `p99 ${report.fmt(result.p99, 3)} ms`);
+  if (Number.isFinite(result.wrkP99))
+    bits.push(`(${report.fmtInt(result.perRequest)} requests timed; wrk's corrected p99 ${report.fmt(result.wrkP99, 3)} ms)`);
   if (Number.isFinite(result.cpuUs)) bits.push(`cpu ${report.fmtInt(result.cpuUs)} us/req`);
   if (Number.isFinite(result.projectorUs)) bits.push(`projector ${report.fmtInt(result.projectorUs)} us/req`);
   if (Number.isFinite(result.storeUs)) bits.push(`pg ${report.fmtInt(result.storeUs)} us/req`);
-  if ('ttfbP50' in result) bits.push(`ttfb p50 ${report.fmt(result.ttfbP50, 3)} ms`, `p99 ${report.fmt(result.ttfbP99, 3)} ms`, `n=${result.count}`);
+  if ('ttfbP50' in result)
+    bits.push(`ttfb p50 ${report.fmt(result.ttfbP50, 3)} ms`, `p99 ${report.fmt(result.ttfbP99, 3)} ms`, `n=${result.count}`);
   if (result.non2xx || result.socketErrors || result.errors) {
-    bits.push(`ERRORS non2xx=${result.non2xx ?? 0} socket=${result.socketErrors ?? 0} stream=${result.errors ?? 0}${result.lastError ? ` (${result.lastError.slice(0, 160)})` : ''}`);
+    bits.push(
+      `ERRORS non2xx=${result.non2xx ?? 0} socket=${result.socketErrors ?? 0} stream=${result.errors ?? 0}${result.lastError ? ` (${result.lastError.slice(0, 160)})` : ''}`,
+    );
   }
   log(`    ${phase.padEnd(4)} ${target.padEnd(8)} ${bits.join(', ')}`);
 }
@@ -324,7 +346,8 @@ async function benchmarkMode() {
   const targets = [];
   const skipped = {};
   let relayKey = 'sk-bench-no-tollgate-key-000000000000000000000000000';
-  if (opt.targets.includes('direct')) targets.push({ name: 'direct', pid: null, url: `http://127.0.0.1:${upstream.port}/v1/chat/completions` });
+  if (opt.targets.includes('direct'))
+    targets.push({ name: 'direct', pid: null, url: `http://127.0.0.1:${upstream.port}/v1/chat/completions` });
   if (opt.targets.includes('tollgate')) {
     try {
       await prepareTollgate();
@@ -365,18 +388,28 @@ async function benchmarkMode() {
   }
   if (!targets.length) throw new Error('no target answered');
   const names = targets.map((t) => t.name);
-  log(`- targets: ${names.join(', ')}; ${opt.rounds} rounds, ${opt.duration} s per wrk phase, ${opt.ttfbCount} streams per TTFB round; order alternates`);
+  log(
+    `- targets: ${names.join(', ')}; ${opt.rounds} rounds, ${opt.duration} s per wrk phase, ${opt.ttfbCount} streams per TTFB round; order alternates`,
+  );
 
   log('- warm-up');
   for (const target of targets) await wrk(target.url, 50, opt.warmup, lua);
   for (const target of targets) await client.measureTtfb(target.url, headers, 20);
 
-  const results = Object.fromEntries(names.map((name) => [name, { sat: [], seq: [], ttfb: [], ...(flags['one-cpu-loop'] ? { seq1: [] } : {}) }]));
+  const results = Object.fromEntries(
+    names.map((name) => [name, { sat: [], seq: [], ttfb: [], ...(flags['one-cpu-loop'] ? { seq1: [] } : {}) }]),
+  );
   const phases = [
     ['sat', 'saturation, wrk -t1 -c50, non-streaming', (t) => loadPhase(t, 50, lua)],
     ['seq', 'concurrency 1, wrk -t1 -c1, non-streaming, every request timed', (t) => loadPhase(t, 1, perRequestLua)],
     ...(flags['one-cpu-loop']
-      ? [['seq1', 'concurrency 1 as above, with wrk, the fake upstream and the target on CPU 0 (Postgres, Redis, the projector free)', (t) => onOneCpu(t, () => loadPhase(t, 1, perRequestLua, { cpus: '0' }))]]
+      ? [
+          [
+            'seq1',
+            'concurrency 1 as above, with wrk, the fake upstream and the target on CPU 0 (Postgres, Redis, the projector free)',
+            (t) => onOneCpu(t, () => loadPhase(t, 1, perRequestLua, { cpus: '0' })),
+          ],
+        ]
       : []),
     ['ttfb', `streams at concurrency 1, time to first byte`, (t) => client.measureTtfb(t.url, headers, opt.ttfbCount)],
   ];
@@ -401,16 +434,27 @@ async function benchmarkMode() {
   const rss = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, proc.rssMb(t.pid)]));
   const summary = report.summarize(results);
   log('');
-  log(`Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; c=1 = percentiles of every request wrk made at concurrency 1, each timed; CPU of the gateway process (Tollgate: --role api,worker); Proj = Tollgate's projector process; PG = its Postgres backends)`);
+  log(
+    `Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; c=1 = percentiles of every request wrk made at concurrency 1, each timed; CPU of the gateway process (Tollgate: --role api,worker); Proj = Tollgate's projector process; PG = its Postgres backends)`,
+  );
   log(report.resultTable(summary));
   log('');
   for (const line of report.ratioLines(summary)) log(line);
   for (const line of report.wrkCorrectedLine(summary)) log(line);
   for (const line of report.oneCpuLoopLines(summary)) log(line);
-  log(`RSS after load: ${Object.entries(rss).map(([name, mb]) => `${name} ${report.fmt(mb, 0)} MB`).join(', ') || '-'}`);
+  log(
+    `RSS after load: ${
+      Object.entries(rss)
+        .map(([name, mb]) => `${name} ${report.fmt(mb, 0)} MB`)
+        .join(', ') || '-'
+    }`,
+  );
   if (settlement) {
     const tollgateCount = results.tollgate
-      ? [...results.tollgate.sat, ...results.tollgate.seq, ...(results.tollgate.seq1 ?? []), ...results.tollgate.ttfb].reduce((sum, r) => sum + (r.requests ?? r.count ?? 0) - (r.non2xx ?? 0), 0)
+      ? [...results.tollgate.sat, ...results.tollgate.seq, ...(results.tollgate.seq1 ?? []), ...results.tollgate.ttfb].reduce(
+          (sum, r) => sum + (r.requests ?? r.count ?? 0) - (r.non2xx ?? 0),
+          0,
+        )
       : 0;
     log(
       settlement.error
@@ -439,12 +483,17 @@ async function benchmarkMode() {
 
 async function profileMode(target, lua) {
   log('');
-  log(`- profile: Tollgate restarted under node --cpu-prof for one wrk phase at c=${Math.max(1, Number(flags['profile-connections'] ?? 50))}`);
+  log(
+    `- profile: Tollgate restarted under node --cpu-prof for one wrk phase at c=${Math.max(1, Number(flags['profile-connections'] ?? 50))}`,
+  );
   await target.service.stop();
   services.splice(services.indexOf(target.service), 1);
   const dir = path.join(WORK, 'profiles', stamp());
   fs.mkdirSync(dir, { recursive: true });
-  const service = await startTollgate(['-r', path.join(__dirname, 'lib', 'exit-on-signal.cjs'), '--cpu-prof', '--cpu-prof-dir', dir], 'tollgate-profile');
+  const service = await startTollgate(
+    ['-r', path.join(__dirname, 'lib', 'exit-on-signal.cjs'), '--cpu-prof', '--cpu-prof-dir', dir],
+    'tollgate-profile',
+  );
   services.push(service);
   const url = `http://127.0.0.1:${service.port}/v1/chat/completions`;
   const connections = Math.max(1, Number(flags['profile-connections'] ?? 50));
@@ -462,23 +511,56 @@ async function profileMode(target, lua) {
     return null;
   }
   const summary = summarizeProfile(readProfile(path.join(dir, file)), { fromUs, toUs });
-  log(`  ${report.fmtInt(load.rps)} rps under the profiler; ${report.fmt(summary.busyMs, 0)} ms busy, ${report.fmt(summary.idleMs, 0)} ms idle${summary.windowed ? ' in the saturation window' : ' (whole process: the window matched no sample)'}`);
+  log(
+    `  ${report.fmtInt(load.rps)} rps under the profiler; ${report.fmt(summary.busyMs, 0)} ms busy, ${report.fmt(summary.idleMs, 0)} ms idle${summary.windowed ? ' in the saturation window' : ' (whole process: the window matched no sample)'}`,
+  );
   const onCpuMs = (sched1.onCpuUs - sched0.onCpuUs) / 1000;
   const waitingMs = (sched1.waitingUs - sched0.waitingUs) / 1000;
   if (Number.isFinite(onCpuMs)) {
-    log(`  main thread in the window (schedstat): ${report.fmt(onCpuMs, 0)} ms on a CPU, ${report.fmt(waitingMs, 0)} ms runnable and waiting for one; samples are wall time, so the waiting counts as busy below, on the frame where the thread was preempted (often a socket write that woke its reader)`);
+    log(
+      `  main thread in the window (schedstat): ${report.fmt(onCpuMs, 0)} ms on a CPU, ${report.fmt(waitingMs, 0)} ms runnable and waiting for one; samples are wall time, so the waiting counts as busy below, on the frame where the thread was preempted (often a socket write that woke its reader)`,
+    );
   }
   log('');
   log('Self time by part (share of busy CPU):');
-  log(report.table(['part', 'ms', 'share'], summary.categories.slice(0, 20).map((c) => [c.name, report.fmt(c.us / 1000, 0), `${report.fmt(c.share * 100, 1)}%`])));
+  log(
+    report.table(
+      ['part', 'ms', 'share'],
+      summary.categories.slice(0, 20).map((c) => [c.name, report.fmt(c.us / 1000, 0), `${report.fmt(c.share * 100, 1)}%`]),
+    ),
+  );
   log('');
   log('Busy CPU by the innermost Tollgate folder on the stack (who caused the work, packages and syscalls included):');
-  log(report.table(['Tollgate folder', 'ms', 'share'], summary.owners.slice(0, 20).map((c) => [c.name, report.fmt(c.us / 1000, 0), `${report.fmt(c.share * 100, 1)}%`])));
+  log(
+    report.table(
+      ['Tollgate folder', 'ms', 'share'],
+      summary.owners.slice(0, 20).map((c) => [c.name, report.fmt(c.us / 1000, 0), `${report.fmt(c.share * 100, 1)}%`]),
+    ),
+  );
   log('');
   log('Top self-time functions:');
-  log(report.table(['function', 'where', 'part', 'ms', 'share'], summary.functions.slice(0, 25).map((f) => [f.name.slice(0, 40), f.where.slice(-70), f.category.slice(0, 30), report.fmt(f.us / 1000, 0), `${report.fmt(f.share * 100, 1)}%`])));
+  log(
+    report.table(
+      ['function', 'where', 'part', 'ms', 'share'],
+      summary.functions
+        .slice(0, 25)
+        .map((f) => [
+          f.name.slice(0, 40),
+          f.where.slice(-70),
+          f.category.slice(0, 30),
+          report.fmt(f.us / 1000, 0),
+          `${report.fmt(f.share * 100, 1)}%`,
+        ]),
+    ),
+  );
   log(`profile: ${path.relative(ROOT, path.join(dir, file))} (open in Chrome DevTools > Performance, or speedscope)`);
-  return { file: path.relative(ROOT, path.join(dir, file)), rps: load.rps, categories: summary.categories.slice(0, 30), owners: summary.owners.slice(0, 30), functions: summary.functions.slice(0, 50) };
+  return {
+    file: path.relative(ROOT, path.join(dir, file)),
+    rps: load.rps,
+    categories: summary.categories.slice(0, 30),
+    owners: summary.owners.slice(0, 30),
+    functions: summary.functions.slice(0, 50),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------- --streams
@@ -487,7 +569,9 @@ async function streamsMode() {
   const chunks = Math.max(1, Math.round((opt.streamSeconds * 1000) / opt.chunkMs));
   upstream = await startUpstream(['--chunks', String(chunks), '--chunk-ms', String(opt.chunkMs)], 'fake-upstream-paced');
   services.push(upstream);
-  log(`- paced fake upstream on 127.0.0.1:${upstream.port}: ${chunks + 4} events, one per ${opt.chunkMs} ms (~${opt.streamSeconds} s per stream)`);
+  log(
+    `- paced fake upstream on 127.0.0.1:${upstream.port}: ${chunks + 4} events, one per ${opt.chunkMs} ms (~${opt.streamSeconds} s per stream)`,
+  );
 
   let target;
   let key = 'sk-bench-no-tollgate-key-000000000000000000000000000';
@@ -506,7 +590,11 @@ async function streamsMode() {
   }
   const pid = target.service.pid;
   const url = `http://127.0.0.1:${target.service.port}/v1/chat/completions`;
-  const headers = { Authorization: `Bearer ${key}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1` };
+  const headers = {
+    Authorization: `Bearer ${key}`,
+    'x-portkey-provider': 'openai',
+    'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1`,
+  };
   log(`- ${target.name} on 127.0.0.1:${target.service.port} (pid ${pid})`);
 
   // Warm the path (lazy modules, pools, caches) with non-streamed requests and a few short streams.
@@ -539,10 +627,15 @@ async function streamsMode() {
       samples.push({ wave, s: (Date.now() - started) / 1000, mb, open: hold.state.open });
       if (mb > peak) peak = mb;
       const second = Math.round((Date.now() - started) / 1000);
-      if (second % 5 === 0) log(`    t=${String(second).padStart(3)} s  open ${String(hold.state.open).padStart(5)}  done ${hold.state.done}  failed ${hold.state.failed}  RSS ${report.fmt(mb, 1)} MB`);
+      if (second % 5 === 0)
+        log(
+          `    t=${String(second).padStart(3)} s  open ${String(hold.state.open).padStart(5)}  done ${hold.state.done}  failed ${hold.state.failed}  RSS ${report.fmt(mb, 1)} MB`,
+        );
     }
     state = await hold.done;
-    log(`- all streams ended after ${report.fmt(state.seconds, 1)} s: ${state.done} completed, ${state.failed} failed${state.lastError ? ` (last: ${state.lastError.slice(0, 200)})` : ''}; at most ${state.maxOpen} open at once`);
+    log(
+      `- all streams ended after ${report.fmt(state.seconds, 1)} s: ${state.done} completed, ${state.failed} failed${state.lastError ? ` (last: ${state.lastError.slice(0, 200)})` : ''}; at most ${state.maxOpen} open at once`,
+    );
     log(`  first byte: p50 ${report.fmt(median(state.firstByteMs), 1)} ms, max ${report.fmt(Math.max(...state.firstByteMs), 1)} ms`);
     log(`- settling ${opt.settle} s for GC`);
     for (let waited = 0; waited < opt.settle; waited += 1) {
@@ -562,17 +655,29 @@ async function streamsMode() {
   log(report.table(['RSS', 'MB'], rows));
   if (opt.waves > 1) {
     const last = waves[waves.length - 1];
-    log(`  after the last wave vs after the first: ${last.after - after >= 0 ? '+' : ''}${report.fmt(last.after - after, 1)} MB over ${opt.waves - 1} more wave(s)`);
+    log(
+      `  after the last wave vs after the first: ${last.after - after >= 0 ? '+' : ''}${report.fmt(last.after - after, 1)} MB over ${opt.waves - 1} more wave(s)`,
+    );
   }
   log('');
   log(`Targets set for the relay, ${target.name}:`);
   const failed = waves.reduce((sum, w) => sum + w.failed, 0);
-  const checks = report.checkStreamTargets({ before, peak, after, failed, count: opt.streamCount, maxOpen: Math.min(...waves.map((w) => w.maxOpen)) });
+  const checks = report.checkStreamTargets({
+    before,
+    peak,
+    after,
+    failed,
+    count: opt.streamCount,
+    maxOpen: Math.min(...waves.map((w) => w.maxOpen)),
+  });
   for (const line of report.targetLines(checks)) log(line);
   const out = path.join(WORK, 'results', `streams-${stamp()}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const { firstByteMs: _firstByteMs, ...counts } = state;
-  fs.writeFileSync(out, JSON.stringify({ options: opt, target: target.name, before, peak, after, waves, counts, checks, samples }, null, 2));
+  fs.writeFileSync(
+    out,
+    JSON.stringify({ options: opt, target: target.name, before, peak, after, waves, counts, checks, samples }, null, 2),
+  );
   log('');
   log(`raw figures: ${path.relative(ROOT, out)}`);
 }
@@ -593,7 +698,9 @@ async function serveMode() {
   const perRequestLua = writeLua(headers, { perRequest: true });
   log(`- serving: ${url}`);
   log(`  key ${key}`);
-  log(`  pids: tollgate ${service.pid}, projector ${projector.pid}, fake upstream ${upstream.pid} (direct: http://127.0.0.1:${upstream.port}/v1/chat/completions)`);
+  log(
+    `  pids: tollgate ${service.pid}, projector ${projector.pid}, fake upstream ${upstream.pid} (direct: http://127.0.0.1:${upstream.port}/v1/chat/completions)`,
+  );
   log(`  try: wrk -t1 -c50 -d10s --latency -s ${path.relative(ROOT, lua)} ${url}`);
   log(`  c=1, every request timed (prints the list): wrk -t1 -c1 -d10s --latency -s ${path.relative(ROOT, perRequestLua)} ${url}`);
   log('  Ctrl-C stops everything');
@@ -605,7 +712,9 @@ async function serveMode() {
 async function cleanUp() {
   await proc.stopAll();
   if (tollgateMain) {
-    await tollgate.dropRedisPrefix(opt.redisUrl, opt.redisPrefix).catch((error) => log(`! could not clear Redis prefix ${opt.redisPrefix}: ${error.message}`));
+    await tollgate
+      .dropRedisPrefix(opt.redisUrl, opt.redisPrefix)
+      .catch((error) => log(`! could not clear Redis prefix ${opt.redisPrefix}: ${error.message}`));
     if (!flags['keep-db']) {
       const { Client } = require(path.join(ROOT, 'node_modules', 'pg'));
       const url = new URL(opt.databaseUrl);
@@ -631,7 +740,9 @@ process.on('SIGINT', () => {
 
 (async () => {
   fs.mkdirSync(LOGS, { recursive: true });
-  log(`Tollgate benchmark (${flags.streams ? 'slow streams' : flags.serve ? 'serve' : 'throughput and latency'}${quick ? ', quick' : ''}); logs in ${path.relative(ROOT, LOGS)}`);
+  log(
+    `Tollgate benchmark (${flags.streams ? 'slow streams' : flags.serve ? 'serve' : 'throughput and latency'}${quick ? ', quick' : ''}); logs in ${path.relative(ROOT, LOGS)}`,
+  );
   try {
     if (flags.streams) await streamsMode();
     else if (flags.serve) await serveMode();

@@ -29,7 +29,8 @@ function once(): void {
   const transformer = new OpenAICompatibleStreamTransformer(input, settings);
   transformer.push(chunk);
   const summary = transformer.finish('eof');
-  if (summary.end !== 'done' || summary.usage?.completion_tokens !== events - 3) throw new Error(`unexpected summary: ${JSON.stringify(summary)}`);
+  if (summary.end !== 'done' || summary.usage?.completion_tokens !== events - 3)
+    throw new Error(`unexpected summary: ${JSON.stringify(summary)}`);
 }
 
 // By default about 1.5 s of work per round whatever the size: the count scales down as the chunk grows.

@@ -27,16 +27,31 @@ if (process.argv[2] === '--proxy') {
   const viaDispatch = (body) =>
     new Promise((resolve, reject) => {
       const chunks = [];
-      agent.dispatch({ origin, path: '/v1/chat/completions', method: 'POST', headers, body }, {
-        onRequestStart() {},
-        onResponseStart() {},
-        onResponseData(_controller, chunk) { chunks.push(chunk); },
-        onResponseEnd() { resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)); },
-        onResponseError(_controller, error) { reject(error); },
-      });
+      agent.dispatch(
+        { origin, path: '/v1/chat/completions', method: 'POST', headers, body },
+        {
+          onRequestStart() {},
+          onResponseStart() {},
+          onResponseData(_controller, chunk) {
+            chunks.push(chunk);
+          },
+          onResponseEnd() {
+            resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+          },
+          onResponseError(_controller, error) {
+            reject(error);
+          },
+        },
+      );
     });
   const viaRequest = async (body) => {
-    const answer = await request(`${origin}/v1/chat/completions`, { dispatcher: agent, method: 'POST', headers, body, signal: new AbortController().signal });
+    const answer = await request(`${origin}/v1/chat/completions`, {
+      dispatcher: agent,
+      method: 'POST',
+      headers,
+      body,
+      signal: new AbortController().signal,
+    });
     return Buffer.from(await answer.body.arrayBuffer());
   };
   const call = mode === 'dispatch' ? viaDispatch : viaRequest;
@@ -72,7 +87,10 @@ const cpuTicks = (pid) => {
 (async () => {
   const flags = parseFlags(process.argv.slice(2), { seconds: 4, rounds: 2 });
   const lua = path.join(require('node:os').tmpdir(), 'tollgate-undici-floor.lua');
-  fs.writeFileSync(lua, `wrk.method = "POST"\nwrk.body = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'\nwrk.headers["Content-Type"] = "application/json"\n`);
+  fs.writeFileSync(
+    lua,
+    `wrk.method = "POST"\nwrk.body = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
   const upstream = await start([path.join(__dirname, 'lib', 'fake-upstream.js'), '--port', '0']);
   try {
     for (let round = 1; round <= Number(flags.rounds); round++) {
@@ -86,7 +104,9 @@ const cpuTicks = (pid) => {
         const ticks = cpuTicks(proxy.child.pid) - before;
         const requests = Number(/(\d+) requests in/.exec(out)[1]);
         const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)[1];
-        console.log(`round ${round}  ${mode.padEnd(8)}  ${Number(rps).toFixed(0).padStart(6)} rps  ${((ticks * 10_000) / requests).toFixed(0).padStart(4)} us CPU/request`);
+        console.log(
+          `round ${round}  ${mode.padEnd(8)}  ${Number(rps).toFixed(0).padStart(6)} rps  ${((ticks * 10_000) / requests).toFixed(0).padStart(4)} us CPU/request`,
+        );
         proxy.child.kill();
       }
     }

@@ -118,7 +118,10 @@ describe('console user management', () => {
     await expectText(page, '等价金额：$2.00');
     const save = page.getByRole('button', { name: '保存' });
     // The button enables once the form knows it is dirty; a slow machine may take a moment.
-    await page.waitForFunction((button) => button !== null && !(button as unknown as { disabled: boolean }).disabled, await save.elementHandle());
+    await page.waitForFunction(
+      (button) => button !== null && !(button as unknown as { disabled: boolean }).disabled,
+      await save.elementHandle(),
+    );
     await save.click();
     await expectText(page, '用户信息更新成功！');
     await page.waitForURL((url) => url.pathname === '/user');

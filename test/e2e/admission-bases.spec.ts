@@ -68,17 +68,42 @@ describe('admission bases follow the account balances', () => {
 
     // A charge this process's admission never saw (settled by another api process, or replayed after a crash).
     const data: QuotaConsumedData = {
-      requestId: 'req-base-1', userId: user.id, tokenId, tokenName: 'k', group: 'default', modelName: 'm', upstreamModel: 'm',
-      channelId: 1, channelName: 'c', channelPath: [1], relayMode: 'chat', promptTokens: 1, completionTokens: 1, cachedTokens: 0,
-      modelRatio: 1, completionRatio: 1, groupRatio: 1, modelPrice: -1, quota: 300, tokenUnlimited: false, isStream: false,
-      useTimeSeconds: 1, firstTokenMs: 0, createdAt: Math.floor(Date.now() / 1000), username: 'tokbase',
+      requestId: 'req-base-1',
+      userId: user.id,
+      tokenId,
+      tokenName: 'k',
+      group: 'default',
+      modelName: 'm',
+      upstreamModel: 'm',
+      channelId: 1,
+      channelName: 'c',
+      channelPath: [1],
+      relayMode: 'chat',
+      promptTokens: 1,
+      completionTokens: 1,
+      cachedTokens: 0,
+      modelRatio: 1,
+      completionRatio: 1,
+      groupRatio: 1,
+      modelPrice: -1,
+      quota: 300,
+      tokenUnlimited: false,
+      isStream: false,
+      useTimeSeconds: 1,
+      firstTokenMs: 0,
+      createdAt: Math.floor(Date.now() / 1000),
+      username: 'tokbase',
     };
-    await eventStore(target).appendToStream(accountStream(user.id), [
-      newEvent(QUOTA_CONSUMED, data as unknown as Record<string, unknown>, {
-        id: deterministicEventId('relay-request', data.requestId),
-        metadata: { correlationId: data.requestId, actor: systemActor(), reasonCode: 'relay_request' },
-      }),
-    ], { expectedRevision: 'any' });
+    await eventStore(target).appendToStream(
+      accountStream(user.id),
+      [
+        newEvent(QUOTA_CONSUMED, data as unknown as Record<string, unknown>, {
+          id: deterministicEventId('relay-request', data.requestId),
+          metadata: { correlationId: data.requestId, actor: systemActor(), reasonCode: 'relay_request' },
+        }),
+      ],
+      { expectedRevision: 'any' },
+    );
     await eventually(async () => expect(await admission.available(user.id, tokenId)).toEqual({ user: 4700, token: 700 }));
   });
 });

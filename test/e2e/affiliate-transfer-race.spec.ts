@@ -18,7 +18,12 @@ describe('affiliate transfer race', () => {
 
   beforeAll(async () => {
     target = await createTestApp();
-    await setOptions(target, { QuotaForNewUser: String(NEW_USER_QUOTA), QuotaForInviter: String(INVITER_REWARD), QuotaForInvitee: '0', QuotaPerUnit: String(MINIMUM) });
+    await setOptions(target, {
+      QuotaForNewUser: String(NEW_USER_QUOTA),
+      QuotaForInviter: String(INVITER_REWARD),
+      QuotaForInvitee: '0',
+      QuotaPerUnit: String(MINIMUM),
+    });
   });
   afterAll(async () => {
     await target.close();
@@ -30,7 +35,11 @@ describe('affiliate transfer race', () => {
     const code = (await call(target, inviter, 'get', '/api/user/aff')).body.data as string;
     for (let i = 0; i < invitees; i++) await register(target, `inv${++invitations}`, { affCode: code });
     await projected(target);
-    expect(await balanceRow(target, inviter.id)).toMatchObject({ quota: NEW_USER_QUOTA, aff_quota: invitees * INVITER_REWARD, aff_count: invitees });
+    expect(await balanceRow(target, inviter.id)).toMatchObject({
+      quota: NEW_USER_QUOTA,
+      aff_quota: invitees * INVITER_REWARD,
+      aff_count: invitees,
+    });
     return inviter;
   }
 
@@ -47,27 +56,34 @@ describe('affiliate transfer race', () => {
     return events.filter((event) => event.type === 'AffiliateQuotaTransferred').map((event) => Number(event.data.amount));
   }
 
-  it.each([2, 10])('given aff_quota for one transfer, when %i transfers race, then exactly one moves it and the rest get the new-api message', async (count) => {
-    const inviter = await inviterWith(`race${count}`, 1);
-    const answers = await race(inviter, count, MINIMUM);
+  it.each([2, 10])(
+    'given aff_quota for one transfer, when %i transfers race, then exactly one moves it and the rest get the new-api message',
+    async (count) => {
+      const inviter = await inviterWith(`race${count}`, 1);
+      const answers = await race(inviter, count, MINIMUM);
 
-    const won = answers.filter((answer) => answer.success);
-    const lost = answers.filter((answer) => !answer.success);
-    expect(won).toEqual([{ success: true, message: '划转成功' }]);
-    expect(lost).toEqual(Array.from({ length: count - 1 }, () => ({ success: false, message: '划转失败 邀请额度不足！' })));
+      const won = answers.filter((answer) => answer.success);
+      const lost = answers.filter((answer) => !answer.success);
+      expect(won).toEqual([{ success: true, message: '划转成功' }]);
+      expect(lost).toEqual(Array.from({ length: count - 1 }, () => ({ success: false, message: '划转失败 邀请额度不足！' })));
 
-    // The ledger moved it once; the projection agrees with the ledger and with the API.
-    expect(await transfersOf(inviter.id)).toEqual([MINIMUM]);
-    await projected(target);
-    expect(await balanceRow(target, inviter.id)).toMatchObject({
-      quota: NEW_USER_QUOTA + MINIMUM,
-      aff_quota: INVITER_REWARD - MINIMUM,
-      aff_history_quota: INVITER_REWARD,
-    });
-    const self = (await call(target, inviter, 'get', '/api/user/self')).body.data;
-    expect(self).toMatchObject({ quota: NEW_USER_QUOTA + MINIMUM, aff_quota: INVITER_REWARD - MINIMUM, aff_history_quota: INVITER_REWARD });
-    expect((await logRows(target, inviter.id)).filter((row) => row.content.startsWith('邀请额度划转'))).toHaveLength(1);
-  });
+      // The ledger moved it once; the projection agrees with the ledger and with the API.
+      expect(await transfersOf(inviter.id)).toEqual([MINIMUM]);
+      await projected(target);
+      expect(await balanceRow(target, inviter.id)).toMatchObject({
+        quota: NEW_USER_QUOTA + MINIMUM,
+        aff_quota: INVITER_REWARD - MINIMUM,
+        aff_history_quota: INVITER_REWARD,
+      });
+      const self = (await call(target, inviter, 'get', '/api/user/self')).body.data;
+      expect(self).toMatchObject({
+        quota: NEW_USER_QUOTA + MINIMUM,
+        aff_quota: INVITER_REWARD - MINIMUM,
+        aff_history_quota: INVITER_REWARD,
+      });
+      expect((await logRows(target, inviter.id)).filter((row) => row.content.startsWith('邀请额度划转'))).toHaveLength(1);
+    },
+  );
 
   it('given aff_quota for some transfers, when ten of mixed sizes race, then the total moved never exceeds aff_quota and quota + aff_quota is conserved', async () => {
     const inviter = await inviterWith('mixed', 3); // 1800

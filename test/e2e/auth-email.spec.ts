@@ -35,7 +35,10 @@ describe('auth: email verification codes and email binding', () => {
   async function loggedIn(user: SeededUser, password: string) {
     const browser = target.http();
     await login(browser, user.username, password);
-    return { browser, bind: (query: Record<string, string>) => browser.get('/api/oauth/email/bind').query(query).set('New-Api-User', String(user.id)) };
+    return {
+      browser,
+      bind: (query: Record<string, string>) => browser.get('/api/oauth/email/bind').query(query).set('New-Api-User', String(user.id)),
+    };
   }
 
   describe('GET /api/verification', () => {
@@ -58,13 +61,18 @@ describe('auth: email verification codes and email binding', () => {
       expect(mail.from).toBe('noreply@tollgate.test');
     });
 
-    it.each([[''], ['not-an-email'], ['a@b'], ['a@@b.com'], ["x' OR 1=1 --@a.com"], [`${'a'.repeat(60)}@gmail.com`], ['a\u0000b@gmail.com']])(
-      'answers 无效的参数 for %p',
-      async (email) => {
-        const response = await target.http().get('/api/verification').query({ email });
-        expect(response.body).toEqual({ success: false, message: '无效的参数' });
-      },
-    );
+    it.each([
+      [''],
+      ['not-an-email'],
+      ['a@b'],
+      ['a@@b.com'],
+      ["x' OR 1=1 --@a.com"],
+      [`${'a'.repeat(60)}@gmail.com`],
+      ['a\u0000b@gmail.com'],
+    ])('answers 无效的参数 for %p', async (email) => {
+      const response = await target.http().get('/api/verification').query({ email });
+      expect(response.body).toEqual({ success: false, message: '无效的参数' });
+    });
 
     it('answers 无效的参数 without the parameter at all', async () => {
       expect((await target.http().get('/api/verification')).body).toEqual({ success: false, message: '无效的参数' });
@@ -94,7 +102,10 @@ describe('auth: email verification codes and email binding', () => {
 
     it('refuses an address already used, by a live or a cancelled account', async () => {
       for (const email of ['taken@gmail.com', 'cancelled@gmail.com']) {
-        expect((await target.http().get('/api/verification').query({ email })).body).toEqual({ success: false, message: '邮箱地址已被占用' });
+        expect((await target.http().get('/api/verification').query({ email })).body).toEqual({
+          success: false,
+          message: '邮箱地址已被占用',
+        });
       }
     });
 

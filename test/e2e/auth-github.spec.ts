@@ -71,13 +71,21 @@ describe('auth: GitHub OAuth', () => {
       const { browser, callback } = await browserWithState();
       const requestsBefore = github.requests.length;
       const response = await callback(github.issueCode({ login: 'octo-known', name: 'Octo Known' }));
-      expect(response.body).toMatchObject({ success: true, message: '', data: { id: known.id, username: 'octoknown', quota: 0, access_token: null } });
+      expect(response.body).toMatchObject({
+        success: true,
+        message: '',
+        data: { id: known.id, username: 'octoknown', quota: 0, access_token: null },
+      });
 
       const [exchange, profile] = github.requests.slice(requestsBefore);
       expect(exchange.method).toBe('POST');
       expect(exchange.url).toBe('/login/oauth/access_token');
       expect(exchange.headers.accept).toBe('application/json');
-      expect(JSON.parse(exchange.body)).toEqual({ client_id: github.clientId, client_secret: github.clientSecret, code: expect.any(String) });
+      expect(JSON.parse(exchange.body)).toEqual({
+        client_id: github.clientId,
+        client_secret: github.clientSecret,
+        code: expect.any(String),
+      });
       expect(profile.url).toBe('/user');
       expect(profile.headers.authorization).toMatch(/^Bearer gho_/);
 
@@ -90,9 +98,18 @@ describe('auth: GitHub OAuth', () => {
       const [{ max }] = await target.app.get(DataSource).query('SELECT MAX(id) AS max FROM users');
       const { callback } = await browserWithState();
       const response = await callback(github.issueCode({ login: 'new-octo', name: 'New Octo', email: 'new.octo@example.com' }));
-      expect(response.body).toMatchObject({ success: true, message: '', data: { username: `github_${Number(max) + 1}`, display_name: 'New Octo', role: 1, status: 1 } });
+      expect(response.body).toMatchObject({
+        success: true,
+        message: '',
+        data: { username: `github_${Number(max) + 1}`, display_name: 'New Octo', role: 1, status: 1 },
+      });
       const created = await findUser(target, { githubId: 'new-octo' });
-      expect(created).toMatchObject({ username: `github_${Number(max) + 1}`, email: 'new.octo@example.com', inviterId: 0, group: 'default' });
+      expect(created).toMatchObject({
+        username: `github_${Number(max) + 1}`,
+        email: 'new.octo@example.com',
+        inviterId: 0,
+        group: 'default',
+      });
 
       const again = await (await browserWithState()).callback(github.issueCode({ login: 'new-octo', name: 'Renamed' }));
       expect(again.body.data.id).toBe(created!.id);
@@ -101,7 +118,9 @@ describe('auth: GitHub OAuth', () => {
     it('names a nameless GitHub user "GitHub User", cuts a long name to 20 characters, drops an unusable email', async () => {
       const nameless = await (await browserWithState()).callback(github.issueCode({ login: 'nameless', name: null, email: null }));
       expect(nameless.body.data.display_name).toBe('GitHub User');
-      const long = await (await browserWithState()).callback(github.issueCode({ login: 'longname', name: 'A'.repeat(30), email: `${'x'.repeat(60)}@example.com` }));
+      const long = await (
+        await browserWithState()
+      ).callback(github.issueCode({ login: 'longname', name: 'A'.repeat(30), email: `${'x'.repeat(60)}@example.com` }));
       expect(long.body.data.display_name).toBe('A'.repeat(20));
       expect((await findUser(target, { githubId: 'longname' }))?.email).toBe('');
     });
@@ -130,7 +149,10 @@ describe('auth: GitHub OAuth', () => {
       const banned = await seedUser(dataSource, { username: 'octoban', status: 2 });
       await users(target).update({ id: banned.id }, { githubId: 'octo-banned' });
 
-      expect((await (await browserWithState()).callback(github.issueCode({ login: 'octo-gone' }))).body).toEqual({ success: false, message: '用户已注销' });
+      expect((await (await browserWithState()).callback(github.issueCode({ login: 'octo-gone' }))).body).toEqual({
+        success: false,
+        message: '用户已注销',
+      });
       const refused = await (await browserWithState()).callback(github.issueCode({ login: 'octo-banned' }));
       expect(refused.body).toEqual({ success: false, message: '用户已被封禁' });
       expect(refused.headers['set-cookie']).toBeUndefined();
@@ -138,7 +160,10 @@ describe('auth: GitHub OAuth', () => {
 
     it('answers the new-api messages for a disabled feature, a bad code, wrong app credentials and a slow GitHub', async () => {
       await setOptions(target, { GitHubOAuthEnabled: 'false' });
-      expect((await (await browserWithState()).callback('anything')).body).toEqual({ success: false, message: '管理员未开启通过 GitHub 登录以及注册' });
+      expect((await (await browserWithState()).callback('anything')).body).toEqual({
+        success: false,
+        message: '管理员未开启通过 GitHub 登录以及注册',
+      });
       await setOptions(target, { GitHubOAuthEnabled: 'true' });
 
       const invalid = { success: false, message: '返回值非法，用户字段为空，请稍后重试！' };

@@ -40,7 +40,10 @@ describe('auth: password reset', () => {
     expect(link.searchParams.get('email')).toBe('ivy@example.com');
     expect(link.searchParams.get('token')).toMatch(/^[0-9a-f]{32}$/);
 
-    const reset = await target.http().post('/api/user/reset').send({ email: link.searchParams.get('email'), token: link.searchParams.get('token') });
+    const reset = await target
+      .http()
+      .post('/api/user/reset')
+      .send({ email: link.searchParams.get('email'), token: link.searchParams.get('token') });
     expect(reset.body).toEqual({ success: true, message: '', data: expect.stringMatching(/^[0-9a-f]{12}$/) });
 
     expect((await login(target.http(), 'ivy', reset.body.data)).body.success).toBe(true);
@@ -70,7 +73,10 @@ describe('auth: password reset', () => {
     await users(target).update({ id: plus.id }, { email: 'plus+tag@example.com' });
     const link = await mailedResetLink('plus+tag@example.com');
     expect(link.toString()).toMatch(/^https:\/\/console\.example\.com\/user\/reset\?email=plus%2Btag%40example\.com&token=[0-9a-f]{32}$/);
-    const reset = await target.http().post('/api/user/reset').send({ email: link.searchParams.get('email'), token: link.searchParams.get('token') });
+    const reset = await target
+      .http()
+      .post('/api/user/reset')
+      .send({ email: link.searchParams.get('email'), token: link.searchParams.get('token') });
     expect(reset.body.success).toBe(true);
   });
 
@@ -83,10 +89,14 @@ describe('auth: password reset', () => {
       success: false,
       message: '重置链接非法或已过期',
     });
-    expect((await target.http().post('/api/user/reset').send({ email: 'other@example.com', token })).body.message).toBe('重置链接非法或已过期');
+    expect((await target.http().post('/api/user/reset').send({ email: 'other@example.com', token })).body.message).toBe(
+      '重置链接非法或已过期',
+    );
     await redis(target).pexpire(`${target.config.REDIS_PREFIX}:verification:r:ivy@example.com`, 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await target.http().post('/api/user/reset').send({ email: 'ivy@example.com', token })).body.message).toBe('重置链接非法或已过期');
+    expect((await target.http().post('/api/user/reset').send({ email: 'ivy@example.com', token })).body.message).toBe(
+      '重置链接非法或已过期',
+    );
     expect(await usersSnapshot(target)).toBe(before);
   });
 

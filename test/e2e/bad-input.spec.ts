@@ -48,22 +48,90 @@ const WARM_UP: Array<{ method: 'get' | 'post'; path: string }> = [
 
 /** Body field names the console API reads anywhere (users, auth, options, accounts, tokens, channels, logs…). */
 const FIELDS = [
-  'id', 'username', 'password', 'password2', 'display_name', 'email', 'group', 'quota', 'role', 'action',
-  'account_revision', 'key', 'value', 'aff_code', 'verification_code', 'token', 'code', 'name', 'status',
-  'remain_quota', 'unlimited_quota', 'expired_time', 'model_limits_enabled', 'model_limits', 'allow_ips', 'type',
-  'base_url', 'other', 'models', 'model_mapping', 'groups', 'priority', 'weight', 'auto_ban', 'ids', 'count',
-  'target_timestamp', 'test_model', 'tag', 'setting', 'config',
+  'id',
+  'username',
+  'password',
+  'password2',
+  'display_name',
+  'email',
+  'group',
+  'quota',
+  'role',
+  'action',
+  'account_revision',
+  'key',
+  'value',
+  'aff_code',
+  'verification_code',
+  'token',
+  'code',
+  'name',
+  'status',
+  'remain_quota',
+  'unlimited_quota',
+  'expired_time',
+  'model_limits_enabled',
+  'model_limits',
+  'allow_ips',
+  'type',
+  'base_url',
+  'other',
+  'models',
+  'model_mapping',
+  'groups',
+  'priority',
+  'weight',
+  'auto_ban',
+  'ids',
+  'count',
+  'target_timestamp',
+  'test_model',
+  'tag',
+  'setting',
+  'config',
 ];
 
 /** Query parameter names the console API reads anywhere. */
 const QUERY_NAMES = [
-  'p', 'page_size', 'size', 'keyword', 'group', 'email', 'code', 'state', 'turnstile', 'token', 'id', 'key',
-  'model', 'status_only', 'username', 'target_timestamp', 'id_sort', 'type', 'start_timestamp', 'end_timestamp',
-  'token_name', 'model_name', 'channel', 'hash', 'auth_date', 'first_name', 'aff',
+  'p',
+  'page_size',
+  'size',
+  'keyword',
+  'group',
+  'email',
+  'code',
+  'state',
+  'turnstile',
+  'token',
+  'id',
+  'key',
+  'model',
+  'status_only',
+  'username',
+  'target_timestamp',
+  'id_sort',
+  'type',
+  'start_timestamp',
+  'end_timestamp',
+  'token_name',
+  'model_name',
+  'channel',
+  'hash',
+  'auth_date',
+  'first_name',
+  'aff',
 ];
 
 const LONG = 'x'.repeat(10_000);
-const INJECTIONS = ["' OR '1'='1", "1; DROP TABLE users; --", '<script>alert(1)</script>', '../../etc/passwd', 'a\u0000b', '{{7*7}}${7*7}', '%00%27'];
+const INJECTIONS = [
+  "' OR '1'='1",
+  '1; DROP TABLE users; --',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  'a\u0000b',
+  '{{7*7}}${7*7}',
+  '%00%27',
+];
 
 type Send = (pending: request.Test) => request.Test;
 
@@ -77,8 +145,14 @@ interface Case {
 }
 
 const fill = (value: unknown) => Object.fromEntries(FIELDS.map((field) => [field, value]));
-const json = (raw: string): Send => (pending) => pending.set('Content-Type', 'application/json').send(raw);
-const body = (value: unknown): Send => (pending) => pending.send(value as object);
+const json =
+  (raw: string): Send =>
+  (pending) =>
+    pending.set('Content-Type', 'application/json').send(raw);
+const body =
+  (value: unknown): Send =>
+  (pending) =>
+    pending.send(value as object);
 
 /** The same path with every `:param` set to a harmless id no row has. */
 const neutralPath = (path: string) => path.replace(/:[A-Za-z_]+/g, '987654');
@@ -112,7 +186,11 @@ function wrongTypeBodies(route: DiscoveredRoute): Case[] {
     { label: 'every field a fraction', path, send: body(fill(1.5)) },
     { label: 'every field negative', path, send: body(fill(-5)) },
     { label: 'every field huge (1e308)', path, send: body(fill(1e308)) },
-    { label: 'every field beyond the safe integers', path, send: json(`{${FIELDS.map((field) => `"${field}":123456789012345678901234567890`).join(',')}}`) },
+    {
+      label: 'every field beyond the safe integers',
+      path,
+      send: json(`{${FIELDS.map((field) => `"${field}":123456789012345678901234567890`).join(',')}}`),
+    },
     { label: 'every field null', path, send: body(fill(null)) },
     { label: 'quota and id as strings, the rest absent', path, send: body({ id: '5', quota: '500000' }) },
     { label: 'prototype keys', path, send: json('{"__proto__":{"role":100},"constructor":{"prototype":{"role":100}}}') },
@@ -146,7 +224,11 @@ function queryCases(route: DiscoveredRoute): Case[] {
   const base = neutralPath(route.path);
   const query = (value: string) => QUERY_NAMES.map((name) => `${name}=${encodeURIComponent(value)}`).join('&');
   return [
-    ...INJECTIONS.map((text) => ({ label: `query ${JSON.stringify(text)} in every parameter`, path: `${base}?${query(text)}`, literal: text })),
+    ...INJECTIONS.map((text) => ({
+      label: `query ${JSON.stringify(text)} in every parameter`,
+      path: `${base}?${query(text)}`,
+      literal: text,
+    })),
     { label: 'query numbers out of range', path: `${base}?${query('99999999999999999999999')}` },
     { label: 'query negative numbers', path: `${base}?${query('-1')}` },
     { label: 'query repeated parameters', path: `${base}?${QUERY_NAMES.map((name) => `${name}=1&${name}=2`).join('&')}` },
@@ -162,7 +244,22 @@ function queryCases(route: DiscoveredRoute): Case[] {
 
 function pathCases(route: DiscoveredRoute): Case[] {
   if (!route.path.includes(':')) return [];
-  const encoded = ["' OR '1'='1", '<script>', '../../etc/passwd', '\u0000', '-1', '0', '1.5', '1e3', '0x10', '+5', ' 1', '99999999999999999999', 'null', LONG];
+  const encoded = [
+    "' OR '1'='1",
+    '<script>',
+    '../../etc/passwd',
+    '\u0000',
+    '-1',
+    '0',
+    '1.5',
+    '1e3',
+    '0x10',
+    '+5',
+    ' 1',
+    '99999999999999999999',
+    'null',
+    LONG,
+  ];
   // Sent as they are: percent-encoding that does not decode, and an encoded slash.
   const raw = ['%E0%A4%A', '%', '%zz', '..%2F..%2Fetc%2Fpasswd'];
   const label = (value: string) => `path parameter ${value.length > 40 ? `${value.length} characters` : JSON.stringify(value)}`;
@@ -216,9 +313,11 @@ describe('bad input on every console route', () => {
       Object.keys(envelope).every((key) => ['success', 'message', 'data'].includes(key));
     const isRedirect = response.status === 302; // GET /api/oauth/telegram/bind on success (documented)
     if (!isEnvelope && !isRedirect) problems.push(`${where}: not the documented shape: ${answer}`);
-    if (isEnvelope && envelope.success === false && (envelope.message as string).trim() === '') problems.push(`${where}: empty message: ${answer}`);
+    if (isEnvelope && envelope.success === false && (envelope.message as string).trim() === '')
+      problems.push(`${where}: empty message: ${answer}`);
     if (isEnvelope && ![200, 400, 401, 403].includes(response.status)) problems.push(`${where}: undocumented status: ${answer}`);
-    if (response.status === 400 && routeName(route) !== 'PUT /api/option') problems.push(`${where}: HTTP 400 is documented for PUT /api/option/ only: ${answer}`);
+    if (response.status === 400 && routeName(route) !== 'PUT /api/option')
+      problems.push(`${where}: HTTP 400 is documented for PUT /api/option/ only: ${answer}`);
 
     await projected(target);
     const now = await tablesFingerprint(target);
@@ -240,7 +339,10 @@ describe('bad input on every console route', () => {
     return problems;
   }
 
-  async function run(build: (route: DiscoveredRoute) => Case[], filter: (route: DiscoveredRoute) => boolean = () => true): Promise<string[]> {
+  async function run(
+    build: (route: DiscoveredRoute) => Case[],
+    filter: (route: DiscoveredRoute) => boolean = () => true,
+  ): Promise<string[]> {
     const problems: string[] = [];
     for (const route of callable().filter(filter)) {
       const callers: Array<Caller | null> = route.minRole === undefined ? [root, null] : [root];
@@ -297,7 +399,10 @@ describe('bad input on every console route', () => {
     const tooLong = await call(target, root, 'get', `/api/user/${'9'.repeat(10_000)}`);
     expect({ status: tooLong.status, body: tooLong.body }).toEqual({ status: 200, body: { success: false, message: '无效的参数' } });
     const undecodable = await call(target, root, 'delete', '/api/user/%E0%A4%A');
-    expect({ status: undecodable.status, body: undecodable.body }).toEqual({ status: 200, body: { success: false, message: '无效的参数' } });
+    expect({ status: undecodable.status, body: undecodable.body }).toEqual({
+      status: 200,
+      body: { success: false, message: '无效的参数' },
+    });
   });
 
   it('answers bad path parameters on every route that has one', async () => {

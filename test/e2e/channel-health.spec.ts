@@ -34,7 +34,9 @@ describe('channel health', () => {
       ...overrides,
     }).expect(200);
     if (!response.body.success) throw new Error(`channel create refused: ${JSON.stringify(response.body)}`);
-    const rows: Array<{ id: number }> = await dataSource(target).query('SELECT id FROM channels WHERE name = $1 ORDER BY id DESC LIMIT 1', [name]);
+    const rows: Array<{ id: number }> = await dataSource(target).query('SELECT id FROM channels WHERE name = $1 ORDER BY id DESC LIMIT 1', [
+      name,
+    ]);
     return rows[0].id;
   }
 
@@ -74,7 +76,11 @@ describe('channel health', () => {
     empty.balance = 0;
     target = await createTestApp();
     root = await rootCaller(target);
-    await setOptions(target, { AutomaticDisableChannelEnabled: 'true', AutomaticEnableChannelEnabled: 'true', ChannelDisableThreshold: '5' });
+    await setOptions(target, {
+      AutomaticDisableChannelEnabled: 'true',
+      AutomaticEnableChannelEnabled: 'true',
+      ChannelDisableThreshold: '5',
+    });
   });
 
   afterAll(async () => {
@@ -108,7 +114,10 @@ describe('channel health', () => {
   });
 
   it('uses ?model= with the channel model mapping', async () => {
-    const id = await createChannel('mapped', healthy, { models: 'gpt-4o-mini,alias', model_mapping: JSON.stringify({ alias: 'gpt-4o-2024-08-06' }) });
+    const id = await createChannel('mapped', healthy, {
+      models: 'gpt-4o-mini,alias',
+      model_mapping: JSON.stringify({ alias: 'gpt-4o-2024-08-06' }),
+    });
     await call(target, root, 'get', `/api/channel/test/${id}?model=alias`).expect(200);
     expect(JSON.parse(healthy.requests[healthy.requests.length - 1].body).model).toBe('gpt-4o-2024-08-06');
   });
@@ -116,12 +125,19 @@ describe('channel health', () => {
   it('a revoked key (401) disables the channel at once with the reason, and a recovered one is enabled by the next test', async () => {
     const id = await createChannel('revoked', revoked);
     const response = await call(target, root, 'get', `/api/channel/test/${id}`).expect(200);
-    expect(response.body).toEqual({ success: false, message: expect.stringContaining('Incorrect API key provided'), time: expect.any(Number) });
+    expect(response.body).toEqual({
+      success: false,
+      message: expect.stringContaining('Incorrect API key provided'),
+      time: expect.any(Number),
+    });
     const disabled = await channel(id);
     expect(disabled.status).toBe(3);
     expect(statusReason(disabled)).toContain('Incorrect API key provided');
     const auto = (await channelEvents(id)).find((event) => event.type === 'ChannelAutoDisabled');
-    expect(auto?.data).toMatchObject({ reasonCode: 'fatal_upstream_error', evidence: { lastStatus: 401, lastErrorCode: 'invalid_api_key', source: 'test' } });
+    expect(auto?.data).toMatchObject({
+      reasonCode: 'fatal_upstream_error',
+      evidence: { lastStatus: 401, lastErrorCode: 'invalid_api_key', source: 'test' },
+    });
     expect(auto?.metadata.reasonCode).toBe('fatal_upstream_error');
     // The routing rows follow the automatic decision, as they follow an admin's.
     expect(await abilitiesEnabled(id)).toEqual([false]);
@@ -187,7 +203,14 @@ describe('channel health', () => {
     expect((await channel(id)).status).toBe(1);
     expect((await channelEvents(id)).map((event) => event.type)).not.toContain('ChannelAutoDisabled');
 
-    reporter.report({ channelId: id, ok: false, status: 401, errorCode: 'invalid_api_key', message: 'Incorrect API key provided', source: 'relay' });
+    reporter.report({
+      channelId: id,
+      ok: false,
+      status: 401,
+      errorCode: 'invalid_api_key',
+      message: 'Incorrect API key provided',
+      source: 'relay',
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await drained(outcomes);
     const row = await channel(id);
@@ -204,12 +227,23 @@ describe('channel health', () => {
     const reporter = target.app.get(ChannelOutcomeReporter, { strict: false });
     const outcomes = target.app.get<Queue>(getQueueToken(CHANNEL_OUTCOMES_QUEUE), { strict: false });
     // {"error":{"type":"authentication_error","code":"key_revoked"}} at status 400: the code is no fatal one, the type is.
-    reporter.report({ channelId: id, ok: false, status: 400, errorCode: 'key_revoked', errorType: 'authentication_error', message: 'key revoked', source: 'relay' });
+    reporter.report({
+      channelId: id,
+      ok: false,
+      status: 400,
+      errorCode: 'key_revoked',
+      errorType: 'authentication_error',
+      message: 'key revoked',
+      source: 'relay',
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await drained(outcomes);
     expect((await channel(id)).status).toBe(3);
     const auto = (await channelEvents(id)).filter((event) => event.type === 'ChannelAutoDisabled');
-    expect(auto[0]?.data).toMatchObject({ reasonCode: 'fatal_upstream_error', evidence: { source: 'relay', lastStatus: 400, lastErrorCode: 'key_revoked' } });
+    expect(auto[0]?.data).toMatchObject({
+      reasonCode: 'fatal_upstream_error',
+      evidence: { source: 'relay', lastStatus: 400, lastErrorCode: 'key_revoked' },
+    });
   });
 
   it('relay outcomes: a channel failing most requests is disabled with the counts as evidence', async () => {
@@ -224,7 +258,10 @@ describe('channel health', () => {
     expect((await channel(id)).status).toBe(3);
     const auto = (await channelEvents(id)).filter((event) => event.type === 'ChannelAutoDisabled');
     expect(auto).toHaveLength(1);
-    expect(auto[0].data).toMatchObject({ reasonCode: 'failure_rate_exceeded', evidence: { lastStatus: 502, lastMessage: 'Bad gateway', windowSeconds: 60 } });
+    expect(auto[0].data).toMatchObject({
+      reasonCode: 'failure_rate_exceeded',
+      evidence: { lastStatus: 502, lastMessage: 'Bad gateway', windowSeconds: 60 },
+    });
     // Four workers decide concurrently, so the deciding outcome may see a failure or two past the minimum of 20.
     const { windowFailures, windowTotal } = auto[0].data.evidence;
     expect(windowFailures).toBeGreaterThanOrEqual(20);
@@ -242,10 +279,17 @@ describe('channel health', () => {
     expect(healthy.requests.some((entry) => entry.url.startsWith('/v1/dashboard/billing/usage?start_date='))).toBe(true);
 
     const silicon = await createChannel('balance-silicon', healthy, { type: 40 });
-    expect((await call(target, root, 'get', `/api/channel/update_balance/${silicon}`).expect(200)).body).toEqual({ success: true, message: '', balance: 42.5 });
+    expect((await call(target, root, 'get', `/api/channel/update_balance/${silicon}`).expect(200)).body).toEqual({
+      success: true,
+      message: '',
+      balance: 42.5,
+    });
 
     const claude = await createChannel('balance-claude', healthy, { type: 14, models: 'claude-3-5-sonnet-20240620' });
-    expect((await call(target, root, 'get', `/api/channel/update_balance/${claude}`).expect(200)).body).toEqual({ success: false, message: '尚未实现' });
+    expect((await call(target, root, 'get', `/api/channel/update_balance/${claude}`).expect(200)).body).toEqual({
+      success: false,
+      message: '尚未实现',
+    });
     expect((await channelEvents(claude)).map((event) => event.type)).not.toContain('ChannelBalanceUpdated');
   });
 
@@ -302,7 +346,13 @@ describe('channel health', () => {
 
       // The same test as the test-all worker runs it (no `single`): now the rule applies, with its reason.
       const result = await target.app.get(CommandBus).execute(
-        new TestChannelCommand({ channelId: id, causeKey: 'test-all-slow', correlationId: 'test-all-slow', actor: { type: 'system' }, clientIp: null }),
+        new TestChannelCommand({
+          channelId: id,
+          causeKey: 'test-all-slow',
+          correlationId: 'test-all-slow',
+          actor: { type: 'system' },
+          clientIp: null,
+        }),
       );
       expect(result.decision).toBe('disable');
       await projected(target);
@@ -317,8 +367,14 @@ describe('channel health', () => {
 
   it('refuses bad input and non-admins without changing anything', async () => {
     expect((await call(target, root, 'get', '/api/channel/test/abc').expect(200)).body).toEqual({ success: false, message: '无效的参数' });
-    expect((await call(target, root, 'get', '/api/channel/test/999999').expect(200)).body).toMatchObject({ success: false, message: '渠道不存在' });
-    expect((await call(target, root, 'get', '/api/channel/update_balance/-1').expect(200)).body).toEqual({ success: false, message: '无效的参数' });
+    expect((await call(target, root, 'get', '/api/channel/test/999999').expect(200)).body).toMatchObject({
+      success: false,
+      message: '渠道不存在',
+    });
+    expect((await call(target, root, 'get', '/api/channel/update_balance/-1').expect(200)).body).toEqual({
+      success: false,
+      message: '无效的参数',
+    });
     const user = await seedCaller(target, { username: 'plain-user' });
     const head = await dataSource(target).query('SELECT count(*)::int AS count FROM events');
     for (const path of ['/api/channel/test/1', '/api/channel/test', '/api/channel/update_balance/1', '/api/channel/update_balance']) {

@@ -51,7 +51,9 @@ describe('channel test: log row and end-of-run mail', () => {
       ...overrides,
     }).expect(200);
     if (!response.body.success) throw new Error(`channel create refused: ${JSON.stringify(response.body)}`);
-    const rows: Array<{ id: number }> = await dataSource(target).query('SELECT id FROM channels WHERE name = $1 ORDER BY id DESC LIMIT 1', [name]);
+    const rows: Array<{ id: number }> = await dataSource(target).query('SELECT id FROM channels WHERE name = $1 ORDER BY id DESC LIMIT 1', [
+      name,
+    ]);
     return rows[0].id;
   }
 
@@ -62,7 +64,8 @@ describe('channel test: log row and end-of-run mail', () => {
   }
 
   const testLogEvents = async () =>
-    (await dataSource(target).query("SELECT count(*)::int AS count FROM events WHERE stream_id = 'logs' AND type = 'ChannelTestLogged'"))[0].count as number;
+    (await dataSource(target).query("SELECT count(*)::int AS count FROM events WHERE stream_id = 'logs' AND type = 'ChannelTestLogged'"))[0]
+      .count as number;
 
   async function drained(queue: Queue, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -118,10 +121,21 @@ describe('channel test: log row and end-of-run mail', () => {
     expect(Math.abs(rows[0].created_at - Date.now() / 1000)).toBeLessThan(30);
     // Not charged: root's balance and account stream are untouched.
     expect(await balanceRow(target, 1)).toEqual(balanceBefore);
-    expect(await dataSource(target).query("SELECT count(*)::int AS count FROM events WHERE stream_id = 'account-1'")).toEqual(accountEventsBefore);
+    expect(await dataSource(target).query("SELECT count(*)::int AS count FROM events WHERE stream_id = 'account-1'")).toEqual(
+      accountEventsBefore,
+    );
     // The row comes from an event on `logs` with the test's metadata.
-    const [event] = await dataSource(target).query("SELECT data, metadata FROM events WHERE stream_id = 'logs' AND type = 'ChannelTestLogged'");
-    expect(event.data).toMatchObject({ userId: 1, channelId: id, modelName: 'gpt-4o-mini', quota: 1, promptTokens: 8, completionTokens: 1 });
+    const [event] = await dataSource(target).query(
+      "SELECT data, metadata FROM events WHERE stream_id = 'logs' AND type = 'ChannelTestLogged'",
+    );
+    expect(event.data).toMatchObject({
+      userId: 1,
+      channelId: id,
+      modelName: 'gpt-4o-mini',
+      quota: 1,
+      promptTokens: 8,
+      completionTokens: 1,
+    });
     expect(event.metadata).toMatchObject({ reasonCode: 'channel_test', actor: { type: 'user', userId: root.id } });
   });
 
@@ -160,7 +174,10 @@ describe('channel test: log row and end-of-run mail', () => {
   it('a test-all run logs each passing channel once and mails root "通道测试完成" once at the end', async () => {
     const tests = target.app.get<Queue>(getQueueToken(CHANNEL_TESTS_QUEUE), { strict: false });
     const before = await testLogEvents();
-    const passing: Array<{ count: number }> = await dataSource(target).query('SELECT count(*)::int AS count FROM channels WHERE base_url = $1', [healthy.baseUrl]);
+    const passing: Array<{ count: number }> = await dataSource(target).query(
+      'SELECT count(*)::int AS count FROM channels WHERE base_url = $1',
+      [healthy.baseUrl],
+    );
     healthy.delayMs = 100;
     try {
       const started = await call(target, root, 'get', '/api/channel/test').expect(200);
@@ -184,7 +201,9 @@ describe('channel test: log row and end-of-run mail', () => {
     expect(await bus.execute(new FinishChannelTestRunCommand({ runId: 'periodic-1732000000000' }))).toEqual({ mailed: false });
     const results = await Promise.all([1, 2, 3].map(() => bus.execute(new FinishChannelTestRunCommand({ runId: 'test-manual-once' }))));
     expect(results.filter((result) => result.mailed)).toHaveLength(1);
-    await smtp.waitFor((candidate) => candidate.subject === '通道测试完成' && smtp.messages.filter((m) => m.subject === '通道测试完成').length === 2);
+    await smtp.waitFor(
+      (candidate) => candidate.subject === '通道测试完成' && smtp.messages.filter((m) => m.subject === '通道测试完成').length === 2,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(smtp.messages.filter((candidate) => candidate.subject === '通道测试完成')).toHaveLength(2);
   });

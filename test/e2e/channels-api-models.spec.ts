@@ -20,9 +20,17 @@ describe('channels API: model lists', () => {
     upstream = await new HttpFake((request, response) => {
       if (request.method !== 'GET' || request.url !== '/v1/models') return sendJson(response, 404, { error: { message: 'not found' } });
       if (request.headers.authorization !== 'Bearer sk-good') {
-        return sendJson(response, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+        return sendJson(response, 401, {
+          error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+        });
       }
-      sendJson(response, 200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model' }, { id: 'o1-mini', object: 'model' }] });
+      sendJson(response, 200, {
+        object: 'list',
+        data: [
+          { id: 'gpt-4o', object: 'model' },
+          { id: 'o1-mini', object: 'model' },
+        ],
+      });
     }).start();
   });
   afterAll(async () => {
@@ -44,12 +52,17 @@ describe('channels API: model lists', () => {
       const ids = response.body.data.map((model: { id: string }) => model.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect(response.body.data.find((model: { id: string }) => model.id === 'gpt-4o')).toMatchObject({
-        object: 'model', created: 1626777600, owned_by: 'openai', root: 'gpt-4o', parent: null, permission: [expect.objectContaining({ object: 'model_permission' })],
+        object: 'model',
+        created: 1626777600,
+        owned_by: 'openai',
+        root: 'gpt-4o',
+        parent: null,
+        permission: [expect.objectContaining({ object: 'model_permission' })],
       });
       expect(response.body.data.find((model: { id: string }) => model.id === 'mj_imagine')).toMatchObject({ owned_by: 'midjourney' });
     });
 
-    it('GET /api/user/models lists the models enabled channels serve in the caller\'s own group', async () => {
+    it("GET /api/user/models lists the models enabled channels serve in the caller's own group", async () => {
       const [vipOnly] = await create({ name: 'vip-only', models: 'vip-model', group: 'vip' });
       const [shared] = await create({ name: 'for-default', models: 'default-model-a,default-model-b', group: 'default,vip' });
       const [off] = await create({ name: 'off-default', models: 'hidden-model', group: 'default', status: 2 });
@@ -66,21 +79,33 @@ describe('channels API: model lists', () => {
   });
 
   describe('fetch_models', () => {
-    it('reads the upstream\'s /v1/models with the channel key', async () => {
+    it("reads the upstream's /v1/models with the channel key", async () => {
       const [good] = await create({ name: 'fetch', key: 'sk-good', base_url: `${upstream.baseUrl}/` });
       const response = await call(target, admin, 'get', `/api/channel/fetch_models/${good}`);
       expect(response.body).toEqual({ success: true, message: '', data: ['gpt-4o', 'o1-mini'] });
-      expect(upstream.requests.at(-1)).toMatchObject({ method: 'GET', url: '/v1/models', headers: expect.objectContaining({ authorization: 'Bearer sk-good' }) });
+      expect(upstream.requests.at(-1)).toMatchObject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: expect.objectContaining({ authorization: 'Bearer sk-good' }),
+      });
     });
 
-    it('with the creation form\'s key (POST), and refuses other types, a bad key or an unreachable upstream', async () => {
-      const posted = await call(target, admin, 'post', '/api/channel/fetch_models', { type: 1, base_url: upstream.baseUrl, key: 'sk-good' });
+    it("with the creation form's key (POST), and refuses other types, a bad key or an unreachable upstream", async () => {
+      const posted = await call(target, admin, 'post', '/api/channel/fetch_models', {
+        type: 1,
+        base_url: upstream.baseUrl,
+        key: 'sk-good',
+      });
       expect(posted.body).toEqual({ success: true, message: '', data: ['gpt-4o', 'o1-mini'] });
-      expect((await call(target, admin, 'post', '/api/channel/fetch_models', { type: 14, base_url: upstream.baseUrl, key: 'k' })).body).toEqual({
+      expect(
+        (await call(target, admin, 'post', '/api/channel/fetch_models', { type: 14, base_url: upstream.baseUrl, key: 'k' })).body,
+      ).toEqual({
         success: false,
         message: '仅支持 OpenAI 接口格式',
       });
-      expect((await call(target, admin, 'post', '/api/channel/fetch_models', { type: 1, base_url: upstream.baseUrl, key: '' })).body.success).toBe(false);
+      expect(
+        (await call(target, admin, 'post', '/api/channel/fetch_models', { type: 1, base_url: upstream.baseUrl, key: '' })).body.success,
+      ).toBe(false);
       const [bad] = await create({ name: 'fetch-bad', key: 'sk-bad', base_url: upstream.baseUrl });
       const refused = await call(target, admin, 'get', `/api/channel/fetch_models/${bad}`);
       expect(refused.body).toEqual({ success: false, message: '获取模型列表失败: HTTP 401 Incorrect API key provided' });
@@ -88,7 +113,10 @@ describe('channels API: model lists', () => {
       const unreachable = await call(target, admin, 'get', `/api/channel/fetch_models/${gone}`);
       expect(unreachable.body.success).toBe(false);
       expect(unreachable.body.message).toMatch(/^获取模型列表失败: upstream unreachable/);
-      expect((await call(target, admin, 'get', '/api/channel/fetch_models/999999')).body).toEqual({ success: false, message: '渠道不存在' });
+      expect((await call(target, admin, 'get', '/api/channel/fetch_models/999999')).body).toEqual({
+        success: false,
+        message: '渠道不存在',
+      });
     });
   });
 });

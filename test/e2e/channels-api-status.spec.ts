@@ -42,7 +42,10 @@ describe('channels API: deletes, status and outcomes', () => {
       expect(router().get(id)?.status).not.toBe(1);
       // Moving an enabled channel to 3 stays the automatic rules' business.
       const [other] = await create({ name: 'auto-edit-2' });
-      expect((await call(target, admin, 'put', '/api/channel/', { id: other, status: 3 })).body).toEqual({ success: false, message: '无效的参数' });
+      expect((await call(target, admin, 'put', '/api/channel/', { id: other, status: 3 })).body).toEqual({
+        success: false,
+        message: '无效的参数',
+      });
     });
 
     it('deletes one channel (trailing slash too), and an unknown id succeeds with nothing deleted', async () => {
@@ -63,7 +66,9 @@ describe('channels API: deletes, status and outcomes', () => {
       const autoView = await getChannel(auto);
       expect(autoView.status).toBe(3);
       expect(JSON.parse(autoView.other_info)).toEqual({ status_reason: 'Incorrect API key', status_time: expect.any(Number) });
-      const disabledBefore = await dataSource(target).query('SELECT count(*)::int AS n FROM channel_status WHERE status IN (2, 3) AND channel_id IN (SELECT id FROM channels)');
+      const disabledBefore = await dataSource(target).query(
+        'SELECT count(*)::int AS n FROM channel_status WHERE status IN (2, 3) AND channel_id IN (SELECT id FROM channels)',
+      );
       const response = await call(target, admin, 'delete', '/api/channel/disabled');
       expect(response.body).toEqual({ success: true, message: '', data: disabledBefore[0].n });
       expect(response.body.data).toBeGreaterThanOrEqual(2);
@@ -75,14 +80,29 @@ describe('channels API: deletes, status and outcomes', () => {
       const ids = await create({ name: 'batch-del', key: 'p\nq\nr\ns\nt\nu' });
       const response = await call(target, admin, 'post', '/api/channel/batch', { ids: [ids[0], ids[1], ids[1], 999999] });
       expect(response.body).toEqual({ success: true, message: '', data: 2 });
-      expect(await dataSource(target).query('SELECT id FROM channels WHERE id = ANY($1::int[]) ORDER BY id', [ids])).toEqual(ids.slice(2).map((id) => ({ id })));
+      expect(await dataSource(target).query('SELECT id FROM channels WHERE id = ANY($1::int[]) ORDER BY id', [ids])).toEqual(
+        ids.slice(2).map((id) => ({ id })),
+      );
       // Any count, not only two (the handler once answered the length of TypeORM's [rows, count] pair, always 2).
-      expect((await call(target, admin, 'post', '/api/channel/batch', { ids: ids.slice(3) })).body).toEqual({ success: true, message: '', data: 3 });
+      expect((await call(target, admin, 'post', '/api/channel/batch', { ids: ids.slice(3) })).body).toEqual({
+        success: true,
+        message: '',
+        data: 3,
+      });
       expect(await dataSource(target).query('SELECT id FROM channels WHERE id = ANY($1::int[])', [ids])).toEqual([{ id: ids[2] }]);
       const before = await tablesSnapshot(target);
-      expect((await call(target, admin, 'post', '/api/channel/batch', { ids: [] })).body).toEqual({ success: false, message: '请先选择要删除的通道！' });
-      expect((await call(target, admin, 'post', '/api/channel/batch', {})).body).toEqual({ success: false, message: '请先选择要删除的通道！' });
-      expect((await call(target, admin, 'post', '/api/channel/batch', { ids: ['1'] })).body).toEqual({ success: false, message: '无效的参数' });
+      expect((await call(target, admin, 'post', '/api/channel/batch', { ids: [] })).body).toEqual({
+        success: false,
+        message: '请先选择要删除的通道！',
+      });
+      expect((await call(target, admin, 'post', '/api/channel/batch', {})).body).toEqual({
+        success: false,
+        message: '请先选择要删除的通道！',
+      });
+      expect((await call(target, admin, 'post', '/api/channel/batch', { ids: ['1'] })).body).toEqual({
+        success: false,
+        message: '无效的参数',
+      });
       expect(changedRows(before, await tablesSnapshot(target))).toEqual({});
     });
 
@@ -103,22 +123,65 @@ describe('channels API: deletes, status and outcomes', () => {
       const [id, other] = await create({ name: 'projected', key: 'u\nv', models: 'proj-model' });
       const bus = target.app.get(CommandBus);
       const base = { correlationId: 'c', actor: systemActor(), clientIp: null };
-      await bus.execute(new ChangeChannelStatusCommand({ ...base, channelId: id, command: { type: 'RecordChannelTest', ok: true, responseTimeMs: 1234, model: 'proj-model', error: null }, reasonCode: 'channel_test' }));
-      await bus.execute(new ChangeChannelStatusCommand({ ...base, channelId: id, command: { type: 'RecordChannelBalance', balance: 17.25 }, reasonCode: 'balance_refresh' }));
       await bus.execute(
-        new ChangeChannelStatusCommand({ ...base, channelId: other, command: { type: 'AutoDisableChannel', reasonCode: 'upstream_unauthorized', message: 'bad key', evidence: { status: 401 } }, reasonCode: 'upstream_unauthorized' }),
+        new ChangeChannelStatusCommand({
+          ...base,
+          channelId: id,
+          command: { type: 'RecordChannelTest', ok: true, responseTimeMs: 1234, model: 'proj-model', error: null },
+          reasonCode: 'channel_test',
+        }),
+      );
+      await bus.execute(
+        new ChangeChannelStatusCommand({
+          ...base,
+          channelId: id,
+          command: { type: 'RecordChannelBalance', balance: 17.25 },
+          reasonCode: 'balance_refresh',
+        }),
+      );
+      await bus.execute(
+        new ChangeChannelStatusCommand({
+          ...base,
+          channelId: other,
+          command: { type: 'AutoDisableChannel', reasonCode: 'upstream_unauthorized', message: 'bad key', evidence: { status: 401 } },
+          reasonCode: 'upstream_unauthorized',
+        }),
       );
       expect(router().select('default', 'proj-model')?.id).toBe(id);
       await bus.execute(
-        new ChangeChannelStatusCommand({ ...base, channelId: other, command: { type: 'AutoEnableChannel', reasonCode: 'test_passed', message: '', evidence: {} }, reasonCode: 'test_passed' }),
+        new ChangeChannelStatusCommand({
+          ...base,
+          channelId: other,
+          command: { type: 'AutoEnableChannel', reasonCode: 'test_passed', message: '', evidence: {} },
+          reasonCode: 'test_passed',
+        }),
       );
-      for (const [i, channelId, quota] of [[1, id, 300], [2, id, 25], [3, other, 7]] as const) {
+      for (const [i, channelId, quota] of [
+        [1, id, 300],
+        [2, id, 25],
+        [3, other, 7],
+      ] as const) {
         await eventStore(target).appendToStream(
           accountStream(common.id),
-          [newEvent('QuotaConsumed', { requestId: `r-${i}`, userId: common.id, tokenId: 0, channelId, quota, tokenUnlimited: true, username: 'chuser', quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 } }, {
-            id: deterministicEventId('relay-request', `channels-spec-${i}`),
-            metadata: { correlationId: `r-${i}`, actor: systemActor(), reasonCode: 'relay' },
-          })],
+          [
+            newEvent(
+              'QuotaConsumed',
+              {
+                requestId: `r-${i}`,
+                userId: common.id,
+                tokenId: 0,
+                channelId,
+                quota,
+                tokenUnlimited: true,
+                username: 'chuser',
+                quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 },
+              },
+              {
+                id: deterministicEventId('relay-request', `channels-spec-${i}`),
+                metadata: { correlationId: `r-${i}`, actor: systemActor(), reasonCode: 'relay' },
+              },
+            ),
+          ],
           { expectedRevision: 'any' },
         );
       }
@@ -151,7 +214,9 @@ describe('channels API: deletes, status and outcomes', () => {
       while ((await seen()) === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await seen()).toBe(before + 1);
       const add = jest.spyOn(queue, 'add').mockRejectedValueOnce(new Error('redis down'));
-      expect(() => reporter.report({ channelId: id, ok: false, status: 500, errorCode: null, message: 'x', source: 'relay' })).not.toThrow();
+      expect(() =>
+        reporter.report({ channelId: id, ok: false, status: 500, errorCode: null, message: 'x', source: 'relay' }),
+      ).not.toThrow();
       expect(add).toHaveBeenCalledTimes(1);
       add.mockRestore();
     });

@@ -52,7 +52,9 @@ export function channelsApiFixture() {
     const before = await maxId();
     const response = await call(context.target, context.admin, 'post', '/api/channel/', channelForm(overrides));
     expect(response.body).toEqual({ success: true, message: '' });
-    const rows: Array<{ id: number }> = await dataSource(context.target).query('SELECT id FROM channels WHERE id > $1 ORDER BY id', [before]);
+    const rows: Array<{ id: number }> = await dataSource(context.target).query('SELECT id FROM channels WHERE id > $1 ORDER BY id', [
+      before,
+    ]);
     return rows.map((row) => row.id);
   }
 
@@ -68,7 +70,12 @@ export function channelsApiFixture() {
     context.target.app.get(CommandBus).execute(
       new ChangeChannelStatusCommand({
         channelId,
-        command: { type: 'AutoDisableChannel', reasonCode: 'upstream_unauthorized', message: 'Incorrect API key', evidence: { status: 401 } },
+        command: {
+          type: 'AutoDisableChannel',
+          reasonCode: 'upstream_unauthorized',
+          message: 'Incorrect API key',
+          evidence: { status: 401 },
+        },
         reasonCode: 'upstream_unauthorized',
         correlationId: 'test',
         actor: systemActor(),
@@ -76,7 +83,10 @@ export function channelsApiFixture() {
       }),
     );
   const abilities = (id: number) =>
-    dataSource(context.target).query('SELECT "group", model, enabled, priority::int AS priority, weight FROM abilities WHERE channel_id = $1 ORDER BY 1, 2', [id]);
+    dataSource(context.target).query(
+      'SELECT "group", model, enabled, priority::int AS priority, weight FROM abilities WHERE channel_id = $1 ORDER BY 1, 2',
+      [id],
+    );
 
   return { context, create, router, getChannel, autoDisable, abilities };
 }

@@ -56,7 +56,13 @@ describe('channels API', () => {
 
   describe('POST /api/channel/', () => {
     it('creates a channel with the defaults new-api gives and its routing rows', async () => {
-      const [id] = await create({ name: 'defaults', group: '', auto_ban: undefined, base_url: 'https://api.example.com//', models: 'a, b,,a' });
+      const [id] = await create({
+        name: 'defaults',
+        group: '',
+        auto_ban: undefined,
+        base_url: 'https://api.example.com//',
+        models: 'a, b,,a',
+      });
       const channel = await getChannel(id);
       expect(channel).toMatchObject({
         id,
@@ -88,7 +94,12 @@ describe('channels API', () => {
       expect(ids).toHaveLength(3);
       const keys = await dataSource(target).query('SELECT key FROM channels WHERE id = ANY($1::int[]) ORDER BY id', [ids]);
       expect(keys.map((row: { key: string }) => row.key)).toEqual(['k-1', 'k-2', 'k-3']);
-      const vertex = await create({ type: 41, name: 'vertex', key: '{"type":"service_account",\n"project_id":"p"}', other: '{"default":"us-central1"}' });
+      const vertex = await create({
+        type: 41,
+        name: 'vertex',
+        key: '{"type":"service_account",\n"project_id":"p"}',
+        other: '{"default":"us-central1"}',
+      });
       expect(vertex).toHaveLength(1);
     });
 
@@ -132,8 +143,13 @@ describe('channels API', () => {
       const before = await tablesSnapshot(target);
       for (const [body, message] of cases) {
         const response = await call(target, admin, 'post', '/api/channel/', body);
-        expect([JSON.stringify(body).slice(0, 80), response.status, response.body.success]).toEqual([JSON.stringify(body).slice(0, 80), 200, false]);
-        if (typeof body !== 'string') expect([JSON.stringify(body).slice(0, 80), response.body.message]).toEqual([JSON.stringify(body).slice(0, 80), message]);
+        expect([JSON.stringify(body).slice(0, 80), response.status, response.body.success]).toEqual([
+          JSON.stringify(body).slice(0, 80),
+          200,
+          false,
+        ]);
+        if (typeof body !== 'string')
+          expect([JSON.stringify(body).slice(0, 80), response.body.message]).toEqual([JSON.stringify(body).slice(0, 80), message]);
       }
       expect(changedRows(before, await tablesSnapshot(target))).toEqual({});
     });
@@ -145,7 +161,15 @@ describe('channels API', () => {
       await dataSource(target).query('DELETE FROM channels');
       ids = [];
       for (let i = 0; i < 12; i++) {
-        ids.push(...(await create({ name: `list-${i}`, key: `key-${i}`, priority: i % 3, models: i % 2 ? 'odd-model,shared' : 'even-model,shared', group: i < 4 ? 'vip' : 'default,svip' })));
+        ids.push(
+          ...(await create({
+            name: `list-${i}`,
+            key: `key-${i}`,
+            priority: i % 3,
+            models: i % 2 ? 'odd-model,shared' : 'even-model,shared',
+            group: i < 4 ? 'vip' : 'default,svip',
+          })),
+        );
       }
     });
 
@@ -202,8 +226,28 @@ describe('channels API', () => {
   describe('PUT /api/channel/', () => {
     it('changes only the fields sent non-empty, keeps the key when none is sent, and answers the channel with its key', async () => {
       const [id] = await create({ name: 'editable', key: 'keep-me', weight: 5, priority: 3, test_model: 'gpt-4o-mini' });
-      const response = await call(target, admin, 'put', '/api/channel/', { id, name: 'edited', key: '', models: '', weight: 0, base_url: 'http://x/' });
-      expect(response.body).toMatchObject({ success: true, message: '', data: { id, name: 'edited', key: 'keep-me', weight: 0, priority: 3, base_url: 'http://x', models: 'gpt-4o,gpt-4o-mini', test_model: 'gpt-4o-mini' } });
+      const response = await call(target, admin, 'put', '/api/channel/', {
+        id,
+        name: 'edited',
+        key: '',
+        models: '',
+        weight: 0,
+        base_url: 'http://x/',
+      });
+      expect(response.body).toMatchObject({
+        success: true,
+        message: '',
+        data: {
+          id,
+          name: 'edited',
+          key: 'keep-me',
+          weight: 0,
+          priority: 3,
+          base_url: 'http://x',
+          models: 'gpt-4o,gpt-4o-mini',
+          test_model: 'gpt-4o-mini',
+        },
+      });
       expect((await abilities(id)).map((row: { weight: number }) => row.weight)).toEqual([0, 0]);
       const regrouped = await call(target, admin, 'put', '/api/channel/', { id, group: 'vip,default', models: 'm1', priority: -2000 });
       expect(regrouped.body.data).toMatchObject({ group: 'vip,default', models: 'm1', priority: -999 });

@@ -19,7 +19,12 @@ describe('GENERATE_DEFAULT_TOKEN', () => {
       env: { GENERATE_DEFAULT_TOKEN: 'true', GITHUB_OAUTH_URL: github.baseUrl, GITHUB_API_URL: github.baseUrl },
     });
     root = await rootCaller(target);
-    await setOptions(target, { GitHubOAuthEnabled: 'true', GitHubClientId: github.clientId, GitHubClientSecret: github.clientSecret, RegisterEnabled: 'true' });
+    await setOptions(target, {
+      GitHubOAuthEnabled: 'true',
+      GitHubClientId: github.clientId,
+      GitHubClientSecret: github.clientSecret,
+      RegisterEnabled: 'true',
+    });
   });
   afterAll(async () => {
     await target?.close();
@@ -27,12 +32,22 @@ describe('GENERATE_DEFAULT_TOKEN', () => {
   });
 
   const tokenRows = (userId: number): Promise<Array<Record<string, unknown>>> =>
-    dataSource(target).query('SELECT id, name, status, expired_time, unlimited_quota, model_limits_enabled, "group" FROM tokens WHERE user_id = $1', [userId]);
+    dataSource(target).query(
+      'SELECT id, name, status, expired_time, unlimited_quota, model_limits_enabled, "group" FROM tokens WHERE user_id = $1',
+      [userId],
+    );
 
   async function expectDefaultToken(caller: Caller): Promise<void> {
     const rows = await tokenRows(caller.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ name: `${caller.username}的初始令牌`, status: 1, expired_time: '-1', unlimited_quota: true, model_limits_enabled: false, group: '' });
+    expect(rows[0]).toMatchObject({
+      name: `${caller.username}的初始令牌`,
+      status: 1,
+      expired_time: '-1',
+      unlimited_quota: true,
+      model_limits_enabled: false,
+      group: '',
+    });
     // The user sees it in their token list at once, with new-api's figures.
     const listed = await call(target, caller, 'get', '/api/token/?p=0&size=10').expect(200);
     expect(listed.body.success).toBe(true);
@@ -46,7 +61,9 @@ describe('GENERATE_DEFAULT_TOKEN', () => {
       status: 1,
     });
     // The allotment is an event on the token's stream, like any created token's.
-    const events: Array<{ type: string }> = await dataSource(target).query('SELECT type FROM events WHERE stream_id = $1', [`token-${String(rows[0].id)}`]);
+    const events: Array<{ type: string }> = await dataSource(target).query('SELECT type FROM events WHERE stream_id = $1', [
+      `token-${String(rows[0].id)}`,
+    ]);
     expect(events.map((event) => event.type)).toEqual(['TokenQuotaAllotted']);
   }
 
@@ -70,7 +87,9 @@ describe('GENERATE_DEFAULT_TOKEN', () => {
   it('gives a GitHub sign-up its default token, and a later GitHub login makes no second one', async () => {
     const browser = target.http();
     const state = (await browser.get('/api/oauth/state')).body.data as string;
-    const signedUp = await browser.get('/api/oauth/github').query({ code: github.issueCode({ login: 'octo-default', name: 'Octo' }), state });
+    const signedUp = await browser
+      .get('/api/oauth/github')
+      .query({ code: github.issueCode({ login: 'octo-default', name: 'Octo' }), state });
     expect(signedUp.body).toMatchObject({ success: true, data: { username: expect.stringMatching(/^github_\d+$/) } });
     const user = await findUser(target, { githubId: 'octo-default' });
     const token = `t-${user!.id}-github`.padEnd(28, 'x');
@@ -79,13 +98,19 @@ describe('GENERATE_DEFAULT_TOKEN', () => {
 
     const again = target.http();
     const againState = (await again.get('/api/oauth/state')).body.data as string;
-    const loggedIn = await again.get('/api/oauth/github').query({ code: github.issueCode({ login: 'octo-default', name: 'Octo' }), state: againState });
+    const loggedIn = await again
+      .get('/api/oauth/github')
+      .query({ code: github.issueCode({ login: 'octo-default', name: 'Octo' }), state: againState });
     expect(loggedIn.body.data.id).toBe(user!.id);
     expect(await tokenRows(user!.id)).toHaveLength(1);
   });
 
   it('gives an account an admin creates no token', async () => {
-    const response = await call(target, root, 'post', '/api/user/', { username: 'made', password: 'password123', display_name: 'Made' }).expect(200);
+    const response = await call(target, root, 'post', '/api/user/', {
+      username: 'made',
+      password: 'password123',
+      display_name: 'Made',
+    }).expect(200);
     expect(response.body.success).toBe(true);
     const made = await findUser(target, { username: 'made' });
     expect(await tokenRows(made!.id)).toEqual([]);

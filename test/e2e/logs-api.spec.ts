@@ -81,17 +81,82 @@ describe('log API (/api/log)', () => {
     bob = await seedCaller(target, { username: 'bob' });
     // A system row (type 4) for alice: the new-user gift, as registration appends it.
     await eventStore(target).appendToStream(accountStream(alice.id), [
-      newEvent('QuotaGranted', { amount: 1000, kind: 'new_user', username: 'alice', quotaDisplay: { inCurrency: false, quotaPerUnit: 500000 } }, {
-        id: deterministicEventId('test-grant', 'alice'),
-        metadata: { correlationId: 'grant-alice', actor: systemActor(), reasonCode: 'new_user' },
-      }),
+      newEvent(
+        'QuotaGranted',
+        { amount: 1000, kind: 'new_user', username: 'alice', quotaDisplay: { inCurrency: false, quotaPerUnit: 500000 } },
+        {
+          id: deterministicEventId('test-grant', 'alice'),
+          metadata: { correlationId: 'grant-alice', actor: systemActor(), reasonCode: 'new_user' },
+        },
+      ),
     ]);
     charges = {
-      a1: { requestId: 'req-a1', user: alice, tokenId: 11, tokenName: 'a-key', model: 'gpt-4o-mini', channelPath: [1], group: 'default', quota: 100, prompt: 10, completion: 5, at: now - 7200 },
-      a2: { requestId: 'req-a2', user: alice, tokenId: 11, tokenName: 'a-key', model: 'gpt-4o', channelPath: [1, 2], group: 'vip', quota: 200, prompt: 20, completion: 10, at: now - 3600, stream: true },
-      a3: { requestId: 'req-a3', user: alice, tokenId: 12, tokenName: 'a-other', model: 'gpt-4o-mini', channelPath: [1], group: 'default', quota: 300, prompt: 30, completion: 15, at: now - 10 },
-      b1: { requestId: 'req-b1', user: bob, tokenId: 21, tokenName: 'b-key', model: 'gpt-4o', channelPath: [2], group: 'default', quota: 400, prompt: 40, completion: 20, at: now - 5 },
-      b2: { requestId: 'req-b2', user: bob, tokenId: 21, tokenName: 'b-key', model: 'claude-3-haiku', channelPath: [3], group: 'vip', quota: 500, prompt: 50, completion: 25, at: now - 172800 },
+      a1: {
+        requestId: 'req-a1',
+        user: alice,
+        tokenId: 11,
+        tokenName: 'a-key',
+        model: 'gpt-4o-mini',
+        channelPath: [1],
+        group: 'default',
+        quota: 100,
+        prompt: 10,
+        completion: 5,
+        at: now - 7200,
+      },
+      a2: {
+        requestId: 'req-a2',
+        user: alice,
+        tokenId: 11,
+        tokenName: 'a-key',
+        model: 'gpt-4o',
+        channelPath: [1, 2],
+        group: 'vip',
+        quota: 200,
+        prompt: 20,
+        completion: 10,
+        at: now - 3600,
+        stream: true,
+      },
+      a3: {
+        requestId: 'req-a3',
+        user: alice,
+        tokenId: 12,
+        tokenName: 'a-other',
+        model: 'gpt-4o-mini',
+        channelPath: [1],
+        group: 'default',
+        quota: 300,
+        prompt: 30,
+        completion: 15,
+        at: now - 10,
+      },
+      b1: {
+        requestId: 'req-b1',
+        user: bob,
+        tokenId: 21,
+        tokenName: 'b-key',
+        model: 'gpt-4o',
+        channelPath: [2],
+        group: 'default',
+        quota: 400,
+        prompt: 40,
+        completion: 20,
+        at: now - 5,
+      },
+      b2: {
+        requestId: 'req-b2',
+        user: bob,
+        tokenId: 21,
+        tokenName: 'b-key',
+        model: 'claude-3-haiku',
+        channelPath: [3],
+        group: 'vip',
+        quota: 500,
+        prompt: 50,
+        completion: 25,
+        at: now - 172800,
+      },
     };
     for (const charge of Object.values(charges)) await settle(charge);
     await projected(target);
@@ -131,7 +196,8 @@ describe('log API (/api/log)', () => {
         channel: 2,
         token_id: 11,
         group: 'vip',
-        other: '{"admin_info":{"use_channel":["1","2"]},"cache_tokens":0,"completion_ratio":4,"frt":300,"group_ratio":1,"model_price":-1,"model_ratio":0.075}',
+        other:
+          '{"admin_info":{"use_channel":["1","2"]},"cache_tokens":0,"completion_ratio":4,"frt":300,"group_ratio":1,"model_price":-1,"model_ratio":0.075}',
       });
       expect(JSON.parse(page.items.find((item) => item.quota === 100)!.other as string).frt).toBe(-1000);
     });
@@ -155,7 +221,12 @@ describe('log API (/api/log)', () => {
     it('lists newest first (ledger order) with 1-based pages', async () => {
       const all = await list(root, '/api/log/?page_size=10');
       expect(requestIds(all.items)).toEqual(['b2', 'b1', 'a3', 'a2', 'a1']);
-      expect(all.items[all.items.length - 1]).toMatchObject({ type: 4, username: 'alice', content: '新用户注册赠送 1000 点额度', other: '' });
+      expect(all.items[all.items.length - 1]).toMatchObject({
+        type: 4,
+        username: 'alice',
+        content: '新用户注册赠送 1000 点额度',
+        other: '',
+      });
       const ids = all.items.map((item) => item.id as number);
       expect([...ids].sort((a, b) => b - a)).toEqual(ids);
 
@@ -203,7 +274,12 @@ describe('log API (/api/log)', () => {
       expect(page.items.every((item) => item.user_id === alice.id && item.id === 0)).toBe(true);
       expect(requestIds(page.items)).toEqual(['a3', 'a2', 'a1']);
       expect(JSON.parse(page.items.find((item) => item.quota === 200)!.other as string)).toEqual({
-        cache_tokens: 0, completion_ratio: 4, frt: 300, group_ratio: 1, model_price: -1, model_ratio: 0.075,
+        cache_tokens: 0,
+        completion_ratio: 4,
+        frt: 300,
+        group_ratio: 1,
+        model_price: -1,
+        model_ratio: 0.075,
       });
       expect(page.items.find((item) => item.type === 4)!.other).toBe('null');
       const bobs = await list(bob, '/api/log/self?page_size=10');
@@ -214,10 +290,17 @@ describe('log API (/api/log)', () => {
       const spoofed = await list(alice, '/api/log/self/?page_size=10&username=bob&channel=2');
       expect(spoofed.total).toBe(4);
       expect(requestIds((await list(alice, '/api/log/self/?page_size=10&type=2&token_name=a-key')).items)).toEqual(['a2', 'a1']);
-      expect(requestIds((await list(alice, `/api/log/self/?page_size=10&start_timestamp=${now - 3600}&model_name=gpt-4o-mini`)).items)).toEqual(['a3']);
+      expect(
+        requestIds((await list(alice, `/api/log/self/?page_size=10&start_timestamp=${now - 3600}&model_name=gpt-4o-mini`)).items),
+      ).toEqual(['a3']);
       expect(requestIds((await list(alice, '/api/log/self/?page_size=10&group=vip')).items)).toEqual(['a2']);
       expect((await list(alice, '/api/log/self/?page_size=1000')).page_size).toBe(100);
-      expect(await list(alice, '/api/log/self/?p=2&page_size=3')).toMatchObject({ total: 4, page: 2, page_size: 3, items: [expect.objectContaining({ type: 4 })] });
+      expect(await list(alice, '/api/log/self/?p=2&page_size=3')).toMatchObject({
+        total: 4,
+        page: 2,
+        page_size: 3,
+        items: [expect.objectContaining({ type: 4 })],
+      });
     });
   });
 
@@ -305,7 +388,11 @@ describe('log API (/api/log)', () => {
       }
       expect((await list(root, '/api/log/?page_size=5&model_name=%00')).items).toEqual([]);
       expect((await list(root, '/api/log/?p=99999999999999999999&page_size=5')).items).toEqual([]);
-      for (const path of ['/api/log/self/?page_size=%00&p=-1&type=%5C', '/api/log/self/stat?channel=x&token_name=%00', '/api/log/self/search?keyword=%00']) {
+      for (const path of [
+        '/api/log/self/?page_size=%00&p=-1&type=%5C',
+        '/api/log/self/stat?channel=x&token_name=%00',
+        '/api/log/self/search?keyword=%00',
+      ]) {
         const response = await call(target, alice, 'get', path).expect(200);
         expect(response.body.success).toBe(true);
       }
@@ -326,9 +413,17 @@ describe('log API (/api/log)', () => {
         const response = await call(target, root, 'delete', `/api/log/${query}`).expect(200);
         expect(response.body).toEqual({ success: false, message: 'target timestamp is required' });
       }
-      expect((await call(target, root, 'delete', '/api/log/?target_timestamp=-5').expect(200)).body).toEqual({ success: true, message: '', data: 0 });
+      expect((await call(target, root, 'delete', '/api/log/?target_timestamp=-5').expect(200)).body).toEqual({
+        success: true,
+        message: '',
+        data: 0,
+      });
       // Older than every row: nothing to delete, so nothing is recorded either (the answer is still 0).
-      expect((await call(target, root, 'delete', '/api/log/?target_timestamp=1').expect(200)).body).toEqual({ success: true, message: '', data: 0 });
+      expect((await call(target, root, 'delete', '/api/log/?target_timestamp=1').expect(200)).body).toEqual({
+        success: true,
+        message: '',
+        data: 0,
+      });
       expect(await stateSnapshot(target)).toBe(before);
       expect(await dataSource(target).query("SELECT count(*)::int AS count FROM events WHERE stream_id = 'logs'")).toEqual([{ count: 0 }]);
     });

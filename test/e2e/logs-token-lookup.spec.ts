@@ -83,7 +83,15 @@ describe('GET /api/log/token (lookup by key)', () => {
     const rows = response.body.data as Array<Record<string, unknown>>;
     expect(rows.map((row) => row.quota)).toEqual([303, 101]);
     for (const row of rows) {
-      expect(row).toMatchObject({ id: 0, user_id: alice.id, type: 2, token_id: tokenA.id, token_name: 'key-a', username: 'alice', model_name: 'gpt-4o-mini' });
+      expect(row).toMatchObject({
+        id: 0,
+        user_id: alice.id,
+        type: 2,
+        token_id: tokenA.id,
+        token_name: 'key-a',
+        username: 'alice',
+        model_name: 'gpt-4o-mini',
+      });
       const other = JSON.parse(row.other as string);
       expect(other).not.toHaveProperty('admin_info');
       expect(other).toMatchObject({ model_ratio: 0.075, completion_ratio: 4 });
@@ -94,7 +102,12 @@ describe('GET /api/log/token (lookup by key)', () => {
   });
 
   it('answers any origin (CORS) and nothing CORS-related without an Origin', async () => {
-    const cors = await target.http().get('/api/log/token').query({ key: `sk-${tokenA.key}` }).set('Origin', 'https://status.example').expect(200);
+    const cors = await target
+      .http()
+      .get('/api/log/token')
+      .query({ key: `sk-${tokenA.key}` })
+      .set('Origin', 'https://status.example')
+      .expect(200);
     expect(cors.headers['access-control-allow-origin']).toBe('*');
     expect(cors.headers['access-control-allow-credentials']).toBe('true');
     const plain = await lookup(`sk-${tokenA.key}`).expect(200);
@@ -103,7 +116,16 @@ describe('GET /api/log/token (lookup by key)', () => {
 
   it('answers an empty array for an unknown, missing, malformed or deleted key, never a 5xx, changing nothing', async () => {
     const before = await stateSnapshot(target);
-    for (const key of ['', 'sk-', `sk-${'x'.repeat(48)}`, 'sk-abc\u0000def', "sk-' OR '1'='1", 'x'.repeat(10_000), `sk-${tokenA.key}-5`, '%']) {
+    for (const key of [
+      '',
+      'sk-',
+      `sk-${'x'.repeat(48)}`,
+      'sk-abc\u0000def',
+      "sk-' OR '1'='1",
+      'x'.repeat(10_000),
+      `sk-${tokenA.key}-5`,
+      '%',
+    ]) {
       const response = await lookup(key);
       expect([response.status, response.body]).toEqual([200, { success: true, message: '', data: [] }]);
     }

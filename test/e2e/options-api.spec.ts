@@ -20,7 +20,12 @@ describe('options API', () => {
   });
 
   const asRoot = () => ({ Authorization: root.accessToken });
-  const put = (body: unknown) => target.http().put('/api/option/').set(asRoot()).send(body as object);
+  const put = (body: unknown) =>
+    target
+      .http()
+      .put('/api/option/')
+      .set(asRoot())
+      .send(body as object);
   const list = async (): Promise<Record<string, string>> => {
     const response = await target.http().get('/api/option/').set(asRoot()).expect(200);
     expect(response.body.success).toBe(true);
@@ -119,14 +124,24 @@ describe('options API', () => {
 
       it('malformed JSON', async () => {
         const before = await storedRows();
-        const response = await target.http().put('/api/option').set(asRoot()).set('Content-Type', 'application/json').send('{"key": "SystemName", "value": ');
+        const response = await target
+          .http()
+          .put('/api/option')
+          .set(asRoot())
+          .set('Content-Type', 'application/json')
+          .send('{"key": "SystemName", "value": ');
         expect(response.status).toBe(400);
         expect(response.body).toEqual({ success: false, message: '无效的参数' });
         expect(await storedRows()).toEqual(before);
       });
 
       it('keeps the shared answer for malformed JSON on other routes (only this route has the new-api 400)', async () => {
-        const response = await target.http().post('/api/option/rest_model_ratio').set(asRoot()).set('Content-Type', 'application/json').send('{');
+        const response = await target
+          .http()
+          .post('/api/option/rest_model_ratio')
+          .set(asRoot())
+          .set('Content-Type', 'application/json')
+          .send('{');
         expect(response.status).toBe(200);
         expect(response.body.success).toBe(false);
       });
@@ -149,7 +164,12 @@ describe('options API', () => {
 
     describe('enable guards', () => {
       it.each([
-        ['GitHubOAuthEnabled', '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！', 'GitHubClientId', 'client-id'],
+        [
+          'GitHubOAuthEnabled',
+          '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！',
+          'GitHubClientId',
+          'client-id',
+        ],
         ['WeChatAuthEnabled', '无法启用微信登录，请先填入微信登录相关配置信息！', 'WeChatServerAddress', 'https://wx.example.com'],
         ['TurnstileCheckEnabled', '无法启用 Turnstile 校验，请先填入 Turnstile 校验相关配置信息！', 'TurnstileSiteKey', 'site-key'],
         ['EmailDomainRestrictionEnabled', '无法启用邮箱域名限制，请先填入限制的邮箱域名！', 'EmailDomainWhitelist', 'example.com'],
@@ -239,21 +259,24 @@ describe('options API', () => {
       return 'body' in route ? request.send(route.body) : request;
     }
 
-    it.each(routes)('$method $path refuses anonymous, common, admin, banned and unknown-token callers and changes nothing', async (route) => {
-      const before = await storedRows();
-      const anonymous = await call(route);
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body).toEqual({ success: false, message: '无权进行此操作，未登录且未提供 access token' });
-      for (const user of [common, admin]) {
-        const response = await call(route, user.accessToken);
-        expect(response.status).toBe(200);
-        expect(response.body).toEqual({ success: false, message: '无权进行此操作，权限不足' });
-        // Bearer form too
-        expect((await call(route, `Bearer ${user.accessToken}`)).body.message).toBe('无权进行此操作，权限不足');
-      }
-      expect((await call(route, bannedRoot.accessToken)).body).toEqual({ success: false, message: '用户已被封禁' });
-      expect((await call(route, 'not-a-token')).body).toEqual({ success: false, message: '无权进行此操作，access token 无效' });
-      expect(await storedRows()).toEqual(before);
-    });
+    it.each(routes)(
+      '$method $path refuses anonymous, common, admin, banned and unknown-token callers and changes nothing',
+      async (route) => {
+        const before = await storedRows();
+        const anonymous = await call(route);
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.body).toEqual({ success: false, message: '无权进行此操作，未登录且未提供 access token' });
+        for (const user of [common, admin]) {
+          const response = await call(route, user.accessToken);
+          expect(response.status).toBe(200);
+          expect(response.body).toEqual({ success: false, message: '无权进行此操作，权限不足' });
+          // Bearer form too
+          expect((await call(route, `Bearer ${user.accessToken}`)).body.message).toBe('无权进行此操作，权限不足');
+        }
+        expect((await call(route, bannedRoot.accessToken)).body).toEqual({ success: false, message: '用户已被封禁' });
+        expect((await call(route, 'not-a-token')).body).toEqual({ success: false, message: '无权进行此操作，access token 无效' });
+        expect(await storedRows()).toEqual(before);
+      },
+    );
   });
 });

@@ -21,7 +21,12 @@ describe('groups', () => {
   });
 
   const setOption = (key: string, value: string) =>
-    target.http().put('/api/option/').set('Authorization', root.accessToken).send({ key, value }).expect(200, { success: true, message: '' });
+    target
+      .http()
+      .put('/api/option/')
+      .set('Authorization', root.accessToken)
+      .send({ key, value })
+      .expect(200, { success: true, message: '' });
 
   it('lists the default GroupRatio names to admins, with or without the trailing slash', async () => {
     for (const path of ['/api/group/', '/api/group']) {

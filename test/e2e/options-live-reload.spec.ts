@@ -44,10 +44,15 @@ describe('options: live reload across processes', () => {
   const onSecond = () => request(second.getHttpServer());
 
   it('shows a PUT made on one process in the other process at once', async () => {
-    await first.http().put('/api/option/').set('Authorization', root.accessToken).send({ key: 'SystemName', value: 'Shared Gate' }).expect(200, {
-      success: true,
-      message: '',
-    });
+    await first
+      .http()
+      .put('/api/option/')
+      .set('Authorization', root.accessToken)
+      .send({ key: 'SystemName', value: 'Shared Gate' })
+      .expect(200, {
+        success: true,
+        message: '',
+      });
     await eventually(async () => {
       const status = await onSecond().get('/api/status').expect(200);
       expect(status.body.data.system_name).toBe('Shared Gate');
@@ -75,7 +80,11 @@ describe('options: live reload across processes', () => {
   it('leaves both processes on the previous value when a change is refused', async () => {
     await first.http().put('/api/option/').set('Authorization', root.accessToken).send({ key: 'ModelRatio', value: '{"m":1}' }).expect(200);
     await eventually(async () => expect(second.get(OptionsService).get('ModelRatio')).toBe('{"m":1}'));
-    const refused = await onSecond().put('/api/option/').set('Authorization', root.accessToken).send({ key: 'ModelRatio', value: '{"m":' }).expect(200);
+    const refused = await onSecond()
+      .put('/api/option/')
+      .set('Authorization', root.accessToken)
+      .send({ key: 'ModelRatio', value: '{"m":' })
+      .expect(200);
     expect(refused.body.success).toBe(false);
     // Give a (wrong) reload the chance to happen before checking that nothing moved.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -86,7 +95,11 @@ describe('options: live reload across processes', () => {
   it('ends with the last write on both processes after a burst of saves', async () => {
     for (let i = 1; i <= 10; i++) {
       const target = i % 2 ? first.http() : onSecond();
-      await target.put('/api/option/').set('Authorization', root.accessToken).send({ key: 'Notice', value: `notice ${i}` }).expect(200);
+      await target
+        .put('/api/option/')
+        .set('Authorization', root.accessToken)
+        .send({ key: 'Notice', value: `notice ${i}` })
+        .expect(200);
     }
     await eventually(async () => {
       expect((await first.http().get('/api/notice').expect(200)).body.data).toBe('notice 10');

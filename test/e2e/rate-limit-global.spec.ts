@@ -11,7 +11,12 @@ describe('global rate limits', () => {
 
   beforeAll(async () => {
     target = await createTestApp({
-      env: { GLOBAL_API_RATE_LIMIT: '4', GLOBAL_API_RATE_WINDOW_SECONDS: '2', GLOBAL_WEB_RATE_LIMIT: '2', GLOBAL_WEB_RATE_WINDOW_SECONDS: '600' },
+      env: {
+        GLOBAL_API_RATE_LIMIT: '4',
+        GLOBAL_API_RATE_WINDOW_SECONDS: '2',
+        GLOBAL_WEB_RATE_LIMIT: '2',
+        GLOBAL_WEB_RATE_WINDOW_SECONDS: '600',
+      },
     });
   });
   afterAll(async () => {

@@ -24,7 +24,10 @@ describe('projections: rebuild equals live', () => {
 
   /** Every table the registry knows, plus the two this issue's read models write (they must be among them). */
   function projectionTables(): string[] {
-    const tables = target.app.get(ProjectionRegistry).all().flatMap((projection) => projection.tables);
+    const tables = target.app
+      .get(ProjectionRegistry)
+      .all()
+      .flatMap((projection) => projection.tables);
     expect(tables).toEqual(expect.arrayContaining(['account_balances', 'logs']));
     return [...new Set(tables)].sort();
   }
@@ -64,7 +67,10 @@ describe('projections: rebuild equals live', () => {
         transfers++;
         const rest = affQuota - 500;
         if (rest >= 500 && inviter.id % 2 === 0) {
-          await expectOk(call(target, inviter, 'post', '/api/user/aff_transfer', { quota: rest }), `second transfer by ${inviter.username}`);
+          await expectOk(
+            call(target, inviter, 'post', '/api/user/aff_transfer', { quota: rest }),
+            `second transfer by ${inviter.username}`,
+          );
           transfers++;
         }
       }
@@ -77,21 +83,31 @@ describe('projections: rebuild equals live', () => {
     for (const [index, user] of users.entries()) {
       if (index % 4 !== 1) continue;
       const form = (await call(target, root, 'get', `/api/user/${user.id}`)).body.data;
-      await expectOk(call(target, root, 'put', '/api/user/', { ...form, quota: index % 8 === 1 ? 0 : 5000 + index * 13 }), `edit ${user.username}`);
+      await expectOk(
+        call(target, root, 'put', '/api/user/', { ...form, quota: index % 8 === 1 ? 0 : 5000 + index * 13 }),
+        `edit ${user.username}`,
+      );
     }
 
     // Admin create and manage.
     for (let i = 0; i < 3; i++) {
-      await expectOk(call(target, root, 'post', '/api/user/', { username: `made${i}`, password: 'made-password', display_name: `Made ${i}` }), `create made${i}`);
+      await expectOk(
+        call(target, root, 'post', '/api/user/', { username: `made${i}`, password: 'made-password', display_name: `Made ${i}` }),
+        `create made${i}`,
+      );
     }
-    const manage = (id: number, action: string) => expectOk(call(target, root, 'post', '/api/user/manage', { id, action }), `${action} ${id}`);
+    const manage = (id: number, action: string) =>
+      expectOk(call(target, root, 'post', '/api/user/manage', { id, action }), `${action} ${id}`);
     await manage(users[2].id, 'promote');
     await manage(users[3].id, 'disable');
     await manage(users[3].id, 'enable');
     await manage(users[5].id, 'disable');
     await manage(users[7].id, 'delete');
     // A hard delete of a user with ledger history is refused (their events stay replayable); it changes nothing.
-    expect((await call(target, root, 'delete', `/api/user/${users[9].id}`)).body).toEqual({ success: false, message: '该用户的账本已有记录，无法彻底删除，请改用注销' });
+    expect((await call(target, root, 'delete', `/api/user/${users[9].id}`)).body).toEqual({
+      success: false,
+      message: '该用户的账本已有记录，无法彻底删除，请改用注销',
+    });
     // A gift after the deletions, so the ledger interleaves streams of live and deleted users.
     await register(target, 'rb-late', { affCode: affCodes[0] });
 
@@ -104,7 +120,9 @@ describe('projections: rebuild equals live', () => {
 
     const lines: string[] = [];
     const report = await rebuildProjectionsIn(target.app, { waitSeconds: 30 }, (line) => lines.push(line));
-    expect(report.position).toBe(await db.query('SELECT max(position)::int AS head FROM events').then((rows: Array<{ head: number }>) => rows[0].head));
+    expect(report.position).toBe(
+      await db.query('SELECT max(position)::int AS head FROM events').then((rows: Array<{ head: number }>) => rows[0].head),
+    );
     expect(report.eventsReplayed).toBe(report.position);
     expect(lines[0]).toMatch(/^rebuilding all projections/);
 
@@ -115,6 +133,10 @@ describe('projections: rebuild equals live', () => {
     // The rebuilt read models still serve the API: a self read after the rebuild shows the ledger's balance.
     const self = await call(target, users[0], 'get', '/api/user/self');
     const balance = await balanceRow(target, users[0].id);
-    expect(self.body.data).toMatchObject({ quota: balance?.quota, aff_quota: balance?.aff_quota, aff_history_quota: balance?.aff_history_quota });
+    expect(self.body.data).toMatchObject({
+      quota: balance?.quota,
+      aff_quota: balance?.aff_quota,
+      aff_history_quota: balance?.aff_history_quota,
+    });
   }, 120_000);
 });

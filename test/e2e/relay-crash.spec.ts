@@ -215,14 +215,25 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
     expect(complete.every((result) => result.requestId)).toBe(true);
     // An answer ends once its charge is in the journal; the ledger append follows within milliseconds (the killed
     // process's journal is shipped by the restarted one). Wait until every complete request's charge is there.
-    await waitFor(async () => {
-      const { rows } = await pg.query<{ count: number }>(
-        `SELECT count(DISTINCT data->>'requestId')::int AS count FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = ANY($1)`,
-        [complete.map((result) => result.requestId)],
-      );
-      return rows[0].count === complete.length;
-    }, 'the charges of the complete requests to reach the ledger', 15_000).catch(() => undefined); // the assertions below name what is missing
-    const { rows: charges } = await pg.query<{ event_id: string; request_id: string; user_id: number; token_id: number; quota: string; stream: boolean }>(
+    await waitFor(
+      async () => {
+        const { rows } = await pg.query<{ count: number }>(
+          `SELECT count(DISTINCT data->>'requestId')::int AS count FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = ANY($1)`,
+          [complete.map((result) => result.requestId)],
+        );
+        return rows[0].count === complete.length;
+      },
+      'the charges of the complete requests to reach the ledger',
+      15_000,
+    ).catch(() => undefined); // the assertions below name what is missing
+    const { rows: charges } = await pg.query<{
+      event_id: string;
+      request_id: string;
+      user_id: number;
+      token_id: number;
+      quota: string;
+      stream: boolean;
+    }>(
       `SELECT event_id, data->>'requestId' AS request_id, (data->>'userId')::int AS user_id, (data->>'tokenId')::int AS token_id,
               data->>'quota' AS quota, (data->>'isStream')::boolean AS stream
          FROM events WHERE type = 'QuotaConsumed'`,
@@ -237,7 +248,12 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
     expect(missing.map((result) => `${result.requestId} (${result.stream ? 'stream' : 'plain'})`)).toEqual([]);
     for (const result of complete) {
       const [charge] = byRequest.get(result.requestId!)!;
-      expect(charge).toMatchObject({ event_id: quotaConsumedEventId(result.requestId!), user_id: result.userId, token_id: result.tokenId, stream: result.stream });
+      expect(charge).toMatchObject({
+        event_id: quotaConsumedEventId(result.requestId!),
+        user_id: result.userId,
+        token_id: result.tokenId,
+        stream: result.stream,
+      });
     }
     // Nothing is charged for a request nobody sent (ids the clients never saw belong to requests cut before headers).
     const seen = new Set(results.map((result) => result.requestId).filter(Boolean));
@@ -249,32 +265,46 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
     for (const user of users) {
       const mine = charges.filter((charge) => charge.user_id === user.id);
       const spent = mine.reduce((sum, charge) => sum + Number(charge.quota), 0);
-      const { rows: [account] } = await pg.query('SELECT quota, used_quota, request_count FROM account_balances WHERE user_id = $1', [user.id]);
+      const {
+        rows: [account],
+      } = await pg.query('SELECT quota, used_quota, request_count FROM account_balances WHERE user_id = $1', [user.id]);
       expect({ quota: Number(account.quota), used: Number(account.used_quota), requests: Number(account.request_count) }).toEqual({
         quota: QUOTA_PER_USER - spent,
         used: spent,
         requests: mine.length,
       });
-      const { rows: [token] } = await pg.query('SELECT remain_quota, used_quota FROM token_balances WHERE token_id = $1', [user.tokenId]);
+      const {
+        rows: [token],
+      } = await pg.query('SELECT remain_quota, used_quota FROM token_balances WHERE token_id = $1', [user.tokenId]);
       expect(Number(token.used_quota)).toBe(spent);
       if (!user.unlimited) expect(Number(token.remain_quota)).toBe(TOKEN_QUOTA - spent);
     }
-    const { rows: [logs] } = await pg.query('SELECT count(*)::int AS count FROM logs WHERE type = 2');
+    const {
+      rows: [logs],
+    } = await pg.query('SELECT count(*)::int AS count FROM logs WHERE type = 2');
     expect(logs.count).toBe(charges.length);
 
     // No reservation stays held: once the leases ran out and the sweeper ran, admission sees the projected balances.
     const admission = await admissionView();
     try {
-      await waitFor(async () => {
-        for (const user of users) {
-          const { rows: [account] } = await pg.query('SELECT quota FROM account_balances WHERE user_id = $1', [user.id]);
-          const { rows: [token] } = await pg.query('SELECT remain_quota FROM token_balances WHERE token_id = $1', [user.tokenId]);
-          const available = await admission.service.available(user.id, user.unlimited ? null : user.tokenId);
-          if (available.user !== Number(account.quota)) return false;
-          if (!user.unlimited && available.token !== Number(token.remain_quota)) return false;
-        }
-        return true;
-      }, 'admission to release every reservation of the killed process', LEASE_MS + 20_000);
+      await waitFor(
+        async () => {
+          for (const user of users) {
+            const {
+              rows: [account],
+            } = await pg.query('SELECT quota FROM account_balances WHERE user_id = $1', [user.id]);
+            const {
+              rows: [token],
+            } = await pg.query('SELECT remain_quota FROM token_balances WHERE token_id = $1', [user.tokenId]);
+            const available = await admission.service.available(user.id, user.unlimited ? null : user.tokenId);
+            if (available.user !== Number(account.quota)) return false;
+            if (!user.unlimited && available.token !== Number(token.remain_quota)) return false;
+          }
+          return true;
+        },
+        'admission to release every reservation of the killed process',
+        LEASE_MS + 20_000,
+      );
     } finally {
       await admission.close();
     }

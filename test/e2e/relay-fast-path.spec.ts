@@ -26,15 +26,31 @@ interface Seen {
 }
 
 const PROBES: Probe[] = [
-  { name: 'chat', path: '/v1/chat/completions', body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hello there' }] }) },
-  { name: 'chat, trailing slash and query', path: '/v1/chat/completions/?x=1', body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hi' }] }) },
-  { name: 'stream', path: '/v1/chat/completions', body: JSON.stringify({ model: 'gpt-3.5-turbo', stream: true, messages: [{ role: 'user', content: 'Hi' }] }) },
+  {
+    name: 'chat',
+    path: '/v1/chat/completions',
+    body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hello there' }] }),
+  },
+  {
+    name: 'chat, trailing slash and query',
+    path: '/v1/chat/completions/?x=1',
+    body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hi' }] }),
+  },
+  {
+    name: 'stream',
+    path: '/v1/chat/completions',
+    body: JSON.stringify({ model: 'gpt-3.5-turbo', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
+  },
   { name: 'embeddings', path: '/v1/embeddings', body: JSON.stringify({ model: 'text-embedding-ada-002', input: 'hello' }) },
   { name: 'malformed JSON', path: '/v1/chat/completions', body: '{"model": ' },
   { name: 'no body', path: '/v1/completions' },
   { name: 'empty body', path: '/v1/completions', body: '' },
   { name: 'over-sized body', path: '/v1/embeddings', body: Buffer.alloc(33 * 1024 * 1024, 0x20) },
-  { name: 'unknown model', path: '/v1/chat/completions', body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'Hi' }] }) },
+  {
+    name: 'unknown model',
+    path: '/v1/chat/completions',
+    body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'Hi' }] }),
+  },
   { name: 'bad token', path: '/v1/chat/completions', body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [] }), authorized: false },
   { name: 'CORS', path: '/v1/chat/completions', headers: { origin: 'https://app.example' }, body: '{' },
 ];
@@ -45,7 +61,10 @@ function normalise(text: string, requestId: string | null): unknown {
     return JSON.parse(scrubbed);
   } catch {
     // SSE: every data line, parsed where it is JSON
-    return scrubbed.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+    return scrubbed
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6));
   }
 }
 
@@ -60,11 +79,19 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
 
   beforeAll(async () => {
     await upstream.start();
-    for (const [name, env] of [['fast path', {}], ['Fastify', { RELAY_FAST_PATH: 'off' }]] as const) {
+    for (const [name, env] of [
+      ['fast path', {}],
+      ['Fastify', { RELAY_FAST_PATH: 'off' }],
+    ] as const) {
       const target = await createTestApp({ env });
       const baseURL = await listen(target);
       const root = await rootCaller(target);
-      await createChannel(target, root, { type: 1, name: 'fake-openai', baseUrl: upstream.baseUrl, models: ['gpt-3.5-turbo', 'text-embedding-ada-002'] });
+      await createChannel(target, root, {
+        type: 1,
+        name: 'fake-openai',
+        baseUrl: upstream.baseUrl,
+        models: ['gpt-3.5-turbo', 'text-embedding-ada-002'],
+      });
       const user = await userWithToken(target, 'alice', 10_000_000, { unlimited_quota: false, remain_quota: 5_000_000 });
       await routable(target, user.key, baseURL, 'gpt-3.5-turbo');
       installations.push({ name, target, baseURL, key: user.key });
@@ -144,7 +171,10 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
       // Past the upstream's delay: had the gateway kept waiting, the answer would have arrived and been charged.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       await projected(installation.target);
-      expect({ installation: installation.name, charged: await chargeCount(installation.target) }).toEqual({ installation: installation.name, charged: before });
+      expect({ installation: installation.name, charged: await chargeCount(installation.target) }).toEqual({
+        installation: installation.name,
+        charged: before,
+      });
       expect(upstream.requests.length).toBe(calls + 1);
     }
   });
@@ -159,7 +189,13 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
         const started = performance.now();
         socket.on('data', (chunk: Buffer) => {
           reads.push({ atMs: performance.now() - started, text: chunk.toString('utf8') });
-          if (reads.map((read) => read.text).join('').includes('data: [DONE]')) socket.end();
+          if (
+            reads
+              .map((read) => read.text)
+              .join('')
+              .includes('data: [DONE]')
+          )
+            socket.end();
         });
         socket.write(
           `POST /v1/chat/completions HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
@@ -172,7 +208,7 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
     return reads;
   }
 
-  it('sends a stream\'s headers at once while the model thinks, and with the first event when that is already there (both installations)', async () => {
+  it("sends a stream's headers at once while the model thinks, and with the first event when that is already there (both installations)", async () => {
     // The local ports of answers whose headers went out on their own (flushHeaders); the fake upstream, in this process
     // too, flushes its own. Of the gateway's answers only the slow stream should need it.
     const flushedOn: number[] = [];
@@ -191,8 +227,12 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
         const slow = await rawStream(installation);
         const headersAt = slow.find((read) => read.text.startsWith('HTTP/1.1 200'))?.atMs ?? Infinity;
         const firstEventAt = slow.find((read) => read.text.includes('data: {'))?.atMs ?? Infinity;
-        expect({ installation: installation.name, headersEarly: headersAt < 400, eventLate: firstEventAt >= 550, flushes: gatewayFlushes() })
-          .toEqual({ installation: installation.name, headersEarly: true, eventLate: true, flushes: 1 });
+        expect({
+          installation: installation.name,
+          headersEarly: headersAt < 400,
+          eventLate: firstEventAt >= 550,
+          flushes: gatewayFlushes(),
+        }).toEqual({ installation: installation.name, headersEarly: true, eventLate: true, flushes: 1 });
 
         // Headers and a keep-alive comment in one upstream packet, then the wait: the bytes were there, but nothing for
         // the client yet, so the headers still go out at once.
@@ -200,8 +240,11 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
         const commented = await rawStream(installation);
         const commentedHeadersAt = commented.find((read) => read.text.startsWith('HTTP/1.1 200'))?.atMs ?? Infinity;
         const commentedEventAt = commented.find((read) => read.text.includes('data: {'))?.atMs ?? Infinity;
-        expect({ installation: installation.name, headersEarly: commentedHeadersAt < 400, eventLate: commentedEventAt >= 550 })
-          .toEqual({ installation: installation.name, headersEarly: true, eventLate: true });
+        expect({ installation: installation.name, headersEarly: commentedHeadersAt < 400, eventLate: commentedEventAt >= 550 }).toEqual({
+          installation: installation.name,
+          headersEarly: true,
+          eventLate: true,
+        });
 
         // Every event in one upstream write: no headers on their own; the first write carries them with the first
         // event (one write, and one wake-up of the client, fewer per stream).

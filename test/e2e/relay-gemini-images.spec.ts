@@ -25,7 +25,13 @@ describe('relay: remote images for Gemini channels', () => {
     target = await createTestApp({ env: { RELAY_MEDIA_ALLOW_PRIVATE: 'true' } });
     baseURL = await listen(target);
     root = await rootCaller(target);
-    await createChannel(target, root, { type: 24, name: 'gemini', baseUrl: gemini.baseUrl, key: 'gemini-key', models: ['gemini-2.0-flash'] });
+    await createChannel(target, root, {
+      type: 24,
+      name: 'gemini',
+      baseUrl: gemini.baseUrl,
+      key: 'gemini-key',
+      models: ['gemini-2.0-flash'],
+    });
     user = await userWithToken(target, 'imagefan', 100_000_000, { unlimited_quota: false, remain_quota: 50_000_000 });
     await routable(target, user.key, baseURL, 'gemini-2.0-flash');
   });
@@ -89,16 +95,28 @@ describe('relay: remote images for Gemini channels', () => {
         ],
       },
     ]);
-    expect(images.requests.slice(hostedBefore).map((request) => request.url).sort()).toEqual(['/pixel.bin', '/pixel.png']);
+    expect(
+      images.requests
+        .slice(hostedBefore)
+        .map((request) => request.url)
+        .sort(),
+    ).toEqual(['/pixel.bin', '/pixel.png']);
     const charges = await chargesOf(target, response.headers.get('x-oneapi-request-id')!);
     expect(charges).toHaveLength(1);
-    expect(charges[0].data).toMatchObject({ modelName: 'gemini-2.0-flash', promptTokens: gemini.promptTokens, completionTokens: gemini.candidatesTokens });
+    expect(charges[0].data).toMatchObject({
+      modelName: 'gemini-2.0-flash',
+      promptTokens: gemini.promptTokens,
+      completionTokens: gemini.candidatesTokens,
+    });
   });
 
   it('fetches an image used twice once, and sends at most 16 images per message', async () => {
     const before = gemini.requests.length;
     const hostedBefore = images.requests.length;
-    const response = await chat([{ type: 'text', text: 'count' }, ...Array.from({ length: 18 }, () => image(`${images.baseUrl}/pixel.png`))]);
+    const response = await chat([
+      { type: 'text', text: 'count' },
+      ...Array.from({ length: 18 }, () => image(`${images.baseUrl}/pixel.png`)),
+    ]);
     expect(response.status).toBe(200);
     await response.json();
     const parts = gemini.bodies()[before].contents[0].parts as Array<Record<string, unknown>>;
@@ -109,12 +127,21 @@ describe('relay: remote images for Gemini channels', () => {
   });
 
   it('answers 400 for an image that is not found, reaching no upstream and charging nothing', async () => {
-    await refusedWithoutCharge([{ type: 'text', text: 'look' }, image(`${images.baseUrl}/missing.png`)], /^failed to fetch image http:\/\/127\.0\.0\.1:\d+\/missing\.png: HTTP 404 \(request id: /);
+    await refusedWithoutCharge(
+      [{ type: 'text', text: 'look' }, image(`${images.baseUrl}/missing.png`)],
+      /^failed to fetch image http:\/\/127\.0\.0\.1:\d+\/missing\.png: HTTP 404 \(request id: /,
+    );
   });
 
   it('answers 400 when any one of several images fails, and for a URL that is not an image', async () => {
-    await refusedWithoutCharge([image(`${images.baseUrl}/pixel.png`), image(`${images.baseUrl}/gone.png`)], /^failed to fetch image .*\/gone\.png: HTTP 404/);
-    await refusedWithoutCharge([image(`${images.baseUrl}/note.txt`)], /^failed to fetch image .*\/note\.txt: the content type text\/plain is not an image/);
+    await refusedWithoutCharge(
+      [image(`${images.baseUrl}/pixel.png`), image(`${images.baseUrl}/gone.png`)],
+      /^failed to fetch image .*\/gone\.png: HTTP 404/,
+    );
+    await refusedWithoutCharge(
+      [image(`${images.baseUrl}/note.txt`)],
+      /^failed to fetch image .*\/note\.txt: the content type text\/plain is not an image/,
+    );
   });
 
   it('answers 400 for an image over the 20 MB cap, and for a host that cannot be reached', async () => {

@@ -38,8 +38,21 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       models: ['gpt-3.5-turbo', 'gpt-4o-mini', 'text-embedding-3-small', 'gpt-3.5-turbo-instruct', 'mapped-model'],
       modelMapping: { 'mapped-model': 'gpt-4o-mini' },
     });
-    await createChannel(target, root, { type: 14, name: 'fake-claude', key: anthropic.apiKey, baseUrl: anthropic.baseUrl, models: ['claude-3-haiku-20240307'] });
-    await createChannel(target, root, { type: 24, name: 'fake-gemini', key: gemini.apiKey, baseUrl: gemini.baseUrl, models: ['gemini-1.5-flash-latest'], other: 'v1beta' });
+    await createChannel(target, root, {
+      type: 14,
+      name: 'fake-claude',
+      key: anthropic.apiKey,
+      baseUrl: anthropic.baseUrl,
+      models: ['claude-3-haiku-20240307'],
+    });
+    await createChannel(target, root, {
+      type: 24,
+      name: 'fake-gemini',
+      key: gemini.apiKey,
+      baseUrl: gemini.baseUrl,
+      models: ['gemini-1.5-flash-latest'],
+      other: 'v1beta',
+    });
     alice = await userWithToken(target, 'alice', 1_000_000, { unlimited_quota: false, remain_quota: 500_000 });
     client = sdk(baseURL, alice.key);
     await routable(target, alice.key, baseURL, 'gemini-1.5-flash-latest');
@@ -58,7 +71,14 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
     it('answers a plain chat, forwards fields as sent and charges once', async () => {
       const before = openai.requests.length;
       const { data, response } = await client.chat.completions
-        .create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], temperature: 0, top_p: 0, seed: 0, custom_field: { a: 1 } } as never)
+        .create({
+          model: 'gpt-3.5-turbo',
+          messages: [{ role: 'user', content: 'hi' }],
+          temperature: 0,
+          top_p: 0,
+          seed: 0,
+          custom_field: { a: 1 },
+        } as never)
         .withResponse();
       expect(data.choices[0].message.content).toBe(openai.reply);
       expect(data.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7 });
@@ -74,14 +94,26 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       expect(charges[0]).toMatchObject({
         streamId: `account-${alice.id}`,
         eventId: quotaConsumedEventId(requestId),
-        data: { userId: alice.id, tokenId: alice.tokenId, modelName: 'gpt-3.5-turbo', promptTokens: 12, completionTokens: 7, quota: 8, isStream: false },
+        data: {
+          userId: alice.id,
+          tokenId: alice.tokenId,
+          modelName: 'gpt-3.5-turbo',
+          promptTokens: 12,
+          completionTokens: 7,
+          quota: 8,
+          isStream: false,
+        },
       });
       expect(charges[0].data.channelPath).toHaveLength(1);
     });
 
     it('streams chunk by chunk; the usage chunk reaches the client only when asked for', async () => {
       const before = openai.requests.length;
-      const stream = await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      const stream = await client.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      });
       let text = '';
       let usageSeen = false;
       for await (const chunk of stream) {
@@ -94,7 +126,12 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       expect(openai.bodies()[before].stream_options).toEqual({ include_usage: true });
 
       const withUsage = await client.chat.completions
-        .create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } })
+        .create({
+          model: 'gpt-3.5-turbo',
+          messages: [{ role: 'user', content: 'hi' }],
+          stream: true,
+          stream_options: { include_usage: true },
+        })
         .withResponse();
       let usage: OpenAI.CompletionUsage | undefined | null;
       for await (const chunk of withUsage.data) if (chunk.usage) usage = chunk.usage;
@@ -109,14 +146,18 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       const completion = await client.chat.completions.create({
         model: 'gpt-4o-mini',
         messages: [{ role: 'user', content: 'weather in Paris?' }],
-        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+        tools: [
+          { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+        ],
       });
       expect(completion.choices[0].message.tool_calls?.[0]).toMatchObject({ type: 'function' });
     });
 
     it('sends the mapped model upstream and logs both names', async () => {
       const before = openai.requests.length;
-      const { response } = await client.chat.completions.create({ model: 'mapped-model', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      const { response } = await client.chat.completions
+        .create({ model: 'mapped-model', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse();
       expect(openai.bodies()[before].model).toBe('gpt-4o-mini');
       const [charge] = await chargesOf(target, response.headers.get('x-oneapi-request-id')!);
       expect(charge.data).toMatchObject({ modelName: 'mapped-model', upstreamModel: 'gpt-4o-mini' });
@@ -124,7 +165,9 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
 
     it('counts locally when the upstream reports no usage', async () => {
       openai.next({ omitUsage: true });
-      const { response } = await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hello world' }] }).withResponse();
+      const { response } = await client.chat.completions
+        .create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hello world' }] })
+        .withResponse();
       const [charge] = await chargesOf(target, response.headers.get('x-oneapi-request-id')!);
       expect(charge.data.promptTokens).toBe(9);
       expect(charge.data.completionTokens).toBe(countTextTokens(openai.reply, 'gpt-3.5-turbo'));
@@ -148,7 +191,9 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       const models = await carolClient.models.list();
       expect(models.data.length).toBeGreaterThan(0);
       const charges = await chargeCount(target);
-      await expect(carolClient.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      await expect(
+        carolClient.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }),
+      ).rejects.toMatchObject({
         status: 403,
       });
       expect(await chargeCount(target)).toBe(charges);
@@ -171,12 +216,19 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
     });
 
     it('relays Anthropic and Gemini channels through the same API, plain and streamed', async () => {
-      const claude = await client.chat.completions.create({ model: 'claude-3-haiku-20240307', messages: [{ role: 'user', content: 'hi' }] });
+      const claude = await client.chat.completions.create({
+        model: 'claude-3-haiku-20240307',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(claude.choices[0].message.content).toEqual(expect.any(String));
       expect(anthropic.requests.at(-1)?.url).toBe('/v1/messages');
 
       let claudeText = '';
-      for await (const chunk of await client.chat.completions.create({ model: 'claude-3-haiku-20240307', messages: [{ role: 'user', content: 'hi' }], stream: true })) {
+      for await (const chunk of await client.chat.completions.create({
+        model: 'claude-3-haiku-20240307',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      })) {
         claudeText += chunk.choices[0]?.delta?.content ?? '';
       }
       expect(claudeText.length).toBeGreaterThan(0);
@@ -184,7 +236,11 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       const gem = await client.chat.completions.create({ model: 'gemini-1.5-flash-latest', messages: [{ role: 'user', content: 'hi' }] });
       expect(gem.choices[0].message.content).toEqual(expect.any(String));
       let gemText = '';
-      for await (const chunk of await client.chat.completions.create({ model: 'gemini-1.5-flash-latest', messages: [{ role: 'user', content: 'hi' }], stream: true })) {
+      for await (const chunk of await client.chat.completions.create({
+        model: 'gemini-1.5-flash-latest',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      })) {
         gemText += chunk.choices[0]?.delta?.content ?? '';
       }
       expect(gemText.length).toBeGreaterThan(0);
@@ -199,7 +255,11 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       const charges = await chargeCount(target);
       const before = settlement.groupCommitStats();
       // Answered at once, charged within the linger: ten requests in parallel leave in one statement.
-      await Promise.all(Array.from({ length: 10 }, () => client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })));
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }),
+        ),
+      );
       expect(await chargeCount(target)).toBe(charges + 10);
       const after = settlement.groupCommitStats();
       expect(after.appends - before.appends).toBe(10);
@@ -211,7 +271,9 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
     it('raises the SDK error types for a bad token, an unknown model and no quota, charging nothing', async () => {
       const charges = await chargeCount(target);
       const bad = sdk(baseURL, 'sk-doesnotexist');
-      await expect(bad.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+      await expect(
+        bad.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }),
+      ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
 
       const unknown = client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] });
       await expect(unknown).rejects.toMatchObject({ status: 503 });
@@ -222,12 +284,21 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
         .chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
-      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'new_api_error', code: 'insufficient_user_quota' });
+      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+        type: 'new_api_error',
+        code: 'insufficient_user_quota',
+      });
       expect(await chargeCount(target)).toBe(charges);
     });
 
-    it('answers an upstream error with the status the channel\'s status_code_mapping names', async () => {
-      await createChannel(target, root, { type: 1, name: 'mapped-status', baseUrl: openai.baseUrl, models: ['status-model'], statusCodeMapping: { '400': '502' } });
+    it("answers an upstream error with the status the channel's status_code_mapping names", async () => {
+      await createChannel(target, root, {
+        type: 1,
+        name: 'mapped-status',
+        baseUrl: openai.baseUrl,
+        models: ['status-model'],
+        statusCodeMapping: { '400': '502' },
+      });
       await routable(target, alice.key, baseURL, 'status-model');
       openai.next({ status: 400, body: { error: { message: 'bad thing', type: 'invalid_request_error', param: null, code: 'bad' } } });
       const response = await fetch(`${baseURL}/chat/completions`, {
@@ -244,9 +315,14 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       const before = await available({ id: alice.id, tokenId: alice.tokenId });
       const charges = await chargeCount(target);
       openai.next({ status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: 'boom' } } });
-      const error = await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+      const error = await client.chat.completions
+        .create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.InternalServerError);
-      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ message: expect.stringMatching(/^boom \(request id: /), code: 'boom' });
+      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+        message: expect.stringMatching(/^boom \(request id: /),
+        code: 'boom',
+      });
       expect(await chargeCount(target)).toBe(charges);
       expect(await available({ id: alice.id, tokenId: alice.tokenId })).toEqual(before);
     });
@@ -260,7 +336,10 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       });
       const text = await response.text();
       expect(response.status).toBe(200);
-      const events = text.split('\n\n').filter(Boolean).map((event) => event.replace(/^data: /, ''));
+      const events = text
+        .split('\n\n')
+        .filter(Boolean)
+        .map((event) => event.replace(/^data: /, ''));
       expect(events.at(-1)).toMatch(/"error"/);
       expect(events).not.toContain('[DONE]');
       const delivered = events
@@ -277,10 +356,16 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
 
       // The SDK surfaces the same event as an APIError while iterating.
       openai.next({ cutAfterChunks: 1 });
-      const stream = await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true });
-      await expect((async () => {
-        for await (const chunk of stream) void chunk;
-      })()).rejects.toBeInstanceOf(OpenAI.APIError);
+      const stream = await client.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      });
+      await expect(
+        (async () => {
+          for await (const chunk of stream) void chunk;
+        })(),
+      ).rejects.toBeInstanceOf(OpenAI.APIError);
     });
 
     it('admits 200 concurrent requests with quota for 100 exactly 100 times, and charges only those', async () => {
@@ -295,10 +380,12 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       openai.hold = new Promise<void>((resolve) => (release = resolve));
       let refused = 0;
       const calls = Array.from({ length: 200 }, () =>
-        bobClient.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => {
-          refused++;
-          throw error;
-        }),
+        bobClient.chat.completions
+          .create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] })
+          .catch((error: unknown) => {
+            refused++;
+            throw error;
+          }),
       );
       try {
         const deadline = Date.now() + 20_000;
@@ -315,7 +402,8 @@ describe('relay: OpenAI-compatible API (official SDK)', () => {
       const ok = results.filter((result) => result.status === 'fulfilled').length;
       expect(ok).toBe(100);
       for (const result of results) {
-        if (result.status === 'rejected') expect((result.reason as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'insufficient_user_quota' });
+        if (result.status === 'rejected')
+          expect((result.reason as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'insufficient_user_quota' });
       }
       expect(await chargeCount(target)).toBe(charges + ok);
       await projected(target);

@@ -45,7 +45,11 @@ describe('relay: projections rebuilt from the ledger equal the live ones after a
             const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `hi ${round}` }] });
             expect(completion.choices[0].message.content).toBe(good.reply);
           } else {
-            const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `hi ${round}` }], stream: true });
+            const stream = await client.chat.completions.create({
+              model,
+              messages: [{ role: 'user', content: `hi ${round}` }],
+              stream: true,
+            });
             let text = '';
             for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
             expect(text).toBe(good.reply);
@@ -70,8 +74,19 @@ describe('relay: projections rebuilt from the ledger equal the live ones after a
 
   it('replays logs, log purges, token balances, channel status and account balances to exactly the live tables', async () => {
     await setOptions(target, { AutomaticDisableChannelEnabled: 'true' });
-    const main = await createChannel(target, root, { type: 1, name: 'main', baseUrl: good.baseUrl, models: ['gpt-3.5-turbo', 'gpt-4o-mini'] });
-    const spare = await createChannel(target, root, { type: 1, name: 'spare', baseUrl: good.baseUrl, models: ['gpt-3.5-turbo'], priority: -1 });
+    const main = await createChannel(target, root, {
+      type: 1,
+      name: 'main',
+      baseUrl: good.baseUrl,
+      models: ['gpt-3.5-turbo', 'gpt-4o-mini'],
+    });
+    const spare = await createChannel(target, root, {
+      type: 1,
+      name: 'spare',
+      baseUrl: good.baseUrl,
+      models: ['gpt-3.5-turbo'],
+      priority: -1,
+    });
     const broken = await createChannel(target, root, { type: 1, name: 'revoked', baseUrl: revoked.baseUrl, models: ['broken-model'] });
     await call(target, root, 'put', '/api/channel/', { id: broken, auto_ban: 1 }).expect(200);
 
@@ -91,9 +106,14 @@ describe('relay: projections rebuilt from the ledger equal the live ones after a
     // A failed upstream (a revoked key): the client gets the error, nothing is charged, the channel is auto-disabled.
     const before = await chargeCount(target);
     for (let i = 0; i < 2; i++) {
-      revoked.next({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } });
+      revoked.next({
+        status: 401,
+        body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
+      });
     }
-    await expect(clients[0].chat.completions.create({ model: 'broken-model', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.APIError);
+    await expect(
+      clients[0].chat.completions.create({ model: 'broken-model', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toBeInstanceOf(OpenAI.APIError);
     expect(await chargeCount(target)).toBe(before);
     await until(async () => (await channelStatus(broken)) === 3, 'the revoked channel to be auto-disabled');
 
@@ -101,17 +121,24 @@ describe('relay: projections rebuilt from the ledger equal the live ones after a
     // The account stream holds relay charges by now: the edit's `before` is the balance net of them.
     await projected(target);
     const form = (await call(target, root, 'get', `/api/user/${alice.id}`).expect(200)).body.data;
-    const [{ quota: charged }]: Array<{ quota: string }> = await dataSource(target).query('SELECT quota FROM account_balances WHERE user_id = $1', [alice.id]);
+    const [{ quota: charged }]: Array<{ quota: string }> = await dataSource(target).query(
+      'SELECT quota FROM account_balances WHERE user_id = $1',
+      [alice.id],
+    );
     expect(form.quota).toBe(Number(charged));
     expect(Number(charged)).toBeLessThan(50_000_000);
-    expect((await call(target, root, 'put', '/api/user/', { ...form, password: '', quota: form.quota + 1_234_567 }).expect(200)).body).toEqual({ success: true, message: '' });
+    expect(
+      (await call(target, root, 'put', '/api/user/', { ...form, password: '', quota: form.quota + 1_234_567 }).expect(200)).body,
+    ).toEqual({ success: true, message: '' });
     const adjusted: Array<{ data: { before: number; after: number } }> = await dataSource(target).query(
       `SELECT data FROM events WHERE stream_id = $1 AND type = 'QuotaAdjustedByAdmin'`,
       [`account-${alice.id}`],
     );
     expect(adjusted.map((event) => [event.data.before, event.data.after])).toEqual([[Number(charged), Number(charged) + 1_234_567]]);
     const tokenForm = (await call(target, carol, 'get', `/api/token/${carol.tokenId}`).expect(200)).body.data;
-    expect((await call(target, carol, 'put', '/api/token/', { ...tokenForm, remain_quota: 7_000_000 }).expect(200)).body.success).toBe(true);
+    expect((await call(target, carol, 'put', '/api/token/', { ...tokenForm, remain_quota: 7_000_000 }).expect(200)).body.success).toBe(
+      true,
+    );
 
     // A channel disabled and enabled again by the admin, with traffic on the spare meanwhile.
     expect((await call(target, root, 'put', '/api/channel/', { id: main, status: 2 }).expect(200)).body.success).toBe(true);
@@ -135,7 +162,10 @@ describe('relay: projections rebuilt from the ledger equal the live ones after a
     expect(live.log_purges).toHaveLength(1);
     expect(live.token_balances.length).toBeGreaterThanOrEqual(3);
     expect(live.channel_status.length).toBe(3);
-    const usedOnSpare: Array<{ used_quota: string }> = await dataSource(target).query('SELECT used_quota FROM channel_status WHERE channel_id = $1', [spare]);
+    const usedOnSpare: Array<{ used_quota: string }> = await dataSource(target).query(
+      'SELECT used_quota FROM channel_status WHERE channel_id = $1',
+      [spare],
+    );
     expect(Number(usedOnSpare[0].used_quota)).toBeGreaterThan(0);
 
     // Damage every table first, so equality shows the replay rebuilt them, then rebuild through the CLI's function.
@@ -145,7 +175,9 @@ describe('relay: projections rebuilt from the ledger equal the live ones after a
     );
     const lines: string[] = [];
     const report = await rebuildProjectionsIn(target.app, { waitSeconds: 10 }, (line) => lines.push(line));
-    expect(report.projections.map((projection) => projection.name).sort()).toEqual(expect.arrayContaining(['account-balances', 'channel-status', 'logs', 'token-balances']));
+    expect(report.projections.map((projection) => projection.name).sort()).toEqual(
+      expect.arrayContaining(['account-balances', 'channel-status', 'logs', 'token-balances']),
+    );
     expect(report.position).toBe(head);
     await projected(target);
     expect(await store.headPosition()).toBe(head);

@@ -36,7 +36,9 @@ describe('relay routes: bad input, 501 routes and CORS', () => {
             const response = await post(path, body);
             const answer = (await response.json()) as { error: Record<string, unknown> };
             expect({ path, body, status: response.status }).toEqual({ path, body, status: 400 });
-            expect(answer).toEqual({ error: { message: expect.stringMatching(/^无效的请求, .* \(request id: [0-9a-f-]+\)$/), type: 'new_api_error' } });
+            expect(answer).toEqual({
+              error: { message: expect.stringMatching(/^无效的请求, .* \(request id: [0-9a-f-]+\)$/), type: 'new_api_error' },
+            });
           }
         }
       });
@@ -48,7 +50,10 @@ describe('relay routes: bad input, 501 routes and CORS', () => {
         for (const path of [...routes, '/v1/audio/transcriptions', '/v1/audio/translations']) {
           const response = await post(path, huge);
           expect({ path, status: response.status }).toEqual({ path, status: 413 });
-          await expectRelayError(response, 413, { type: 'new_api_error', message: expect.stringMatching(/^无效的请求, http: request body too large/) });
+          await expectRelayError(response, 413, {
+            type: 'new_api_error',
+            message: expect.stringMatching(/^无效的请求, http: request body too large/),
+          });
           const unauthenticated = await post(path, JSON.stringify({ model: 'gpt-3.5-turbo' }), {}, 'sk-not-a-token');
           await expectRelayError(unauthenticated, 401, { type: 'new_api_error' });
         }
@@ -79,7 +84,9 @@ describe('relay routes: bad input, 501 routes and CORS', () => {
           const response = await fetch(`${origin}${path}`, { method, headers: { authorization: `Bearer ${alice.key}` } });
           expect({ method, path, status: response.status }).toEqual({ method, path, status: 501 });
           expect(response.headers.get('x-oneapi-request-id')).toBeTruthy();
-          expect(await response.json()).toEqual({ error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' } });
+          expect(await response.json()).toEqual({
+            error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' },
+          });
 
           const badToken = await fetch(`${origin}${path}`, { method, headers: { authorization: 'Bearer sk-not-a-token' } });
           expect({ method, path, status: badToken.status }).toEqual({ method, path, status: 401 });
@@ -87,7 +94,9 @@ describe('relay routes: bad input, 501 routes and CORS', () => {
 
           const noToken = await fetch(`${origin}${path}`, { method });
           expect({ method, path, status: noToken.status }).toEqual({ method, path, status: 401 });
-          expect(await noToken.json()).toEqual({ error: { message: expect.stringMatching(/^未提供令牌 \(request id: /), type: 'new_api_error' } });
+          expect(await noToken.json()).toEqual({
+            error: { message: expect.stringMatching(/^未提供令牌 \(request id: /), type: 'new_api_error' },
+          });
         }
       });
     });
@@ -98,7 +107,11 @@ describe('relay routes: bad input, 501 routes and CORS', () => {
       for (const path of ['/v1/chat/completions', '/v1/audio/transcriptions', '/pg/chat/completions', '/v1/models']) {
         const response = await fetch(`${origin}${path}`, {
           method: 'OPTIONS',
-          headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+          headers: {
+            origin: 'https://app.example',
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'authorization,content-type',
+          },
         });
         expect({ path, status: response.status }).toEqual({ path, status: 204 });
         expect(Object.fromEntries([...response.headers].filter(([name]) => name.startsWith('access-control-')))).toEqual({
@@ -125,7 +138,11 @@ describe('relay routes: bad input, 501 routes and CORS', () => {
       expect(refused.status).toBe(400);
       expect(refused.headers.get('access-control-allow-origin')).toBe('*');
 
-      const stream = await post('/v1/chat/completions', JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true }), cors);
+      const stream = await post(
+        '/v1/chat/completions',
+        JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+        cors,
+      );
       expect(stream.headers.get('access-control-allow-origin')).toBe('*');
       expect(await stream.text()).toMatch(/\[DONE\]/);
 

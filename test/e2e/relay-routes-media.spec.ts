@@ -59,13 +59,29 @@ describe('relay routes: images and audio', () => {
     it('refuses invalid sizes, n for dall-e-3, a missing prompt and malformed JSON, charging nothing', async () => {
       await nothingCharged(async () => {
         const invalid = { type: 'new_api_error', code: 'invalid_image_request' };
-        await expectRelayError(await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-2', prompt: 'x', size: '1024×1024' })), 400, invalid);
-        await expectRelayError(await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-2', prompt: 'x', size: '1792x1024' })), 400, invalid);
-        await expectRelayError(await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-3', prompt: 'x', n: 2 })), 400, invalid);
+        await expectRelayError(
+          await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-2', prompt: 'x', size: '1024×1024' })),
+          400,
+          invalid,
+        );
+        await expectRelayError(
+          await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-2', prompt: 'x', size: '1792x1024' })),
+          400,
+          invalid,
+        );
+        await expectRelayError(
+          await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-3', prompt: 'x', n: 2 })),
+          400,
+          invalid,
+        );
         await expectRelayError(await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-3' })), 400, invalid);
         await expectRelayError(await post('/v1/images/generations', '[1,2]'), 400, { message: expect.stringMatching(/^无效的请求, /) });
-        await expectRelayError(await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-9', prompt: 'x' })), 503, { message: expect.stringMatching(/模型 dall-e-9 无可用渠道/) });
-        const sdkError = await client.images.generate({ model: 'dall-e-3', prompt: 'x', size: '256x256' }).catch((caught: unknown) => caught);
+        await expectRelayError(await post('/v1/images/generations', JSON.stringify({ model: 'dall-e-9', prompt: 'x' })), 503, {
+          message: expect.stringMatching(/模型 dall-e-9 无可用渠道/),
+        });
+        const sdkError = await client.images
+          .generate({ model: 'dall-e-3', prompt: 'x', size: '256x256' })
+          .catch((caught: unknown) => caught);
         expect(sdkError).toBeInstanceOf(OpenAI.BadRequestError);
       });
     });
@@ -114,9 +130,14 @@ describe('relay routes: images and audio', () => {
       await projected(target);
       const charges = await chargeCount(target);
       audio.next({ status: 400, body: { error: { message: 'Invalid voice', type: 'invalid_request_error', param: 'voice', code: null } } });
-      const error = await client.audio.speech.create({ model: 'tts-1', input: 'Hi', voice: 'nobody' as never }).catch((caught: unknown) => caught);
+      const error = await client.audio.speech
+        .create({ model: 'tts-1', input: 'Hi', voice: 'nobody' as never })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ message: expect.stringMatching(/^Invalid voice \(request id: /), param: 'voice' });
+      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+        message: expect.stringMatching(/^Invalid voice \(request id: /),
+        param: 'voice',
+      });
       expect(await chargeCount(target)).toBe(charges);
     });
 
@@ -124,11 +145,24 @@ describe('relay routes: images and audio', () => {
       // 5 000 quota; tts-1 costs 7.5 per character. The 500-token default (3 750) would admit 1 000 characters
       // (7 500) and leave the balance at -2 500; the input is reserved whole instead.
       const carol = await userWithToken(target, 'carol', 5_000);
-      const long = await post('/v1/audio/speech', JSON.stringify({ model: 'tts-1', input: 'a'.repeat(1000), voice: 'alloy' }), {}, carol.key);
-      await expectRelayError(long, 400, { code: 'insufficient_user_quota', message: expect.stringMatching(/^audio pre-consumed quota failed, user quota: 5000, need quota: 7500/) });
+      const long = await post(
+        '/v1/audio/speech',
+        JSON.stringify({ model: 'tts-1', input: 'a'.repeat(1000), voice: 'alloy' }),
+        {},
+        carol.key,
+      );
+      await expectRelayError(long, 400, {
+        code: 'insufficient_user_quota',
+        message: expect.stringMatching(/^audio pre-consumed quota failed, user quota: 5000, need quota: 7500/),
+      });
       expect(await chargesOf(target, requestIdOf(long))).toHaveLength(0);
 
-      const fits = await post('/v1/audio/speech', JSON.stringify({ model: 'tts-1', input: 'a'.repeat(600), voice: 'alloy' }), {}, carol.key);
+      const fits = await post(
+        '/v1/audio/speech',
+        JSON.stringify({ model: 'tts-1', input: 'a'.repeat(600), voice: 'alloy' }),
+        {},
+        carol.key,
+      );
       expect(fits.status).toBe(200);
       await fits.arrayBuffer();
       const [charge] = await chargesOf(target, requestIdOf(fits));
@@ -139,9 +173,17 @@ describe('relay routes: images and audio', () => {
 
     it('refuses a missing model, a missing input and an unknown model, charging nothing', async () => {
       await nothingCharged(async () => {
-        await expectRelayError(await post('/v1/audio/speech', JSON.stringify({ input: 'Hi', voice: 'alloy' })), 400, { code: 'invalid_audio_request', message: expect.stringMatching(/^model is required/) });
-        await expectRelayError(await post('/v1/audio/speech', JSON.stringify({ model: 'tts-1', voice: 'alloy' })), 400, { code: 'invalid_text_request', message: expect.stringMatching(/^field input is required/) });
-        await expectRelayError(await post('/v1/audio/speech', JSON.stringify({ model: 'tts-9', input: 'Hi' })), 503, { message: expect.stringMatching(/无可用渠道/) });
+        await expectRelayError(await post('/v1/audio/speech', JSON.stringify({ input: 'Hi', voice: 'alloy' })), 400, {
+          code: 'invalid_audio_request',
+          message: expect.stringMatching(/^model is required/),
+        });
+        await expectRelayError(await post('/v1/audio/speech', JSON.stringify({ model: 'tts-1', voice: 'alloy' })), 400, {
+          code: 'invalid_text_request',
+          message: expect.stringMatching(/^field input is required/),
+        });
+        await expectRelayError(await post('/v1/audio/speech', JSON.stringify({ model: 'tts-9', input: 'Hi' })), 503, {
+          message: expect.stringMatching(/无可用渠道/),
+        });
       });
     });
   });
@@ -151,7 +193,13 @@ describe('relay routes: images and audio', () => {
 
     it('forwards the whole form (every field, the file byte for byte) and bills the transcript once (json)', async () => {
       const { data, response } = await client.audio.transcriptions
-        .create({ file: await toFile(speech, 'speech.mp3', { type: 'audio/mpeg' }), model: 'whisper-1', language: 'en', prompt: 'Fox.', temperature: 0 })
+        .create({
+          file: await toFile(speech, 'speech.mp3', { type: 'audio/mpeg' }),
+          model: 'whisper-1',
+          language: 'en',
+          prompt: 'Fox.',
+          temperature: 0,
+        })
         .withResponse();
       expect(data.text).toBe(audio.transcript);
 
@@ -168,7 +216,13 @@ describe('relay routes: images and audio', () => {
       expect(more).toHaveLength(0);
       const tokens = countTextTokens(audio.transcript, 'whisper-1');
       // new-api bills a transcription as prompt 0, completion = the transcript's tokens, whisper-1 ratio 15.
-      expect(charge.data).toMatchObject({ relayMode: 'audio-transcriptions', modelName: 'whisper-1', promptTokens: 0, completionTokens: tokens, quota: tokens * 15 });
+      expect(charge.data).toMatchObject({
+        relayMode: 'audio-transcriptions',
+        modelName: 'whisper-1',
+        promptTokens: 0,
+        completionTokens: tokens,
+        quota: tokens * 15,
+      });
     });
 
     it('answers text and srt formats as the upstream sent them, billing only the spoken text', async () => {
@@ -181,7 +235,9 @@ describe('relay routes: images and audio', () => {
       const [textCharge] = await chargesOf(target, requestIdOf(text.response));
       expect(textCharge.data.completionTokens).toBe(countTextTokens(`${audio.transcript}\n`, 'whisper-1'));
 
-      const srt = await client.audio.transcriptions.create({ file: await toFile(speech, 'speech.mp3'), model: 'whisper-1', response_format: 'srt' }).withResponse();
+      const srt = await client.audio.transcriptions
+        .create({ file: await toFile(speech, 'speech.mp3'), model: 'whisper-1', response_format: 'srt' })
+        .withResponse();
       expect(srt.data).toMatch(/^1\n00:00:00,000 --> 00:00:02,500\n/);
       const [srtCharge] = await chargesOf(target, requestIdOf(srt.response));
       expect(srtCharge.data.completionTokens).toBe(countTextTokens(audio.transcript, 'whisper-1'));
@@ -197,16 +253,24 @@ describe('relay routes: images and audio', () => {
       const [charge] = await chargesOf(target, requestIdOf(translation.response));
       expect(charge.data).toMatchObject({ relayMode: 'audio-translations', modelName: 'my-whisper', upstreamModel: 'whisper-1' });
 
-      const text = await client.audio.translations.create({ file: await toFile(speech, 'rede.mp3'), model: 'whisper-1', response_format: 'text' }).withResponse();
+      const text = await client.audio.translations
+        .create({ file: await toFile(speech, 'rede.mp3'), model: 'whisper-1', response_format: 'text' })
+        .withResponse();
       expect(text.data).toBe(`${audio.transcript}\n`);
       expect(audio.requests.at(-1)!.fields).toMatchObject({ model: 'whisper-1', response_format: 'text' });
       const [textCharge, ...moreText] = await chargesOf(target, requestIdOf(text.response));
       expect(moreText).toHaveLength(0);
-      expect(textCharge.data).toMatchObject({ relayMode: 'audio-translations', promptTokens: 0, completionTokens: countTextTokens(`${audio.transcript}\n`, 'whisper-1') });
+      expect(textCharge.data).toMatchObject({
+        relayMode: 'audio-translations',
+        promptTokens: 0,
+        completionTokens: countTextTokens(`${audio.transcript}\n`, 'whisper-1'),
+      });
 
       audio.tokenUsage = { input_tokens: 14, output_tokens: 9 };
       try {
-        const usage = await client.audio.transcriptions.create({ file: await toFile(speech, 'a.mp3'), model: 'gpt-4o-transcribe' }).withResponse();
+        const usage = await client.audio.transcriptions
+          .create({ file: await toFile(speech, 'a.mp3'), model: 'gpt-4o-transcribe' })
+          .withResponse();
         const [usageCharge] = await chargesOf(target, requestIdOf(usage.response));
         expect(usageCharge.data).toMatchObject({ promptTokens: 14, completionTokens: 9 });
       } finally {
@@ -222,26 +286,43 @@ describe('relay routes: images and audio', () => {
           if (withFile) data.append('file', new Blob([speech], { type: 'audio/mpeg' }), 'a.mp3');
           return data;
         };
-        await expectRelayError(await post('/v1/audio/transcriptions', JSON.stringify({ model: 'whisper-1' })), 400, { type: 'new_api_error', message: expect.stringMatching(/^无效的请求, /) });
+        await expectRelayError(await post('/v1/audio/transcriptions', JSON.stringify({ model: 'whisper-1' })), 400, {
+          type: 'new_api_error',
+          message: expect.stringMatching(/^无效的请求, /),
+        });
         await expectRelayError(
-          await post('/v1/audio/transcriptions', Buffer.from('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1'), { 'content-type': 'multipart/form-data; boundary=b' }),
+          await post('/v1/audio/transcriptions', Buffer.from('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1'), {
+            'content-type': 'multipart/form-data; boundary=b',
+          }),
           400,
           { message: expect.stringMatching(/^无效的请求, multipart/) },
         );
-        await expectRelayError(await post('/v1/audio/transcriptions', form({ model: 'whisper-1' }, false)), 400, { code: 'invalid_audio_request', message: expect.stringMatching(/^file is required/) });
-        await expectRelayError(await post('/v1/audio/translations', form({})), 400, { code: 'invalid_audio_request', message: expect.stringMatching(/^model is required/) });
-        await expectRelayError(await post('/v1/audio/translations', form({ model: 'whisper-9' })), 503, { message: expect.stringMatching(/^当前分组 default 下对于模型 whisper-9 无可用渠道/) });
+        await expectRelayError(await post('/v1/audio/transcriptions', form({ model: 'whisper-1' }, false)), 400, {
+          code: 'invalid_audio_request',
+          message: expect.stringMatching(/^file is required/),
+        });
+        await expectRelayError(await post('/v1/audio/translations', form({})), 400, {
+          code: 'invalid_audio_request',
+          message: expect.stringMatching(/^model is required/),
+        });
+        await expectRelayError(await post('/v1/audio/translations', form({ model: 'whisper-9' })), 503, {
+          message: expect.stringMatching(/^当前分组 default 下对于模型 whisper-9 无可用渠道/),
+        });
         const huge = new FormData();
         huge.append('model', 'whisper-1');
         huge.append('file', new Blob([Buffer.alloc(33 * 1024 * 1024, 1)]), 'long.wav');
-        await expectRelayError(await post('/v1/audio/transcriptions', huge), 413, { message: expect.stringMatching(/request body too large/) });
+        await expectRelayError(await post('/v1/audio/transcriptions', huge), 413, {
+          message: expect.stringMatching(/request body too large/),
+        });
       });
     });
   });
 
   async function sumCharges(): Promise<number> {
     const rows: Array<{ total: string }> = await dataSource(target).query(
-      `SELECT coalesce(sum((data->>'quota')::bigint), 0) AS total FROM events WHERE type = 'QuotaConsumed' AND data->>'tokenId' = $1`, [String(alice.tokenId)]);
+      `SELECT coalesce(sum((data->>'quota')::bigint), 0) AS total FROM events WHERE type = 'QuotaConsumed' AND data->>'tokenId' = $1`,
+      [String(alice.tokenId)],
+    );
     return Number(rows[0].total);
   }
 });

@@ -52,7 +52,12 @@ export function relayRoutesFixture() {
       models: ['whisper-1', 'tts-1', 'gpt-4o-transcribe', 'my-whisper'],
       modelMapping: { 'my-whisper': 'whisper-1' },
     });
-    await createChannel(target, root, { type: 38, name: 'fake-jina', baseUrl: openai.baseUrl, models: ['jina-reranker-v2-base-multilingual'] });
+    await createChannel(target, root, {
+      type: 38,
+      name: 'fake-jina',
+      baseUrl: openai.baseUrl,
+      models: ['jina-reranker-v2-base-multilingual'],
+    });
     await createChannel(target, root, { type: 1, name: 'fake-openai-vip', baseUrl: openai.baseUrl, models: ['gpt-4o-mini'], group: 'vip' });
     context.alice = await userWithToken(target, 'alice', 10_000_000, { unlimited_quota: false, remain_quota: 5_000_000 });
     context.client = sdk(context.baseURL, context.alice.key);

@@ -22,7 +22,13 @@ export async function userWithToken(
   target: TestApp,
   username: string,
   quota: number,
-  token: { remain_quota?: number; unlimited_quota?: boolean; model_limits_enabled?: boolean; model_limits?: string; allow_ips?: string } = {},
+  token: {
+    remain_quota?: number;
+    unlimited_quota?: boolean;
+    model_limits_enabled?: boolean;
+    model_limits?: string;
+    allow_ips?: string;
+  } = {},
 ): Promise<Caller & { key: string; tokenId: number }> {
   await setOptions(target, { QuotaForNewUser: String(quota) });
   const user = await register(target, username);
@@ -74,7 +80,9 @@ export async function createChannel(target: TestApp, admin: Caller, spec: Channe
     auto_ban: 0,
   }).expect(200);
   if (!response.body.success) throw new Error(`channel create refused: ${JSON.stringify(response.body)}`);
-  const rows: Array<{ id: number }> = await dataSource(target).query('SELECT id FROM channels WHERE name = $1 ORDER BY id DESC LIMIT 1', [spec.name]);
+  const rows: Array<{ id: number }> = await dataSource(target).query('SELECT id FROM channels WHERE name = $1 ORDER BY id DESC LIMIT 1', [
+    spec.name,
+  ]);
   return rows[0].id;
 }
 
@@ -108,7 +116,9 @@ export async function chargesOf(target: TestApp, requestId: string): Promise<Cha
 
 export async function chargeCount(target: TestApp): Promise<number> {
   await shipped(target);
-  const rows: Array<{ count: number }> = await dataSource(target).query(`SELECT count(*)::int AS count FROM events WHERE type = 'QuotaConsumed'`);
+  const rows: Array<{ count: number }> = await dataSource(target).query(
+    `SELECT count(*)::int AS count FROM events WHERE type = 'QuotaConsumed'`,
+  );
   return rows[0].count;
 }
 

@@ -24,7 +24,12 @@ describe('status routes', () => {
   });
 
   const setOption = (key: string, value: string) =>
-    target.http().put('/api/option/').set('Authorization', root.accessToken).send({ key, value }).expect(200, { success: true, message: '' });
+    target
+      .http()
+      .put('/api/option/')
+      .set('Authorization', root.accessToken)
+      .send({ key, value })
+      .expect(200, { success: true, message: '' });
 
   describe('GET /api/status (public)', () => {
     it('answers every key new-api answers with its default, without a session', async () => {
@@ -109,7 +114,11 @@ describe('status routes', () => {
     ])('%s answers the %s option as data', async (path, key) => {
       expect((await target.http().get(path).expect(200)).body).toEqual({ success: true, message: '', data: '' });
       await setOption(key, `# ${key}\n<p>hello</p>`);
-      expect((await target.http().get(`${path}/`).expect(200)).body).toEqual({ success: true, message: '', data: `# ${key}\n<p>hello</p>` });
+      expect((await target.http().get(`${path}/`).expect(200)).body).toEqual({
+        success: true,
+        message: '',
+        data: `# ${key}\n<p>hello</p>`,
+      });
     });
   });
 

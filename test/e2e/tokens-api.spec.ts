@@ -21,8 +21,22 @@ interface TokenJson {
 }
 
 const TOKEN_KEYS = [
-  'id', 'user_id', 'key', 'status', 'name', 'created_time', 'accessed_time', 'expired_time', 'remain_quota', 'unlimited_quota',
-  'model_limits_enabled', 'model_limits', 'allow_ips', 'used_quota', 'group', 'DeletedAt',
+  'id',
+  'user_id',
+  'key',
+  'status',
+  'name',
+  'created_time',
+  'accessed_time',
+  'expired_time',
+  'remain_quota',
+  'unlimited_quota',
+  'model_limits_enabled',
+  'model_limits',
+  'allow_ips',
+  'used_quota',
+  'group',
+  'DeletedAt',
 ];
 
 /** The token API: every route, good and bad input, ownership (a caller sees and changes only their own tokens). */
@@ -49,7 +63,9 @@ describe('tokens API', () => {
     return list.body.data[0] as TokenJson;
   }
 
-  async function tokenEvents(id: number): Promise<Array<{ type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }>> {
+  async function tokenEvents(
+    id: number,
+  ): Promise<Array<{ type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }>> {
     return db().query('SELECT type, data, metadata FROM events WHERE stream_id = $1 ORDER BY revision', [`token-${id}`]);
   }
 
@@ -100,7 +116,9 @@ describe('tokens API', () => {
           metadata: expect.objectContaining({ reasonCode: 'token_created', actor: expect.objectContaining({ userId: alice.id }) }),
         }),
       ]);
-      const [balance] = await db().query('SELECT user_id, remain_quota::int, used_quota::int FROM token_balances WHERE token_id = $1', [token.id]);
+      const [balance] = await db().query('SELECT user_id, remain_quota::int, used_quota::int FROM token_balances WHERE token_id = $1', [
+        token.id,
+      ]);
       expect(balance).toEqual({ user_id: alice.id, remain_quota: 500000, used_quota: 0 });
     });
 
@@ -189,9 +207,12 @@ describe('tokens API', () => {
       }
     });
 
-    it('pages 0-based, newest first, size default 10, capped at 100; only the caller\'s tokens', async () => {
-      const ids: number[] = (await db().query('SELECT id FROM tokens WHERE user_id = $1 ORDER BY id DESC', [carol.id])).map((row: { id: number }) => row.id);
-      const page = async (query: string) => (await call(target, carol, 'get', `/api/token/${query}`).expect(200)).body.data.map((token: TokenJson) => token.id);
+    it("pages 0-based, newest first, size default 10, capped at 100; only the caller's tokens", async () => {
+      const ids: number[] = (await db().query('SELECT id FROM tokens WHERE user_id = $1 ORDER BY id DESC', [carol.id])).map(
+        (row: { id: number }) => row.id,
+      );
+      const page = async (query: string) =>
+        (await call(target, carol, 'get', `/api/token/${query}`).expect(200)).body.data.map((token: TokenJson) => token.id);
       expect(await page('')).toEqual(ids.slice(0, 10));
       expect(await page('?p=1')).toEqual(ids.slice(10, 20));
       expect(await page('?p=1&size=20')).toEqual(ids.slice(20, 40));
@@ -207,14 +228,23 @@ describe('tokens API', () => {
     });
 
     it('searches name and key, trimming the key with the cutset {s,k,-}, without paging', async () => {
-      const search = async (query: string) => (await call(target, carol, 'get', `/api/token/search?${query}`).expect(200)).body.data as TokenJson[];
+      const search = async (query: string) =>
+        (await call(target, carol, 'get', `/api/token/search?${query}`).expect(200)).body.data as TokenJson[];
       expect((await search('keyword=bulk%201')).map((token) => token.name).sort()).toEqual(
-        ['bulk 1', ...Array.from({ length: 10 }, (_, i) => `bulk 1${i}`), 'bulk 100', 'bulk 101', 'bulk 102', 'bulk 103', 'bulk 104'].sort(),
+        [
+          'bulk 1',
+          ...Array.from({ length: 10 }, (_, i) => `bulk 1${i}`),
+          'bulk 100',
+          'bulk 101',
+          'bulk 102',
+          'bulk 103',
+          'bulk 104',
+        ].sort(),
       );
       expect((await search('')).length).toBe(105);
       expect((await search('token=sk-carol042')).map((token) => token.name)).toEqual(['bulk 42']);
       expect((await search('token=carol042-')).map((token) => token.name)).toEqual(['bulk 42']);
-      expect((await search('keyword=bulk%2042&token=carol041'))).toEqual([]);
+      expect(await search('keyword=bulk%2042&token=carol041')).toEqual([]);
       // Wildcards typed by the user are characters, not patterns; NUL matches nothing.
       expect(await search('keyword=%25')).toEqual([]);
       expect(await search('keyword=_')).toEqual([]);
@@ -227,10 +257,23 @@ describe('tokens API', () => {
   describe('GET /api/token/:id', () => {
     it('answers the caller\'s own token and "record not found" for anyone else\'s', async () => {
       const token = await create(alice, { name: 'mine', remain_quota: 7 });
-      expect((await call(target, alice, 'get', `/api/token/${token.id}`).expect(200)).body).toEqual({ success: true, message: '', data: token });
-      expect((await call(target, bob, 'get', `/api/token/${token.id}`).expect(200)).body).toEqual({ success: false, message: 'record not found' });
-      expect((await call(target, alice, 'get', '/api/token/999999').expect(200)).body).toEqual({ success: false, message: 'record not found' });
-      expect((await call(target, alice, 'get', '/api/token/0').expect(200)).body).toEqual({ success: false, message: 'id 或 userId 为空！' });
+      expect((await call(target, alice, 'get', `/api/token/${token.id}`).expect(200)).body).toEqual({
+        success: true,
+        message: '',
+        data: token,
+      });
+      expect((await call(target, bob, 'get', `/api/token/${token.id}`).expect(200)).body).toEqual({
+        success: false,
+        message: 'record not found',
+      });
+      expect((await call(target, alice, 'get', '/api/token/999999').expect(200)).body).toEqual({
+        success: false,
+        message: 'record not found',
+      });
+      expect((await call(target, alice, 'get', '/api/token/0').expect(200)).body).toEqual({
+        success: false,
+        message: 'id 或 userId 为空！',
+      });
       for (const id of ['abc', '-1', '1.5', '99999999999']) {
         expect((await call(target, alice, 'get', `/api/token/${id}`).expect(200)).body).toEqual({ success: false, message: '无效的参数' });
       }
@@ -290,20 +333,38 @@ describe('tokens API', () => {
       const token = await create(alice, { name: 'lapsed', remain_quota: 0 });
       const past = Math.floor(Date.now() / 1000) - 10;
       await db().query('UPDATE tokens SET status = 3, expired_time = $2 WHERE id = $1', [token.id, past]);
-      await expectRefused(alice, 'put', '/api/token/', { id: token.id, status: 1, name: 'lapsed' }, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
-      await expectRefused(alice, 'put', '/api/token/?status_only=true', { id: token.id, status: 1 }, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
+      await expectRefused(
+        alice,
+        'put',
+        '/api/token/',
+        { id: token.id, status: 1, name: 'lapsed' },
+        '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期',
+      );
+      await expectRefused(
+        alice,
+        'put',
+        '/api/token/?status_only=true',
+        { id: token.id, status: 1 },
+        '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期',
+      );
       // Fixing the expiry leaves the status at 3 until the token is enabled explicitly (as new-api).
       const fixed = await call(target, alice, 'put', '/api/token/', { id: token.id, name: 'lapsed', expired_time: -1 }).expect(200);
       expect(fixed.body.data).toMatchObject({ status: 3, expired_time: -1 });
 
       await db().query('UPDATE tokens SET status = 4 WHERE id = $1', [token.id]);
-      await expectRefused(alice, 'put', '/api/token/?status_only=true', { id: token.id, status: 1 }, '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
+      await expectRefused(
+        alice,
+        'put',
+        '/api/token/?status_only=true',
+        { id: token.id, status: 1 },
+        '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度',
+      );
       await call(target, alice, 'put', '/api/token/', { id: token.id, remain_quota: 10 }).expect(200);
       const enabled = await call(target, alice, 'put', '/api/token/?status_only=true', { id: token.id, status: 1 }).expect(200);
       expect(enabled.body).toMatchObject({ success: true, data: { id: token.id, status: 1, remain_quota: 10 } });
     });
 
-    it('refuses bad input and other users\' tokens, writing nothing', async () => {
+    it("refuses bad input and other users' tokens, writing nothing", async () => {
       const token = await create(alice, { name: 'guarded', remain_quota: 50 });
       const cases: Array<[unknown, string]> = [
         [{ id: token.id, name: 'x'.repeat(31) }, '令牌名称过长'],
@@ -329,7 +390,11 @@ describe('tokens API', () => {
 
     it('disables and enables with status_only, answering the token', async () => {
       const token = await create(alice, { name: 'switch', remain_quota: 5 });
-      const disabled = await call(target, alice, 'put', '/api/token/?status_only=true', { id: token.id, status: 2, name: 'ignored' }).expect(200);
+      const disabled = await call(target, alice, 'put', '/api/token/?status_only=true', {
+        id: token.id,
+        status: 2,
+        name: 'ignored',
+      }).expect(200);
       expect(disabled.body).toEqual({ success: true, message: '', data: { ...token, status: 2 } });
       const enabled = await call(target, alice, 'put', '/api/token/?status_only=true', { id: token.id, status: 1 }).expect(200);
       expect(enabled.body.data).toEqual({ ...token, status: 1 });
@@ -337,11 +402,14 @@ describe('tokens API', () => {
   });
 
   describe('DELETE /api/token/:id', () => {
-    it('soft-deletes the caller\'s token only; the ledger history stays', async () => {
+    it("soft-deletes the caller's token only; the ledger history stays", async () => {
       const token = await create(alice, { name: 'doomed', remain_quota: 9 });
       await expectRefused(bob, 'delete', `/api/token/${token.id}`, undefined, 'record not found');
       expect((await call(target, alice, 'delete', `/api/token/${token.id}/`).expect(200)).body).toEqual({ success: true, message: '' });
-      expect((await call(target, alice, 'get', `/api/token/${token.id}`).expect(200)).body).toEqual({ success: false, message: 'record not found' });
+      expect((await call(target, alice, 'get', `/api/token/${token.id}`).expect(200)).body).toEqual({
+        success: false,
+        message: 'record not found',
+      });
       const list = (await call(target, alice, 'get', '/api/token/?size=100').expect(200)).body.data as TokenJson[];
       expect(list.some((row) => row.id === token.id)).toBe(false);
       const [row] = await db().query('SELECT deleted_at FROM tokens WHERE id = $1', [token.id]);

@@ -34,15 +34,44 @@ describe('tokens: balances from the ledger', () => {
   /** One settled relay request, as the settlement appends it (id derived from the request id). */
   async function charge(requestId: string, tokenId: number, quota: number, tokenUnlimited = false): Promise<void> {
     const data: QuotaConsumedData = {
-      requestId, userId: user.id, tokenId, tokenName: 'ledger', group: 'default', modelName: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini',
-      channelId: 1, channelName: 'c1', channelPath: [1], relayMode: 'chat', promptTokens: 10, completionTokens: 5, cachedTokens: 0,
-      modelRatio: 0.075, completionRatio: 4, groupRatio: 1, modelPrice: -1, quota, tokenUnlimited, isStream: false, useTimeSeconds: 1,
-      firstTokenMs: 0, createdAt: Math.floor(Date.now() / 1000),
+      requestId,
+      userId: user.id,
+      tokenId,
+      tokenName: 'ledger',
+      group: 'default',
+      modelName: 'gpt-4o-mini',
+      upstreamModel: 'gpt-4o-mini',
+      channelId: 1,
+      channelName: 'c1',
+      channelPath: [1],
+      relayMode: 'chat',
+      promptTokens: 10,
+      completionTokens: 5,
+      cachedTokens: 0,
+      modelRatio: 0.075,
+      completionRatio: 4,
+      groupRatio: 1,
+      modelPrice: -1,
+      quota,
+      tokenUnlimited,
+      isStream: false,
+      useTimeSeconds: 1,
+      firstTokenMs: 0,
+      createdAt: Math.floor(Date.now() / 1000),
       username: user.username,
     };
     await eventStore(target).appendToStream(
       accountStream(user.id),
-      [newEvent(QUOTA_CONSUMED, { ...data }, { id: deterministicEventId('relay-request', requestId), metadata: { correlationId: requestId, actor: systemActor(), reasonCode: 'relay' } })],
+      [
+        newEvent(
+          QUOTA_CONSUMED,
+          { ...data },
+          {
+            id: deterministicEventId('relay-request', requestId),
+            metadata: { correlationId: requestId, actor: systemActor(), reasonCode: 'relay' },
+          },
+        ),
+      ],
       { expectedRevision: 'any' },
     );
   }

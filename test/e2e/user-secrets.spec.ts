@@ -58,7 +58,7 @@ describe('user secrets in answers', () => {
     return everyone().map((user) => route.path.replace(/:[A-Za-z_]+/g, String(user.id)));
   }
 
-  it('no GET answer, to any role, carries another user\'s access token or any password hash', async () => {
+  it("no GET answer, to any role, carries another user's access token or any password hash", async () => {
     const routes = discoverRoutes(target.app).filter((route) => route.method === 'GET' && !CREDENTIAL_ROUTES.has(`GET ${route.path}`));
     expect(routes.some((route) => route.path === '/api/user/search')).toBe(true);
     const found: string[] = [];

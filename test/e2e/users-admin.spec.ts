@@ -64,7 +64,7 @@ describe('users: admin management', () => {
 
     it('shows the money from the ledger', async () => {
       await projected(target);
-      const page = await call(target, root, 'get', `/api/user/?p=${Math.floor((await users().count({ withDeleted: true }) - 1) / 10)}`);
+      const page = await call(target, root, 'get', `/api/user/?p=${Math.floor(((await users().count({ withDeleted: true })) - 1) / 10)}`);
       const rootRow = page.body.data.find((user: { id: number }) => user.id === root.id);
       expect(rootRow).toMatchObject({ quota: 100000000, username: 'root' });
     });
@@ -127,14 +127,21 @@ describe('users: admin management', () => {
       const user = await register(target, 'getme');
       await setOptions(target, { QuotaForNewUser: '0' });
       const response = await call(target, admin, 'get', `/api/user/${user.id}`);
-      expect(response.body).toMatchObject({ success: true, message: '', data: { id: user.id, username: 'getme', quota: 700, account_revision: 0, password: '' } });
+      expect(response.body).toMatchObject({
+        success: true,
+        message: '',
+        data: { id: user.id, username: 'getme', quota: 700, account_revision: 0, password: '' },
+      });
       const fresh = await seedCaller(target);
       expect((await call(target, admin, 'get', `/api/user/${fresh.id}/`)).body.data).toMatchObject({ quota: 0, account_revision: -1 });
     });
 
     it('refuses peers and superiors unless the caller is root', async () => {
       for (const id of [otherAdmin.id, root.id, admin.id]) {
-        expect((await call(target, admin, 'get', `/api/user/${id}`)).body).toEqual({ success: false, message: '无权获取同级或更高等级用户的信息' });
+        expect((await call(target, admin, 'get', `/api/user/${id}`)).body).toEqual({
+          success: false,
+          message: '无权获取同级或更高等级用户的信息',
+        });
       }
       expect((await call(target, root, 'get', `/api/user/${otherAdmin.id}`)).body.data).toMatchObject({ id: otherAdmin.id, role: 10 });
       expect((await call(target, root, 'get', `/api/user/${root.id}`)).body.data).toMatchObject({ id: root.id, role: 100 });
@@ -167,7 +174,9 @@ describe('users: admin management', () => {
     });
 
     it('always creates role 1, whatever lower role is asked', async () => {
-      await call(target, root, 'post', '/api/user/', { username: 'asked10', password: 'password10', display_name: 'Ten', role: 10 }).expect(200);
+      await call(target, root, 'post', '/api/user/', { username: 'asked10', password: 'password10', display_name: 'Ten', role: 10 }).expect(
+        200,
+      );
       expect(await users().findOneByOrFail({ username: 'asked10' })).toMatchObject({ role: 1, displayName: 'Ten' });
     });
 
@@ -208,16 +217,29 @@ describe('users: admin management', () => {
 
     it('writes username, display name, group and password, and sets the quota through the ledger with a manage log row', async () => {
       const data = await form(admin, ivy.id);
-      const response = await call(target, admin, 'put', '/api/user/', { ...data, username: 'ivy2', display_name: 'Ivy', group: 'vip', password: 'ivy-new-pass', quota: 1000000 });
+      const response = await call(target, admin, 'put', '/api/user/', {
+        ...data,
+        username: 'ivy2',
+        display_name: 'Ivy',
+        group: 'vip',
+        password: 'ivy-new-pass',
+        quota: 1000000,
+      });
       expect(response.body).toEqual({ success: true, message: '' });
       const saved = await users().findOneByOrFail({ id: ivy.id });
       expect(saved).toMatchObject({ username: 'ivy2', displayName: 'Ivy', group: 'vip' });
       expect(await bcrypt.compare('ivy-new-pass', saved.password)).toBe(true);
       // Read-your-writes: the answer came after the projections, so the next read shows the new quota.
       expect((await form(admin, ivy.id)).quota).toBe(1000000);
-      expect(await logRows(target, ivy.id)).toEqual([{ type: 3, content: '管理员将用户额度从 ＄0.000000 额度修改为 ＄2.000000 额度', username: 'ivy2' }]);
+      expect(await logRows(target, ivy.id)).toEqual([
+        { type: 3, content: '管理员将用户额度从 ＄0.000000 额度修改为 ＄2.000000 额度', username: 'ivy2' },
+      ]);
       const [event] = await dataSource(target).query(`SELECT type, data, metadata FROM events WHERE stream_id = $1`, [`account-${ivy.id}`]);
-      expect(event).toMatchObject({ type: 'QuotaAdjustedByAdmin', data: { before: 0, after: 1000000, adminId: admin.id }, metadata: { actor: { type: 'user', userId: admin.id, role: 10 }, reasonCode: 'admin_edit' } });
+      expect(event).toMatchObject({
+        type: 'QuotaAdjustedByAdmin',
+        data: { before: 0, after: 1000000, adminId: admin.id },
+        metadata: { actor: { type: 'user', userId: admin.id, role: 10 }, reasonCode: 'admin_edit' },
+      });
     });
 
     it('keeps the password when it is empty, and writes empty group and zero quota as new-api does', async () => {
@@ -233,7 +255,11 @@ describe('users: admin management', () => {
     it('leaves fields the body does not carry alone, and appends nothing when the quota is untouched', async () => {
       const events = await dataSource(target).query('SELECT count(*)::int AS count FROM events');
       await call(target, admin, 'put', '/api/user/', { id: ivy.id, display_name: 'Only this' }).expect(200);
-      expect(await users().findOneByOrFail({ id: ivy.id })).toMatchObject({ username: ivy.username, displayName: 'Only this', group: 'default' });
+      expect(await users().findOneByOrFail({ id: ivy.id })).toMatchObject({
+        username: ivy.username,
+        displayName: 'Only this',
+        group: 'default',
+      });
       await call(target, admin, 'put', '/api/user/', await form(admin, ivy.id)).expect(200);
       expect(await dataSource(target).query('SELECT count(*)::int AS count FROM events')).toEqual(events);
     });
@@ -244,7 +270,10 @@ describe('users: admin management', () => {
       await call(target, root, 'put', '/api/user/', { ...(await form(root, ivy.id)), quota: 2500000 }).expect(200);
       const before = await stateSnapshot(target);
       const response = await call(target, admin, 'put', '/api/user/', { ...stale, display_name: 'Stale', quota: 42 });
-      expect(response.body).toEqual({ success: false, message: '用户额度已在您编辑期间发生变化（当前为 ＄5.000000 额度），请刷新后重新修改' });
+      expect(response.body).toEqual({
+        success: false,
+        message: '用户额度已在您编辑期间发生变化（当前为 ＄5.000000 额度），请刷新后重新修改',
+      });
       expect(await stateSnapshot(target)).toEqual(before);
       // The same stale form without a quota change goes through: only the quota is guarded.
       await call(target, admin, 'put', '/api/user/', { ...stale, display_name: 'Fresh' }).expect(200);
@@ -252,11 +281,20 @@ describe('users: admin management', () => {
       expect(await balanceRow(target, ivy.id)).toMatchObject({ quota: 2500000 });
     });
 
-    it('refuses peers and superiors, and raising a role to the caller\'s, unless the caller is root', async () => {
+    it("refuses peers and superiors, and raising a role to the caller's, unless the caller is root", async () => {
       const data = await form(root, otherAdmin.id);
-      expect((await call(target, admin, 'put', '/api/user/', { ...data, display_name: 'x' })).body).toEqual({ success: false, message: '无权更新同权限等级或更高权限等级的用户信息' });
-      expect((await call(target, admin, 'put', '/api/user/', { id: root.id, display_name: 'x' })).body).toEqual({ success: false, message: '无权更新同权限等级或更高权限等级的用户信息' });
-      expect((await call(target, admin, 'put', '/api/user/', { id: ivy.id, role: 10 })).body).toEqual({ success: false, message: '无权将其他用户权限等级提升到大于等于自己的权限等级' });
+      expect((await call(target, admin, 'put', '/api/user/', { ...data, display_name: 'x' })).body).toEqual({
+        success: false,
+        message: '无权更新同权限等级或更高权限等级的用户信息',
+      });
+      expect((await call(target, admin, 'put', '/api/user/', { id: root.id, display_name: 'x' })).body).toEqual({
+        success: false,
+        message: '无权更新同权限等级或更高权限等级的用户信息',
+      });
+      expect((await call(target, admin, 'put', '/api/user/', { id: ivy.id, role: 10 })).body).toEqual({
+        success: false,
+        message: '无权将其他用户权限等级提升到大于等于自己的权限等级',
+      });
       await call(target, root, 'put', '/api/user/', { ...data, display_name: 'Renamed by root', role: 100 }).expect(200);
       // Root may send any role, but the edit never writes it.
       expect(await users().findOneByOrFail({ id: otherAdmin.id })).toMatchObject({ displayName: 'Renamed by root', role: 10 });
@@ -285,16 +323,38 @@ describe('users: admin management', () => {
 
     it('does not find cancelled users', async () => {
       await users().softDelete({ id: ivy.id });
-      expect((await call(target, admin, 'put', '/api/user/', { id: ivy.id, display_name: 'x' })).body).toEqual({ success: false, message: '用户不存在' });
+      expect((await call(target, admin, 'put', '/api/user/', { id: ivy.id, display_name: 'x' })).body).toEqual({
+        success: false,
+        message: '用户不存在',
+      });
     });
   });
 
   describe('POST /api/user/manage', () => {
     const manage = (caller: Caller, id: number, action: string) => call(target, caller, 'post', '/api/user/manage', { id, action });
     const roleStatus = (role: number, status: number) => ({
-      id: 0, username: '', password: '', display_name: '', role, status, email: '', github_id: '', wechat_id: '', telegram_id: '',
-      verification_code: '', access_token: null, quota: 0, used_quota: 0, request_count: 0, group: '', aff_code: '', aff_count: 0,
-      aff_quota: 0, aff_history_quota: 0, inviter_id: 0, DeletedAt: null,
+      id: 0,
+      username: '',
+      password: '',
+      display_name: '',
+      role,
+      status,
+      email: '',
+      github_id: '',
+      wechat_id: '',
+      telegram_id: '',
+      verification_code: '',
+      access_token: null,
+      quota: 0,
+      used_quota: 0,
+      request_count: 0,
+      group: '',
+      aff_code: '',
+      aff_count: 0,
+      aff_quota: 0,
+      aff_history_quota: 0,
+      inviter_id: 0,
+      DeletedAt: null,
     });
 
     it('disables, enables, promotes and demotes, answering {role, status} as an otherwise empty user', async () => {
@@ -359,13 +419,22 @@ describe('users: admin management', () => {
       await setOptions(target, { QuotaForNewUser: '10' });
       const ned = await register(target, 'ned');
       await setOptions(target, { QuotaForNewUser: '0' });
-      expect((await call(target, admin, 'delete', `/api/user/${ned.id}`)).body).toEqual({ success: false, message: '该用户的账本已有记录，无法彻底删除，请改用注销' });
+      expect((await call(target, admin, 'delete', `/api/user/${ned.id}`)).body).toEqual({
+        success: false,
+        message: '该用户的账本已有记录，无法彻底删除，请改用注销',
+      });
       expect(await row(ned.id)).not.toBeNull();
     });
 
     it('refuses peers and superiors, root included (the role must be strictly higher)', async () => {
-      expect((await call(target, admin, 'delete', `/api/user/${otherAdmin.id}`)).body).toEqual({ success: false, message: '无权删除同权限等级或更高权限等级的用户' });
-      expect((await call(target, root, 'delete', `/api/user/${root.id}`)).body).toEqual({ success: false, message: '无权删除同权限等级或更高权限等级的用户' });
+      expect((await call(target, admin, 'delete', `/api/user/${otherAdmin.id}`)).body).toEqual({
+        success: false,
+        message: '无权删除同权限等级或更高权限等级的用户',
+      });
+      expect((await call(target, root, 'delete', `/api/user/${root.id}`)).body).toEqual({
+        success: false,
+        message: '无权删除同权限等级或更高权限等级的用户',
+      });
       const oz = await seedCaller(target, { role: 10 });
       expect((await call(target, root, 'delete', `/api/user/${oz.id}`)).body).toEqual({ success: true, message: '' });
     });

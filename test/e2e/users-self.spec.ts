@@ -58,7 +58,13 @@ describe('users: own account', () => {
     it('shows root its seeded quota and whether the default password is still in use (root only)', async () => {
       await projected(target);
       const before = await call(target, root, 'get', '/api/user/self');
-      expect(before.body.data).toMatchObject({ username: 'root', role: 100, display_name: 'Root User', quota: 100000000, password_is_default: true });
+      expect(before.body.data).toMatchObject({
+        username: 'root',
+        role: 100,
+        display_name: 'Root User',
+        quota: 100000000,
+        password_is_default: true,
+      });
       await call(target, root, 'put', '/api/user/self', { password: 'a-better-password' }).expect(200);
       const after = await call(target, root, 'get', '/api/user/self');
       expect(after.body.data.password_is_default).toBe(false);
@@ -143,7 +149,10 @@ describe('users: own account', () => {
       const after = await session.get('/api/user/self');
       expect(after.status).toBe(401);
       // The access token dies with the account too.
-      expect((await call(target, erin, 'get', '/api/user/self')).body).toEqual({ success: false, message: '无权进行此操作，access token 无效' });
+      expect((await call(target, erin, 'get', '/api/user/self')).body).toEqual({
+        success: false,
+        message: '无权进行此操作，access token 无效',
+      });
     });
   });
 
@@ -166,7 +175,10 @@ describe('users: own account', () => {
         expect(self.body.data).toMatchObject({ id: frank.id, access_token: latest });
       }
       // The previous token was replaced.
-      const old = await target.http().get('/api/user/self').set('Authorization', [...seen][0]);
+      const old = await target
+        .http()
+        .get('/api/user/self')
+        .set('Authorization', [...seen][0]);
       expect(old.body).toEqual({ success: false, message: '无权进行此操作，access token 无效' });
     });
   });

@@ -36,7 +36,10 @@ export function call(target: TestApp, caller: Caller | null, method: Method, pat
 }
 
 /** A user row made directly (no ledger events), with an access token. */
-export async function seedCaller(target: TestApp, options: { role?: number; username?: string; password?: string; status?: number } = {}): Promise<Caller & SeededUser> {
+export async function seedCaller(
+  target: TestApp,
+  options: { role?: number; username?: string; password?: string; status?: number } = {},
+): Promise<Caller & SeededUser> {
   const seeded = await seedUser(dataSource(target), options);
   return { ...seeded, token: seeded.accessToken };
 }
@@ -51,9 +54,16 @@ export async function rootCaller(target: TestApp): Promise<Caller> {
 }
 
 /** Registers through POST /api/user/register (so the ledger grants apply) and returns the new user. */
-export async function register(target: TestApp, username: string, options: { password?: string; affCode?: string } = {}): Promise<Caller & { password: string }> {
+export async function register(
+  target: TestApp,
+  username: string,
+  options: { password?: string; affCode?: string } = {},
+): Promise<Caller & { password: string }> {
   const password = options.password ?? 'password123';
-  const response = await target.http().post('/api/user/register').send({ username, password, password2: password, aff_code: options.affCode ?? '' });
+  const response = await target
+    .http()
+    .post('/api/user/register')
+    .send({ username, password, password2: password, aff_code: options.affCode ?? '' });
   if (!response.body.success) throw new Error(`register ${username} refused: ${JSON.stringify(response.body)}`);
   const users = dataSource(target).getRepository(UserEntity);
   const user = await users.findOneOrFail({ where: { username } });
@@ -164,8 +174,14 @@ export async function tablesFingerprint(target: TestApp): Promise<string> {
   const parts = tables
     .map(({ table_name: table }) => table)
     .filter((table) => !UNSNAPSHOTTED_TABLES.has(table))
-    .map((table) => `SELECT '${table.replace(/'/g, "''")}' AS t, count(*) AS n, md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS h FROM "${table.replace(/"/g, '""')}" x`);
+    .map(
+      (table) =>
+        `SELECT '${table.replace(/'/g, "''")}' AS t, count(*) AS n, md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS h FROM "${table.replace(/"/g, '""')}" x`,
+    );
   if (!parts.length) return '';
   const rows: Array<{ t: string; n: string; h: string }> = await db.query(parts.join(' UNION ALL '));
-  return rows.map((row) => `${row.t}:${row.n}:${row.h}`).sort().join(',');
+  return rows
+    .map((row) => `${row.t}:${row.n}:${row.h}`)
+    .sort()
+    .join(',');
 }

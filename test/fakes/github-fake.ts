@@ -56,7 +56,10 @@ export class GitHubFake extends HttpFake {
     };
 
     if (params.client_id !== this.clientId || params.client_secret !== this.clientSecret) {
-      return answer({ error: 'incorrect_client_credentials', error_description: 'The client_id and/or client_secret passed are incorrect.' });
+      return answer({
+        error: 'incorrect_client_credentials',
+        error_description: 'The client_id and/or client_secret passed are incorrect.',
+      });
     }
     const user = this.codes.get(params.code ?? '');
     if (!user) {
@@ -72,7 +75,8 @@ export class GitHubFake extends HttpFake {
     const authorization = String(request.headers.authorization ?? '');
     const token = authorization.replace(/^(Bearer|token) /i, '');
     const user = this.tokens.get(token);
-    if (!user) return sendJson(response, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+    if (!user)
+      return sendJson(response, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
     sendJson(response, 200, {
       login: user.login,
       id: user.id,

@@ -13,7 +13,8 @@ export class WeChatServerFake extends HttpFake {
   constructor() {
     super((request, response) => {
       const url = new URL(request.url, 'http://fake');
-      if (request.method !== 'GET' || url.pathname !== '/api/wechat/user') return sendJson(response, 404, { success: false, message: 'not found' });
+      if (request.method !== 'GET' || url.pathname !== '/api/wechat/user')
+        return sendJson(response, 404, { success: false, message: 'not found' });
       if (request.headers.authorization !== this.token) {
         return sendJson(response, 200, { success: false, message: '无权进行此操作，未登录或 token 无效' });
       }

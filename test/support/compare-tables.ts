@@ -31,7 +31,11 @@ export interface TableComparison {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value as object).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }
@@ -42,7 +46,10 @@ function rowsOf(result: unknown): Array<{ row: Record<string, unknown> }> {
 }
 
 function quote(table: string): string {
-  return table.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.');
+  return table
+    .split('.')
+    .map((part) => `"${part.replace(/"/g, '""')}"`)
+    .join('.');
 }
 
 export async function snapshotTables(source: Queryable, tables: string[], options: SnapshotOptions = {}): Promise<TableSnapshot> {
@@ -80,12 +87,19 @@ export function diffSnapshots(first: TableSnapshot, second: TableSnapshot, table
     const onlyInFirst = multisetMinus(a, b);
     const onlyInSecond = multisetMinus(b, a);
     if (onlyInFirst.length || onlyInSecond.length) {
-      differences.push({ table, onlyInFirst: onlyInFirst.map((row) => JSON.parse(row)), onlyInSecond: onlyInSecond.map((row) => JSON.parse(row)) });
+      differences.push({
+        table,
+        onlyInFirst: onlyInFirst.map((row) => JSON.parse(row)),
+        onlyInSecond: onlyInSecond.map((row) => JSON.parse(row)),
+      });
     }
   }
   const summary = differences.length
     ? differences
-        .map((difference) => `${difference.table}: ${difference.onlyInFirst.length} row(s) only in the first, ${difference.onlyInSecond.length} only in the second; e.g. ${JSON.stringify(difference.onlyInFirst[0] ?? difference.onlyInSecond[0])}`)
+        .map(
+          (difference) =>
+            `${difference.table}: ${difference.onlyInFirst.length} row(s) only in the first, ${difference.onlyInSecond.length} only in the second; e.g. ${JSON.stringify(difference.onlyInFirst[0] ?? difference.onlyInSecond[0])}`,
+        )
         .join('\n')
     : `equal (${tables.map((table) => `${table}: ${(first[table] ?? []).length} rows`).join(', ')})`;
   return { equal: differences.length === 0, differences, summary };

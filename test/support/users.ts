@@ -14,7 +14,10 @@ export interface SeededUser {
  * Inserts a user row directly (no ledger events) with a system access token, for tests that need callers of a
  * given role without going through registration. Use the API for anything that involves quota.
  */
-export async function seedUser(dataSource: DataSource, options: { username?: string; role?: number; status?: number; password?: string } = {}): Promise<SeededUser> {
+export async function seedUser(
+  dataSource: DataSource,
+  options: { username?: string; role?: number; status?: number; password?: string } = {},
+): Promise<SeededUser> {
   const username = options.username ?? `u${randomBytes(4).toString('hex')}`.slice(0, 12);
   const password = options.password ?? 'password123';
   const accessToken = randomBytes(24).toString('base64').slice(0, 32);

@@ -10,14 +10,8 @@ export const useApiNotify = () => {
     (key: string, args?: Record<string, unknown>) => notify(key, { type: 'success', messageArgs: args }),
     [notify],
   );
-  const info = useCallback(
-    (key: string, args?: Record<string, unknown>) => notify(key, { type: 'info', messageArgs: args }),
-    [notify],
-  );
-  const failure = useCallback(
-    (key: string, args?: Record<string, unknown>) => notify(key, { type: 'error', messageArgs: args }),
-    [notify],
-  );
+  const info = useCallback((key: string, args?: Record<string, unknown>) => notify(key, { type: 'info', messageArgs: args }), [notify]);
+  const failure = useCallback((key: string, args?: Record<string, unknown>) => notify(key, { type: 'error', messageArgs: args }), [notify]);
   const error = useCallback(
     (cause: unknown) => {
       const message = errorMessage(cause);

@@ -18,9 +18,7 @@ export const Footer = () => {
         // Written by the super admin in the Other settings tab, exactly as new-api renders it.
         <Box className="custom-footer" dangerouslySetInnerHTML={{ __html: status.footer_html }} />
       ) : (
-        <Typography variant="body2">
-          {translate('app.footer.credit', { system: systemName, version: status.version ?? '' })}
-        </Typography>
+        <Typography variant="body2">{translate('app.footer.credit', { system: systemName, version: status.version ?? '' })}</Typography>
       )}
     </Box>
   );

@@ -45,13 +45,7 @@ export const PasswordResetConfirmPage = () => {
       ) : null}
       <Box component="form" onSubmit={submit} noValidate>
         <Stack spacing={2}>
-          <TextField
-            label={translate('app.common.email')}
-            name="email"
-            value={email}
-            slotProps={{ input: { readOnly: true } }}
-            fullWidth
-          />
+          <TextField label={translate('app.common.email')} name="email" value={email} slotProps={{ input: { readOnly: true } }} fullWidth />
           {newPassword ? (
             <>
               <Typography variant="body2">{translate('app.reset.new_password_hint')}</Typography>
@@ -65,13 +59,7 @@ export const PasswordResetConfirmPage = () => {
               />
             </>
           ) : null}
-          <Button
-            type="submit"
-            variant="contained"
-            size="large"
-            disabled={busy || lock.active || !email || !token}
-            fullWidth
-          >
+          <Button type="submit" variant="contained" size="large" disabled={busy || lock.active || !email || !token} fullWidth>
             {lock.active ? translate('app.common.retry_in', { seconds: lock.remaining }) : translate('app.common.submit')}
           </Button>
         </Stack>

@@ -1,10 +1,5 @@
 import type { AuthProvider } from 'react-admin';
-import {
-  clearStoredUser,
-  DEFAULT_PASSWORD_WARNING_KEY,
-  getStoredUser,
-  setStoredUser,
-} from '../lib/storage';
+import { clearStoredUser, DEFAULT_PASSWORD_WARNING_KEY, getStoredUser, setStoredUser } from '../lib/storage';
 import type { SessionUser } from '../lib/types';
 import { apiRequest, type ApiError } from './httpClient';
 
@@ -16,8 +11,7 @@ export interface LoginParams {
 }
 
 /** The default root account (root / 123456), as new-api seeds it; the warning is purely client-side. */
-const usesDefaultRootPassword = ({ username, password }: LoginParams) =>
-  username === 'root' && password === '123456';
+const usesDefaultRootPassword = ({ username, password }: LoginParams) => username === 'root' && password === '123456';
 
 /** Stores the user of a successful login (password, OAuth, WeChat or Telegram). */
 export const rememberLogin = (user: SessionUser): void => {

@@ -74,11 +74,7 @@ const transportError = (status: number, body: unknown, statusText: string): ApiE
     case 405:
       return new ApiError(translate('app.errors.demo_only'), status, body, 'info');
     default:
-      return new ApiError(
-        translate('app.errors.generic', { message: messageOf(body, `${status} ${statusText}`.trim()) }),
-        status,
-        body,
-      );
+      return new ApiError(translate('app.errors.generic', { message: messageOf(body, `${status} ${statusText}`.trim()) }), status, body);
   }
 };
 

@@ -57,5 +57,4 @@ const createI18nProvider = (): I18nProvider => {
 /** A single instance, so code outside React (the HTTP client) translates in the current locale. */
 export const i18nProvider = createI18nProvider();
 
-export const translate = (key: string, options?: Record<string, unknown>): string =>
-  i18nProvider.translate(key, options);
+export const translate = (key: string, options?: Record<string, unknown>): string => i18nProvider.translate(key, options);

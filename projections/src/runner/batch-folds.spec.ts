@@ -20,15 +20,31 @@ describe('applyInRuns', () => {
     const calls: string[] = [];
     const projection = { apply: async (e: RecordedEvent) => void calls.push(`apply ${e.position}`) };
     const types = ['C', 'C', 'G', 'C', 'G', 'G', 'C', 'C', 'C'];
-    await applyInRuns(projection, types.map((type, i) => event(i + 1, type)), manager, (e) => e.type === 'C', async (run) => {
-      calls.push(`set ${run.map((e) => e.position).join(',')}`);
-    });
+    await applyInRuns(
+      projection,
+      types.map((type, i) => event(i + 1, type)),
+      manager,
+      (e) => e.type === 'C',
+      async (run) => {
+        calls.push(`set ${run.map((e) => e.position).join(',')}`);
+      },
+    );
     expect(calls).toEqual(['set 1,2', 'apply 3', 'set 4', 'apply 5', 'apply 6', 'set 7,8,9']);
   });
 
   it('names the event apply failed on', async () => {
-    const projection = { apply: async (e: RecordedEvent) => { if (e.position === 2) throw new Error('bad'); } };
-    const failure = await applyInRuns(projection, [event(1, 'G'), event(2, 'G')], manager, () => false, async () => undefined).catch((e: unknown) => e);
+    const projection = {
+      apply: async (e: RecordedEvent) => {
+        if (e.position === 2) throw new Error('bad');
+      },
+    };
+    const failure = await applyInRuns(
+      projection,
+      [event(1, 'G'), event(2, 'G')],
+      manager,
+      () => false,
+      async () => undefined,
+    ).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ProjectionEventError);
     expect((failure as ProjectionEventError).event.position).toBe(2);
   });
@@ -37,7 +53,11 @@ describe('applyInRuns', () => {
 describe('decodeEvent', () => {
   it('returns what the decoder returns, or names the event it threw on', () => {
     expect(decodeEvent(event(1, 'C'), (e) => e.position * 2)).toBe(2);
-    expect(() => decodeEvent(event(7, 'C'), () => { throw new Error('no quota'); })).toThrow('C at position 7: no quota');
+    expect(() =>
+      decodeEvent(event(7, 'C'), () => {
+        throw new Error('no quota');
+      }),
+    ).toThrow('C at position 7: no quota');
   });
 });
 
@@ -59,15 +79,35 @@ describe('advancingPerKey', () => {
       const items = Array.from({ length: next(30) }, (): [string, number] => [`k${next(3)}`, next(12)]);
       const stored = new Map<string, number>();
       for (const key of ['k0', 'k1', 'k2']) if (next(2)) stored.set(key, next(12));
-      const set = advancingPerKey(items, ([key]) => key, ([, rank]) => rank).filter(([key, rank]) => !stored.has(key) || rank > stored.get(key)!);
+      const set = advancingPerKey(
+        items,
+        ([key]) => key,
+        ([, rank]) => rank,
+      ).filter(([key, rank]) => !stored.has(key) || rank > stored.get(key)!);
       expect(set).toEqual(oneByOne(items, stored));
     }
   });
 
   it('drops a repeat and anything not above what came before for its key', () => {
-    const items: Array<[string, number]> = [['a', 1], ['b', 1], ['a', 3], ['a', 2], ['a', 3], ['b', 2]];
-    expect(advancingPerKey(items, ([key]) => key, ([, rank]) => rank)).toEqual([
-      ['a', 1], ['b', 1], ['a', 3], ['b', 2],
+    const items: Array<[string, number]> = [
+      ['a', 1],
+      ['b', 1],
+      ['a', 3],
+      ['a', 2],
+      ['a', 3],
+      ['b', 2],
+    ];
+    expect(
+      advancingPerKey(
+        items,
+        ([key]) => key,
+        ([, rank]) => rank,
+      ),
+    ).toEqual([
+      ['a', 1],
+      ['b', 1],
+      ['a', 3],
+      ['b', 2],
     ]);
   });
 });

@@ -70,4 +70,3 @@ export function advancingPerKey<T, K>(items: readonly T[], key: (item: T) => K, 
   }
   return kept;
 }
-

@@ -58,7 +58,11 @@ class CountsProjection implements Projection {
 
 const amountOf = (event: RecordedEvent) => (event.type === 'Debited' ? -1 : 1) * Number(event.data.amount);
 const event = (type: string, amount: number) =>
-  newEvent(type, { amount }, { id: randomUUID(), metadata: { correlationId: 'checkpoint-spec', reasonCode: 'test', actor: systemActor() } });
+  newEvent(
+    type,
+    { amount },
+    { id: randomUUID(), metadata: { correlationId: 'checkpoint-spec', reasonCode: 'test', actor: systemActor() } },
+  );
 
 describe('CheckpointStore.applyBatch with Projection.applyBatch', () => {
   let database: TestDatabase;
@@ -105,12 +109,29 @@ describe('CheckpointStore.applyBatch with Projection.applyBatch', () => {
     const result = await checkpoints.applyBatch([batched, counts], current, events);
 
     const position = (type: string, amount: number) => events.find((e) => e.type === type && e.data.amount === amount)!.position;
-    expect(batched.batches).toEqual([[position('Credited', 5), position('Debited', 2), position('Credited', 7), position('Credited', 9), position('Credited', 11), position('Debited', 1)]]);
+    expect(batched.batches).toEqual([
+      [
+        position('Credited', 5),
+        position('Debited', 2),
+        position('Credited', 7),
+        position('Credited', 9),
+        position('Credited', 11),
+        position('Debited', 1),
+      ],
+    ]);
     expect(batched.perEventCalls).toBe(0);
-    expect((await rows('batched_totals')).map((row) => [row.stream_id, Number(row.total)])).toEqual([['acct-a', 13], ['acct-b', 16]]);
+    expect((await rows('batched_totals')).map((row) => [row.stream_id, Number(row.total)])).toEqual([
+      ['acct-a', 13],
+      ['acct-b', 16],
+    ]);
     // Credited 5 and Noted were before its checkpoint; Credited 7, 9, 11 after.
     expect((await rows('per_event_counts')).map((row) => [row.type, Number(row.count)])).toEqual([['Credited', 3]]);
-    expect(result.applied).toEqual(new Map([[batched.name, 6], [counts.name, 3]]));
+    expect(result.applied).toEqual(
+      new Map([
+        [batched.name, 6],
+        [counts.name, 3],
+      ]),
+    );
     expect([...(await stored()).values()]).toEqual([events.length, events.length]);
   });
 
@@ -135,7 +156,9 @@ describe('CheckpointStore.applyBatch with Projection.applyBatch', () => {
     expect(failure).toBeInstanceOf(ProjectionApplyError);
     const refused = events.find((e) => e.data.amount === 9)!;
     expect((failure as ProjectionApplyError).event.position).toBe(refused.position);
-    expect((failure as Error).message).toBe(`Projection batched_totals failed on Credited at position ${refused.position} (acct-b): amount 9 refused`);
+    expect((failure as Error).message).toBe(
+      `Projection batched_totals failed on Credited at position ${refused.position} (acct-b): amount 9 refused`,
+    );
     expect(batched.perEventCalls).toBe(4); // 5, −2, 7 applied in the replay, then 9 refused
     expect(await rows('batched_totals')).toEqual([]); // the replay was rolled back
     expect((await stored()).get(batched.name)).toBe(0);
@@ -146,7 +169,12 @@ describe('CheckpointStore.applyBatch with Projection.applyBatch', () => {
     const current = await checkpoints.ensure([batched.name]);
     const failure = await checkpoints.applyBatch([batched], current, events).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ProjectionApplyError);
-    expect((failure as ProjectionApplyError).batch).toEqual({ count: 6, firstPosition: 1, lastPosition: events[events.length - 1].position, replay: 'accepted' });
+    expect((failure as ProjectionApplyError).batch).toEqual({
+      count: 6,
+      firstPosition: 1,
+      lastPosition: events[events.length - 1].position,
+      replay: 'accepted',
+    });
     expect((failure as Error).message).toMatch(
       /^Projection batched_totals failed on a batch of 6 events \(positions 1-8\), which apply\(\) one by one accepts: invalid input syntax for type bigint/,
     );
@@ -158,7 +186,11 @@ describe('CheckpointStore.applyBatch with Projection.applyBatch', () => {
     const live = await rows('batched_totals');
     batched.batches.length = 0;
     const report = await rebuildProjections({ dataSource, store, checkpoints, projections: [batched], batchSize: 3 });
-    expect(batched.batches).toEqual([[1, 3], [4, 6], [7, 8]]); // ledger batches of 3: Noted and Ignored are not handled
+    expect(batched.batches).toEqual([
+      [1, 3],
+      [4, 6],
+      [7, 8],
+    ]); // ledger batches of 3: Noted and Ignored are not handled
     expect(batched.perEventCalls).toBe(0);
     expect(report.projections).toEqual([{ name: batched.name, eventsApplied: 6, rows: { batched_totals: 2 } }]);
     expect(await rows('batched_totals')).toEqual(live);

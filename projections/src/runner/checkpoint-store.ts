@@ -59,10 +59,10 @@ export class CheckpointStore {
   }
 
   async recordError(names: string[], message: string): Promise<void> {
-    await this.dataSource.query(
-      'UPDATE projection_checkpoints SET last_error = $2, last_error_at = now() WHERE name = ANY($1)',
-      [names, message.slice(0, 2000)],
-    );
+    await this.dataSource.query('UPDATE projection_checkpoints SET last_error = $2, last_error_at = now() WHERE name = ANY($1)', [
+      names,
+      message.slice(0, 2000),
+    ]);
   }
 
   /**

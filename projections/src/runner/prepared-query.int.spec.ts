@@ -15,7 +15,9 @@ describe('queryPrepared: the projector batch statements as named prepared statem
   let dataSource: DataSource;
 
   const totals = async () =>
-    ((await dataSource.query('SELECT key, total FROM prepared_totals ORDER BY key')) as Array<{ key: string; total: string }>).map((row) => [row.key, Number(row.total)]);
+    ((await dataSource.query('SELECT key, total FROM prepared_totals ORDER BY key')) as Array<{ key: string; total: string }>).map(
+      (row) => [row.key, Number(row.total)],
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase({ migrate: false });
@@ -34,23 +36,38 @@ describe('queryPrepared: the projector batch statements as named prepared statem
 
   it('given prepared statements on, when a statement runs twice in a transaction, then it is prepared once on that connection under its name and answers its rows', async () => {
     const result = await dataSource.transaction(async (manager) => {
-      const first = await queryPrepared<{ key: string; total: string }>(manager, UPSERT, [['a', 'b', 'a'], [1, 2, 3]]);
+      const first = await queryPrepared<{ key: string; total: string }>(manager, UPSERT, [
+        ['a', 'b', 'a'],
+        [1, 2, 3],
+      ]);
       const second = await queryPrepared<{ key: string; total: string }>(manager, UPSERT, [['b'], [5]]);
-      const prepared = (await manager.query('SELECT name, statement FROM pg_prepared_statements')) as Array<{ name: string; statement: string }>;
+      const prepared = (await manager.query('SELECT name, statement FROM pg_prepared_statements')) as Array<{
+        name: string;
+        statement: string;
+      }>;
       return { first, second, prepared };
     });
 
-    expect(result.first.map((row) => [row.key, Number(row.total)]).sort()).toEqual([['a', 4], ['b', 2]]);
+    expect(result.first.map((row) => [row.key, Number(row.total)]).sort()).toEqual([
+      ['a', 4],
+      ['b', 2],
+    ]);
     expect(result.second.map((row) => [row.key, Number(row.total)])).toEqual([['b', 7]]);
     expect(result.prepared).toEqual([{ name: statementName(UPSERT), statement: UPSERT }]);
-    expect(await totals()).toEqual([['a', 4], ['b', 7]]);
+    expect(await totals()).toEqual([
+      ['a', 4],
+      ['b', 7],
+    ]);
   });
 
   it('given prepared statements off (PG_PREPARED_STATEMENTS=off), when the statement runs, then nothing is prepared and the rows are the same', async () => {
     setPreparedStatements(false);
     const text = `${UPSERT} -- off`; // a text no earlier test prepared on a pooled connection
     const result = await dataSource.transaction(async (manager) => {
-      const rows = await queryPrepared<{ key: string; total: string }>(manager, text, [['a', 'a'], [2, 3]]);
+      const rows = await queryPrepared<{ key: string; total: string }>(manager, text, [
+        ['a', 'a'],
+        [2, 3],
+      ]);
       const prepared = (await manager.query('SELECT statement FROM pg_prepared_statements')) as Array<{ statement: string }>;
       return { rows, prepared: prepared.map((row) => row.statement) };
     });
@@ -76,7 +93,11 @@ describe('queryPrepared: the projector batch statements as named prepared statem
     const answers = [];
     for (let i = 0; i < 6; i++) answers.push(await queryPreparedOn<{ key: string; total: string }>(dataSource, READ, [['x', 'y']]));
 
-    for (const rows of answers) expect(rows.map((row) => [row.key, Number(row.total)])).toEqual([['x', 1], ['y', 2]]);
+    for (const rows of answers)
+      expect(rows.map((row) => [row.key, Number(row.total)])).toEqual([
+        ['x', 1],
+        ['y', 2],
+      ]);
   });
 
   it('given a manager without a query runner, when a statement runs, then it goes through TypeORM unnamed and answers the same rows', async () => {

@@ -21,7 +21,11 @@ export class ProjectionMetrics {
       });
     perProjection('tollgate_projection_checkpoint_position', 'Ledger position each projection has applied', (lag) => lag.checkpoint);
     perProjection('tollgate_projection_lag_positions', 'Ledger head position minus the projection checkpoint', (lag) => lag.behind);
-    perProjection('tollgate_projection_lag_seconds', 'Age of the oldest ledger event a projection has not applied', (lag) => lag.secondsBehind);
+    perProjection(
+      'tollgate_projection_lag_seconds',
+      'Age of the oldest ledger event a projection has not applied',
+      (lag) => lag.secondsBehind,
+    );
     this.gauge('tollgate_ledger_head_position', 'Position of the last ledger event', [], async (gauge, report) => gauge.set(report.head));
     this.gauge('tollgate_projector_leader', '1 when a projector holds the leadership, else 0', [], async (gauge, report) =>
       gauge.set(report.leaderPid === null ? 0 : 1),
@@ -35,7 +39,12 @@ export class ProjectionMetrics {
     }
   }
 
-  private gauge(name: string, help: string, labelNames: string[], fill: (gauge: Gauge, report: ProjectionLagReport) => Promise<void>): void {
+  private gauge(
+    name: string,
+    help: string,
+    labelNames: string[],
+    fill: (gauge: Gauge, report: ProjectionLagReport) => Promise<void>,
+  ): void {
     // Another app instance in this process (tests) may have registered it: the newest instance answers.
     this.registry.removeSingleMetric(name);
     const report = () => this.report();

@@ -32,7 +32,11 @@ class SampleStatementProjection implements Projection {
   readonly handles = ['Credited', 'Debited', 'Noted'];
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     await manager.query('INSERT INTO sample_statement (account, type, amount, note, at) VALUES ($1, $2, $3, $4, $5)', [
-      event.streamId, event.type, Number(event.data.amount ?? 0), event.metadata.reasonCode, event.createdAt,
+      event.streamId,
+      event.type,
+      Number(event.data.amount ?? 0),
+      event.metadata.reasonCode,
+      event.createdAt,
     ]);
   }
 }
@@ -42,10 +46,14 @@ const TABLES = ['sample_balances', 'sample_statement'];
 function sampleEvents(count: number, seed: number) {
   const types = ['Credited', 'Credited', 'Debited', 'Noted', 'Ignored'];
   return Array.from({ length: count }, (_, i) =>
-    newEvent(types[(i * 7 + seed) % types.length], { amount: ((i * 13 + seed) % 50) + 1 }, {
-      id: randomUUID(),
-      metadata: { correlationId: `rebuild-${seed}-${i}`, reasonCode: `reason_${i % 3}`, actor: systemActor() },
-    }),
+    newEvent(
+      types[(i * 7 + seed) % types.length],
+      { amount: ((i * 13 + seed) % 50) + 1 },
+      {
+        id: randomUUID(),
+        metadata: { correlationId: `rebuild-${seed}-${i}`, reasonCode: `reason_${i % 3}`, actor: systemActor() },
+      },
+    ),
   );
 }
 
@@ -122,7 +130,9 @@ describe('ProjectionRunner.rebuild', () => {
 
     await appendSample(40, 2);
     await waitUntil(caughtUp);
-    expect((await snapshotTables(dataSource, ['sample_statement'])).sample_statement.length).toBeGreaterThan(before.sample_statement.length);
+    expect((await snapshotTables(dataSource, ['sample_statement'])).sample_statement.length).toBeGreaterThan(
+      before.sample_statement.length,
+    );
   });
 
   it('given a leader in another process, when a second runner asks to rebuild, then it is refused with the holder named', async () => {

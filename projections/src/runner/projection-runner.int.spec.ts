@@ -24,7 +24,10 @@ class LedgerLinesProjection implements Projection {
     if (event.type === this.failOn) throw new Error(`cannot project ${event.type}`);
     const amount = (event.type === 'Debited' ? -1 : 1) * Number(event.data.amount ?? 0);
     await manager.query('INSERT INTO sample_lines (position, stream_id, type, amount) VALUES ($1, $2, $3, $4)', [
-      event.position, event.streamId, event.type, amount,
+      event.position,
+      event.streamId,
+      event.type,
+      amount,
     ]);
     await manager.query(
       `INSERT INTO sample_totals (stream_id, total) VALUES ($1, $2)
@@ -87,7 +90,9 @@ describe('ProjectionRunner', () => {
   });
   beforeEach(async () => {
     await dataSource.query('DROP TABLE IF EXISTS sample_lines, sample_totals, sample_type_counts');
-    await dataSource.query('CREATE TABLE sample_lines (position bigint PRIMARY KEY, stream_id text NOT NULL, type text NOT NULL, amount bigint NOT NULL)');
+    await dataSource.query(
+      'CREATE TABLE sample_lines (position bigint PRIMARY KEY, stream_id text NOT NULL, type text NOT NULL, amount bigint NOT NULL)',
+    );
     await dataSource.query('CREATE TABLE sample_totals (stream_id text PRIMARY KEY, total bigint NOT NULL)');
     await dataSource.query('CREATE TABLE sample_type_counts (type text PRIMARY KEY, count bigint NOT NULL)');
     // Each test starts caught up with the ledger earlier tests wrote (sample_type_counts starts from 0 on purpose).
@@ -107,12 +112,19 @@ describe('ProjectionRunner', () => {
     const projection = new LedgerLinesProjection();
     projection.failOn = 'Exploded';
     const before = await store.headPosition();
-    await store.appendToStream(`acct-${randomUUID()}`, [event('Credited', 5), event('Credited', 7), event('Exploded'), event('Credited', 1)]);
+    await store.appendToStream(`acct-${randomUUID()}`, [
+      event('Credited', 5),
+      event('Credited', 7),
+      event('Exploded'),
+      event('Credited', 1),
+    ]);
     const head = await store.headPosition();
     const running = runner([projection]);
     running.start();
 
-    await waitUntil(async () => (await dataSource.query(`SELECT last_error FROM projection_checkpoints WHERE last_error IS NOT NULL`)).length > 0);
+    await waitUntil(
+      async () => (await dataSource.query(`SELECT last_error FROM projection_checkpoints WHERE last_error IS NOT NULL`)).length > 0,
+    );
     await new Promise((resolve) => setTimeout(resolve, 250)); // a retry or two happen meanwhile; none may leak
     expect(await count('sample_lines')).toBe(0);
     expect(await count('sample_totals')).toBe(0);
@@ -154,7 +166,10 @@ describe('ProjectionRunner', () => {
     const counts = await dataSource.query('SELECT type, count FROM sample_type_counts ORDER BY type');
     const allCredited = (await store.readAll()).filter((recorded) => recorded.type === 'Credited').length;
     const allDebited = (await store.readAll()).filter((recorded) => recorded.type === 'Debited').length;
-    expect(counts).toEqual([{ type: 'Credited', count: String(allCredited) }, { type: 'Debited', count: String(allDebited) }]);
+    expect(counts).toEqual([
+      { type: 'Credited', count: String(allCredited) },
+      { type: 'Debited', count: String(allDebited) },
+    ]);
     expect(await count('sample_lines')).toBe(3); // 2 before + 1 after; nothing applied twice
   });
 

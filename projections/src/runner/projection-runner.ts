@@ -208,7 +208,11 @@ export class ProjectionRunner {
       // stop() or rebuild() may have come while the checkpoints were loading, before there was a session to end.
       if (this.stopping || this.rebuildRequests.length) return finish();
       if (projections.length) {
-        subscription = this.deps.store.subscribeToAll({ after: from }, (event) => batcher.push(event), (error) => finish(error));
+        subscription = this.deps.store.subscribeToAll(
+          { after: from },
+          (event) => batcher.push(event),
+          (error) => finish(error),
+        );
       }
     });
   }
@@ -217,9 +221,11 @@ export class ProjectionRunner {
     const result = await this.checkpoints.applyBatch(projections, checkpoints, events);
     for (const projection of projections) {
       if (!projection.afterCommit || !result.applied.get(projection.name)) continue;
-      await projection.afterCommit(events, result.position).catch((error: unknown) =>
-        this.logger.error(`${projection.name}: after-commit hook failed: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      await projection
+        .afterCommit(events, result.position)
+        .catch((error: unknown) =>
+          this.logger.error(`${projection.name}: after-commit hook failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
     }
     this.lastError = null;
     this.consecutiveFailures = 0;

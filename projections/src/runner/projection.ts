@@ -116,7 +116,11 @@ export class LeadershipUnavailableError extends Error {
 
 export class ProjectionTimeoutError extends Error {
   readonly code = 'projection_timeout';
-  constructor(readonly position: number, readonly reached: number, timeoutMs: number) {
+  constructor(
+    readonly position: number,
+    readonly reached: number,
+    timeoutMs: number,
+  ) {
     super(`Read models did not reach position ${position} within ${timeoutMs} ms (at ${reached})`);
   }
 }

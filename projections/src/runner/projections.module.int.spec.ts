@@ -29,7 +29,9 @@ class SampleSignupsProjection implements Projection {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     await manager.query('INSERT INTO sample_signups (position, name, prefix) VALUES ($1, $2, $3)', [
-      event.position, event.data.name, this.config.REDIS_PREFIX,
+      event.position,
+      event.data.name,
+      this.config.REDIS_PREFIX,
     ]);
   }
 }
@@ -38,7 +40,11 @@ class SampleSignupsProjection implements Projection {
 class SampleFeatureModule {}
 
 const signedUp = (name: string) =>
-  newEvent('SampleUserSignedUp', { name }, { id: randomUUID(), metadata: { correlationId: name, reasonCode: 'test', actor: systemActor() } });
+  newEvent(
+    'SampleUserSignedUp',
+    { name },
+    { id: randomUUID(), metadata: { correlationId: name, reasonCode: 'test', actor: systemActor() } },
+  );
 
 describe('ProjectionsModule', () => {
   let database: TestDatabase;

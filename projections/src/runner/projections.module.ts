@@ -80,7 +80,13 @@ export class ProjectionsModule {
         },
         {
           provide: ProjectionRunner,
-          useFactory: (registry: ProjectionRegistry, store: EventStore, dataSource: DataSource, config: AppConfig, waiter: ProjectionWaiter) =>
+          useFactory: (
+            registry: ProjectionRegistry,
+            store: EventStore,
+            dataSource: DataSource,
+            config: AppConfig,
+            waiter: ProjectionWaiter,
+          ) =>
             new ProjectionRunner({
               registry,
               store,

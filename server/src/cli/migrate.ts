@@ -8,7 +8,12 @@ import { redact, resolvePostgres } from '../infrastructure/resolve-postgres';
  */
 export async function migrate(env: Record<string, string | undefined>, print: (line: string) => void): Promise<string[]> {
   const config = parseConfig(env);
-  const postgres = await resolvePostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, embeddedPort: config.EMBEDDED_PG_PORT, log: print });
+  const postgres = await resolvePostgres({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    embeddedPort: config.EMBEDDED_PG_PORT,
+    log: print,
+  });
   try {
     const started = Date.now();
     const applied = await runMigrations(postgres.url);

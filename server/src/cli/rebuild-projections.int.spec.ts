@@ -26,17 +26,22 @@ class SampleTallyProjection implements Projection {
 describe('projections:rebuild CLI', () => {
   it('parses --only and --wait in both spellings', () => {
     expect(parseRebuildArguments([])).toEqual({ projections: undefined, waitSeconds: 15 });
-    expect(parseRebuildArguments(['--only', 'balances, usage_logs', '--wait=3'])).toEqual({ projections: ['balances', 'usage_logs'], waitSeconds: 3 });
+    expect(parseRebuildArguments(['--only', 'balances, usage_logs', '--wait=3'])).toEqual({
+      projections: ['balances', 'usage_logs'],
+      waitSeconds: 3,
+    });
     expect(() => parseRebuildArguments(['--wait', 'soon'])).toThrow(/--wait takes a number/);
   });
 
   it('formats what it did: events replayed, per-projection counts, time', () => {
-    expect(formatRebuildReport({
-      eventsReplayed: 120,
-      position: 130,
-      durationMs: 1534,
-      projections: [{ name: 'balances', eventsApplied: 80, rows: { balances: 12 } }],
-    })).toEqual([
+    expect(
+      formatRebuildReport({
+        eventsReplayed: 120,
+        position: 130,
+        durationMs: 1534,
+        projections: [{ name: 'balances', eventsApplied: 80, rows: { balances: 12 } }],
+      }),
+    ).toEqual([
       'rebuilt 1 projection(s): replayed 120 event(s) up to position 130 in 1.53 s',
       '  balances: 80 event(s) applied; rows: balances=12',
     ]);
@@ -47,8 +52,17 @@ describe('projections:rebuild CLI', () => {
     let app: INestApplicationContext;
     beforeAll(async () => {
       database = await createTestDatabase();
-      const config = { ...parseConfig({}), DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), REDIS_PREFIX: testRedisPrefix(), roles: [] };
-      @Module({ imports: [InfrastructureModule.forRoot(config), LedgerModule, ProjectionsModule.forRoot({ run: false })], providers: [SampleTallyProjection] })
+      const config = {
+        ...parseConfig({}),
+        DATABASE_URL: database.url,
+        REDIS_URL: testRedisUrl(),
+        REDIS_PREFIX: testRedisPrefix(),
+        roles: [],
+      };
+      @Module({
+        imports: [InfrastructureModule.forRoot(config), LedgerModule, ProjectionsModule.forRoot({ run: false })],
+        providers: [SampleTallyProjection],
+      })
       class CliTestModule {}
       app = await NestFactory.createApplicationContext(CliTestModule, { logger: false });
       await app.init();

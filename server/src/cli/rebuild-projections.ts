@@ -24,7 +24,15 @@ export function parseRebuildArguments(argv: string[]): RebuildCommandOptions {
   const only = value('--only');
   const wait = Number(value('--wait') ?? 15);
   if (!Number.isFinite(wait) || wait < 0) throw new Error('--wait takes a number of seconds');
-  return { projections: only ? only.split(',').map((name) => name.trim()).filter(Boolean) : undefined, waitSeconds: wait };
+  return {
+    projections: only
+      ? only
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : undefined,
+    waitSeconds: wait,
+  };
 }
 
 export function formatRebuildReport(report: RebuildReport): string[] {
@@ -32,7 +40,9 @@ export function formatRebuildReport(report: RebuildReport): string[] {
     `rebuilt ${report.projections.length} projection(s): replayed ${report.eventsReplayed} event(s) up to position ${report.position} in ${(report.durationMs / 1000).toFixed(2)} s`,
   ];
   for (const projection of report.projections) {
-    const rows = Object.entries(projection.rows).map(([table, count]) => `${table}=${count}`).join(', ');
+    const rows = Object.entries(projection.rows)
+      .map(([table, count]) => `${table}=${count}`)
+      .join(', ');
     lines.push(`  ${projection.name}: ${projection.eventsApplied} event(s) applied; rows: ${rows}`);
   }
   return lines;
@@ -50,7 +60,9 @@ export async function rebuildProjectionsIn(
   } catch {
     throw new Error('the application does not import ProjectionsModule.forRoot(…): nothing to rebuild');
   }
-  print(`rebuilding ${options.projections?.join(', ') ?? 'all projections'} (waiting up to ${options.waitSeconds} s for the projector leadership)`);
+  print(
+    `rebuilding ${options.projections?.join(', ') ?? 'all projections'} (waiting up to ${options.waitSeconds} s for the projector leadership)`,
+  );
   const report = await runner.rebuild({ projections: options.projections, waitMs: options.waitSeconds * 1000 });
   for (const line of formatRebuildReport(report)) print(line);
   return report;

@@ -3,7 +3,11 @@ import { CONFIG_DEFAULTS, parseConfig, parseRoles } from './app-config';
 describe('parseConfig', () => {
   it('gives every variable its default when the environment is empty, and takes blank values as unset', () => {
     expect(parseConfig({})).toEqual(CONFIG_DEFAULTS);
-    expect(parseConfig({ PORT: '', HOST: '  ', SESSION_SECRET: '' })).toMatchObject({ PORT: 3000, HOST: '0.0.0.0', SESSION_SECRET: undefined });
+    expect(parseConfig({ PORT: '', HOST: '  ', SESSION_SECRET: '' })).toMatchObject({
+      PORT: 3000,
+      HOST: '0.0.0.0',
+      SESSION_SECRET: undefined,
+    });
   });
 
   it('parses integers, decimals, switches, choices and text', () => {

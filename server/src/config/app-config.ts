@@ -20,15 +20,18 @@ function present(raw: string | undefined): raw is string {
 
 /** The value parsed by `parse`, or a zod issue whose message is `must be <accepted> (got "raw")`. */
 function variable<T>(accepted: string, parse: (raw: string) => T | undefined) {
-  return z.string().optional().transform((raw, context): T | undefined => {
-    if (!present(raw)) return undefined;
-    const value = parse(raw.trim());
-    if (value === undefined) {
-      context.addIssue({ code: 'custom', message: `must be ${accepted} (got "${raw}")` });
-      return z.NEVER;
-    }
-    return value;
-  });
+  return z
+    .string()
+    .optional()
+    .transform((raw, context): T | undefined => {
+      if (!present(raw)) return undefined;
+      const value = parse(raw.trim());
+      if (value === undefined) {
+        context.addIssue({ code: 'custom', message: `must be ${accepted} (got "${raw}")` });
+        return z.NEVER;
+      }
+      return value;
+    });
 }
 
 function withDefault<T>(schema: z.ZodType<T | undefined, string | undefined>, fallback: T) {
@@ -53,7 +56,10 @@ function optionalInteger(min: number, documentedDefault: string): Variable<z.Zod
 }
 
 /** A decimal number; `above` makes the minimum exclusive. */
-function decimal(fallback: number, options: { min: number; max?: number; above?: boolean }): Variable<z.ZodType<number, string | undefined>> {
+function decimal(
+  fallback: number,
+  options: { min: number; max?: number; above?: boolean },
+): Variable<z.ZodType<number, string | undefined>> {
   const accepted = options.above ? `a number > ${options.min}` : `a number ${range(options.min, options.max)}`;
   const parse = (raw: string) => {
     if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(raw)) return undefined;
@@ -83,7 +89,13 @@ function oneOf<const T extends string>(values: readonly T[], fallback: T): Varia
 }
 
 function text(fallback: string, documentedDefault = `\`${fallback}\``): Variable<z.ZodType<string, string | undefined>> {
-  return { schema: withDefault(variable('text', (raw) => raw), fallback), documentedDefault };
+  return {
+    schema: withDefault(
+      variable('text', (raw) => raw),
+      fallback,
+    ),
+    documentedDefault,
+  };
 }
 
 function optionalText(documentedDefault: string): Variable<z.ZodType<string | undefined, string | undefined>> {
@@ -217,14 +229,18 @@ const variables = {
 type Variables = typeof variables;
 
 export const configSchema = z.object(
-  Object.fromEntries(Object.entries(variables).map(([name, spec]) => [name, spec.schema])) as { [K in keyof Variables]: Variables[K]['schema'] },
+  Object.fromEntries(Object.entries(variables).map(([name, spec]) => [name, spec.schema])) as {
+    [K in keyof Variables]: Variables[K]['schema'];
+  },
 );
 
 /** Every variable with the README's wording of its default (readme-config.spec.ts). */
-export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; documentedDefault: string }> = Object.entries(variables).map(([name, spec]) => ({
-  name,
-  documentedDefault: spec.documentedDefault,
-}));
+export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; documentedDefault: string }> = Object.entries(variables).map(
+  ([name, spec]) => ({
+    name,
+    documentedDefault: spec.documentedDefault,
+  }),
+);
 
 export type EnvConfig = z.infer<typeof configSchema>;
 

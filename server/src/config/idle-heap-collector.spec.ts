@@ -57,7 +57,11 @@ describe('IdleHeapCollector', () => {
   });
 
   it('collects again after the next burst, but not within 30 s of the last collection', () => {
-    const burst = [{ busy: 0.9, heapMb: 130 }, { busy: 0, heapMb: 130 }, { busy: 0, heapMb: 130 }];
+    const burst = [
+      { busy: 0.9, heapMb: 130 },
+      { busy: 0, heapMb: 130 },
+      { busy: 0, heapMb: 130 },
+    ];
     // Second burst right after the first collection: its quiet period comes 15 s later (< 60 s): skipped.
     const { probe, collected } = scripted([...burst, ...burst, ...Array.from({ length: 12 }, () => ({ busy: 0, heapMb: 130 })), ...burst]);
     const collector = new IdleHeapCollector(DEFAULT_IDLE_HEAP_COLLECTOR, probe);
@@ -87,7 +91,11 @@ describe('IdleHeapCollector', () => {
       const after = process.memoryUsage().heapUsed;
       process.stdout.write(JSON.stringify({ before, after }));
     `;
-    const { before, after } = JSON.parse(execFileSync(process.execPath, ['-r', resolve(__dirname, '../../../test/support/swc-register.js'), '-e', script], { encoding: 'utf8' }));
+    const { before, after } = JSON.parse(
+      execFileSync(process.execPath, ['-r', resolve(__dirname, '../../../test/support/swc-register.js'), '-e', script], {
+        encoding: 'utf8',
+      }),
+    );
     expect(after).toBeLessThan(before - 10 * MB);
   });
 });

@@ -9,7 +9,8 @@ describe('background process priority', () => {
     expect(backgroundNice('')).toBe(10);
     expect(backgroundNice('5')).toBe(5);
     expect(backgroundNice('0')).toBe(0);
-    for (const value of ['-4', '40', 'high']) expect(() => backgroundNice(value)).toThrow(`BACKGROUND_NICE must be an integer 0..19 (got "${value}")`);
+    for (const value of ['-4', '40', 'high'])
+      expect(() => backgroundNice(value)).toThrow(`BACKGROUND_NICE must be an integer 0..19 (got "${value}")`);
   });
 
   it('lowers the calling process priority by that many steps, capped at 19 (in a child process, not the test runner)', () => {

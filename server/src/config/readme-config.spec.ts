@@ -31,7 +31,9 @@ describe('README configuration table', () => {
   });
 
   it('states the same default as the schema for every variable', () => {
-    const differences = [...schema].filter(([name, documented]) => readme.get(name) !== documented).map(([name, documented]) => ({ name, schema: documented, readme: readme.get(name) }));
+    const differences = [...schema]
+      .filter(([name, documented]) => readme.get(name) !== documented)
+      .map(([name, documented]) => ({ name, schema: documented, readme: readme.get(name) }));
     expect(differences).toEqual([]);
   });
 

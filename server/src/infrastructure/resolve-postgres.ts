@@ -9,10 +9,7 @@ export interface ResolvedPostgres {
   stop?: () => Promise<void>;
 }
 
-const LOCAL_CANDIDATES = [
-  'postgres://postgres@127.0.0.1:5432/tollgate',
-  'postgres://postgres:postgres@127.0.0.1:5432/tollgate',
-];
+const LOCAL_CANDIDATES = ['postgres://postgres@127.0.0.1:5432/tollgate', 'postgres://postgres:postgres@127.0.0.1:5432/tollgate'];
 
 /** Connects to the server's maintenance database and creates `database` when it is missing. */
 export async function ensureDatabase(url: string): Promise<void> {

@@ -72,8 +72,22 @@ export async function resolveRedis(options: {
   mkdirSync(dir, { recursive: true });
   const child = spawn(
     binary,
-    ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--daemonize', 'yes',
-      '--pidfile', resolve(dir, 'redis.pid'), '--logfile', resolve(dir, 'redis.log')],
+    [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--daemonize',
+      'yes',
+      '--pidfile',
+      resolve(dir, 'redis.pid'),
+      '--logfile',
+      resolve(dir, 'redis.log'),
+    ],
     { stdio: 'ignore' },
   );
   await new Promise((done) => child.on('exit', done));

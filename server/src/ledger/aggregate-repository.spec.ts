@@ -17,10 +17,17 @@ describe('loadAndAppend', () => {
     const store = new InMemoryEventStore();
     await store.appendToStream('counter-1', [added(2), added(3)]);
     const seen: Array<{ total: number; revision: number | 'no_stream' }> = [];
-    const result = await loadAndAppend(store, 'counter-1', evolve, { total: 0 }, (state, stream) => {
-      seen.push({ total: state.total, revision: stream.revision });
-      return [added(10)];
-    }, { retries: 0 });
+    const result = await loadAndAppend(
+      store,
+      'counter-1',
+      evolve,
+      { total: 0 },
+      (state, stream) => {
+        seen.push({ total: state.total, revision: stream.revision });
+        return [added(10)];
+      },
+      { retries: 0 },
+    );
     expect(seen).toEqual([{ total: 5, revision: 1 }]);
     expect(result).toMatchObject({ state: { total: 15 }, revision: 2, position: 3, attempts: 1 });
   });
@@ -43,11 +50,18 @@ describe('loadAndAppend', () => {
     const store = new InMemoryEventStore();
     await store.appendToStream('counter-4', [added(1)]);
     const totals: number[] = [];
-    const result = await loadAndAppend(store, 'counter-4', evolve, { total: 0 }, async (state) => {
-      totals.push(state.total);
-      if (totals.length === 1) await store.appendToStream('counter-4', [added(100)]); // the other writer wins the race
-      return [added(5)];
-    }, { retries: 2 });
+    const result = await loadAndAppend(
+      store,
+      'counter-4',
+      evolve,
+      { total: 0 },
+      async (state) => {
+        totals.push(state.total);
+        if (totals.length === 1) await store.appendToStream('counter-4', [added(100)]); // the other writer wins the race
+        return [added(5)];
+      },
+      { retries: 2 },
+    );
     expect(totals).toEqual([1, 101]);
     expect(result).toMatchObject({ state: { total: 106 }, attempts: 2 });
   });
@@ -55,10 +69,17 @@ describe('loadAndAppend', () => {
   it('given a concurrent writer and retries 0 (an admin edit), then the conflict is rethrown and nothing is appended', async () => {
     const store = new InMemoryEventStore();
     await store.appendToStream('counter-5', [added(1)]);
-    const attempt = loadAndAppend(store, 'counter-5', evolve, { total: 0 }, async () => {
-      await store.appendToStream('counter-5', [added(100)]);
-      return [added(5)];
-    }, { retries: 0 });
+    const attempt = loadAndAppend(
+      store,
+      'counter-5',
+      evolve,
+      { total: 0 },
+      async () => {
+        await store.appendToStream('counter-5', [added(100)]);
+        return [added(5)];
+      },
+      { retries: 0 },
+    );
     await expect(attempt).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     expect(await store.readStream('counter-5')).toHaveLength(2);
   });
@@ -66,11 +87,18 @@ describe('loadAndAppend', () => {
   it('given a writer that always wins, when retries run out, then the last conflict is rethrown', async () => {
     const store = new InMemoryEventStore();
     let calls = 0;
-    const attempt = loadAndAppend(store, 'counter-6', evolve, { total: 0 }, async () => {
-      calls++;
-      await store.appendToStream('counter-6', [added(1)]);
-      return [added(5)];
-    }, { retries: 3 });
+    const attempt = loadAndAppend(
+      store,
+      'counter-6',
+      evolve,
+      { total: 0 },
+      async () => {
+        calls++;
+        await store.appendToStream('counter-6', [added(1)]);
+        return [added(5)];
+      },
+      { retries: 3 },
+    );
     await expect(attempt).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     expect(calls).toBe(4);
   });
@@ -78,10 +106,17 @@ describe('loadAndAppend', () => {
   it('given a domain error from decide, then it propagates without a retry', async () => {
     const store = new InMemoryEventStore();
     let calls = 0;
-    const attempt = loadAndAppend(store, 'counter-7', evolve, { total: 0 }, () => {
-      calls++;
-      throw new Error('quota_insufficient');
-    }, { retries: 5 });
+    const attempt = loadAndAppend(
+      store,
+      'counter-7',
+      evolve,
+      { total: 0 },
+      () => {
+        calls++;
+        throw new Error('quota_insufficient');
+      },
+      { retries: 5 },
+    );
     await expect(attempt).rejects.toThrow('quota_insufficient');
     expect(calls).toBe(1);
   });

@@ -5,10 +5,7 @@ import type { AppendOutcome, AppendRequest, EventStore } from './event-store.por
  * other, each with its own outcome. The semantics match the Postgres adapter's single statement except that the
  * appends are not one transaction, which the port does not promise across requests anyway.
  */
-export async function appendSequentially(
-  store: Pick<EventStore, 'appendToStream'>,
-  requests: AppendRequest[],
-): Promise<AppendOutcome[]> {
+export async function appendSequentially(store: Pick<EventStore, 'appendToStream'>, requests: AppendRequest[]): Promise<AppendOutcome[]> {
   const outcomes: AppendOutcome[] = [];
   for (const request of requests) {
     try {

@@ -3,10 +3,14 @@ import type { RecordedEvent } from './event-store.port';
 
 describe('event envelope', () => {
   it('given a user action, when building an event, then metadata is complete with defaults for what was not given', () => {
-    const event = newEvent('QuotaAdjustedByAdmin', { before: 10, after: 20 }, {
-      id: '0f8fad5b-d9cb-469f-a165-70867728950e',
-      metadata: { correlationId: 'req-1', reasonCode: 'admin_edit', actor: userActor(1, 100), clientIp: '10.0.0.1' },
-    });
+    const event = newEvent(
+      'QuotaAdjustedByAdmin',
+      { before: 10, after: 20 },
+      {
+        id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+        metadata: { correlationId: 'req-1', reasonCode: 'admin_edit', actor: userActor(1, 100), clientIp: '10.0.0.1' },
+      },
+    );
     expect(event).toEqual({
       id: '0f8fad5b-d9cb-469f-a165-70867728950e',
       type: 'QuotaAdjustedByAdmin',

@@ -6,7 +6,14 @@ describe('eventJson', () => {
     id: '00000000-0000-5000-8000-000000000001',
     type: 'QuotaConsumed',
     data: { quota: 0, note: 'temperature 0 stays 0' },
-    metadata: { correlationId: 'r1', causationId: null, actor: { type: 'system' }, clientIp: null, reasonCode: 'relay_request', schemaVersion: 1 },
+    metadata: {
+      correlationId: 'r1',
+      causationId: null,
+      actor: { type: 'system' },
+      clientIp: null,
+      reasonCode: 'relay_request',
+      schemaVersion: 1,
+    },
   });
 
   it('is the JSON of id, type, data and metadata, and the same string the second time', () => {

@@ -20,10 +20,14 @@ export interface EventStoreFixture {
 const streamName = (label: string) => `contract_${label}-${randomUUID().slice(0, 8)}`;
 
 function sampleEvent(index: number, id: string = randomUUID()): NewEvent {
-  return newEvent('SampleRecorded', { index }, {
-    id,
-    metadata: { correlationId: `contract-${index}`, reasonCode: 'contract_test', actor: systemActor() },
-  });
+  return newEvent(
+    'SampleRecorded',
+    { index },
+    {
+      id,
+      metadata: { correlationId: `contract-${index}`, reasonCode: 'contract_test', actor: systemActor() },
+    },
+  );
 }
 
 const sample = (count: number, from = 0) => Array.from({ length: count }, (_, i) => sampleEvent(from + i));
@@ -37,7 +41,10 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<vo
 }
 
 async function expectConflict(promise: Promise<unknown>, actual: number | 'no_stream'): Promise<void> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(WrongExpectedRevisionError);
   expect((error as WrongExpectedRevisionError).actual).toBe(actual);
 }
@@ -115,17 +122,20 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         { expected: 5, existing: 2, ok: false, actual: 1 },
         { expected: 0, existing: 0, ok: false, actual: 'no_stream' },
       ];
-      it.each(cases)('given $existing events, when appending expecting $expected, then ok=$ok', async ({ expected, existing, ok, actual }) => {
-        const stream = streamName('expected');
-        if (existing) await store.appendToStream(stream, sample(existing));
-        const attempt = store.appendToStream(stream, sample(1, existing), { expectedRevision: expected });
-        if (ok) {
-          await expect(attempt).resolves.toMatchObject({ nextExpectedRevision: existing });
-        } else {
-          await expectConflict(attempt, actual);
-          expect(await store.readStream(stream)).toHaveLength(existing);
-        }
-      });
+      it.each(cases)(
+        'given $existing events, when appending expecting $expected, then ok=$ok',
+        async ({ expected, existing, ok, actual }) => {
+          const stream = streamName('expected');
+          if (existing) await store.appendToStream(stream, sample(existing));
+          const attempt = store.appendToStream(stream, sample(1, existing), { expectedRevision: expected });
+          if (ok) {
+            await expect(attempt).resolves.toMatchObject({ nextExpectedRevision: existing });
+          } else {
+            await expectConflict(attempt, actual);
+            expect(await store.readStream(stream)).toHaveLength(existing);
+          }
+        },
+      );
     });
 
     describe('idempotency by event id', () => {

@@ -4,9 +4,7 @@
  * server/src/ledger/event-store.contract.ts (docs/ledger.md explains the guarantees).
  */
 
-export type Actor =
-  | { type: 'user'; userId: number; role: number }
-  | { type: 'system' };
+export type Actor = { type: 'user'; userId: number; role: number } | { type: 'system' };
 
 export interface EventMetadata {
   /** The request or admin action this event belongs to (X-Oneapi-Request-Id for HTTP). */
@@ -152,7 +150,10 @@ export class InvalidEventError extends Error {
 /** The event store cannot be reached; the operation may be retried later. */
 export class EventStoreUnavailableError extends Error {
   readonly code = 'event_store_unavailable';
-  constructor(message: string, readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly cause?: unknown,
+  ) {
     super(message);
   }
 }

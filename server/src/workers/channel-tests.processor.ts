@@ -4,7 +4,12 @@ import { CommandBus } from '@nestjs/cqrs';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { DomainError } from '../common/http/errors';
 import { systemActor } from '../ledger/event-envelope';
-import { CHANNEL_TESTS_QUEUE, type ChannelTestJobData, TEST_ALL_JOB, TEST_ONE_JOB } from '../modules/channel-health/runs/channel-run-queues';
+import {
+  CHANNEL_TESTS_QUEUE,
+  type ChannelTestJobData,
+  TEST_ALL_JOB,
+  TEST_ONE_JOB,
+} from '../modules/channel-health/runs/channel-run-queues';
 import { FinishChannelTestRunCommand } from '../modules/channel-health/usecases/finish-channel-test-run/finish-channel-test-run.command';
 import { StartChannelRunsCommand } from '../modules/channel-health/usecases/start-channel-runs/start-channel-runs.command';
 import { ChannelTestRunningError } from '../modules/channel-health/usecases/start-channel-runs/start-channel-runs.handler';

@@ -8,12 +8,7 @@ import { ChannelOutcomesProcessor } from './channel-outcomes.processor';
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
  * every role; consumers only run in the worker role.
  */
-const PROCESSORS: Provider[] = [
-  MailProcessor,
-  ChannelTestsProcessor,
-  ChannelBalancesProcessor,
-  ChannelOutcomesProcessor,
-];
+const PROCESSORS: Provider[] = [MailProcessor, ChannelTestsProcessor, ChannelBalancesProcessor, ChannelOutcomesProcessor];
 
 @Module({})
 export class WorkersModule {

@@ -40,12 +40,15 @@ test('wrk output without a summary is an error, not a zero', () => {
   assert.throws(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused\n'), /no summary/);
 });
 
-test('wrk output with the per-request line: percentiles of the timed requests, wrk\'s corrected ones kept beside', () => {
+test("wrk output with the per-request line: percentiles of the timed requests, wrk's corrected ones kept beside", () => {
   // 100 requests: 98 at 300 us, one at 2 ms, one at 12 ms. wrk's corrected p99 (printed) counts made-up samples.
   const timed = [...Array(98).fill('300.0'), '2000.0', '12000.0'].join(',');
   const r = parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} ${timed}\nRequests/sec`));
   const { perRequest, p50, p90, p99, wrkP50, wrkP99, requests } = r;
-  assert.deepEqual({ perRequest, p50, p90, p99, wrkP50, wrkP99, requests }, { perRequest: 100, p50: 0.3, p90: 0.3, p99: 2, wrkP50: 0.845, wrkP99: 1020, requests: 120345 });
+  assert.deepEqual(
+    { perRequest, p50, p90, p99, wrkP50, wrkP99, requests },
+    { perRequest: 100, p50: 0.3, p90: 0.3, p99: 2, wrkP50: 0.845, wrkP99: 1020, requests: 120345 },
+  );
   assert.throws(() => parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} \nRequests/sec`)), /no latencies/);
   assert.throws(() => parseWrk(WRK.replace('Requests/sec', `${PER_REQUEST_MARK} 1.0,x\nRequests/sec`)), /no latencies/);
   // Without the line, wrk's own percentiles and no per-request fields.
@@ -70,7 +73,9 @@ test('the per-request wrk script runs under wrk and its line parses', { skip: !h
     const lua = path.join(dir, 'post.lua');
     fs.writeFileSync(lua, `wrk.method = "POST"\nwrk.body = "{}"\n${require('./per-request-lua').PER_REQUEST_LUA}\n`);
     const out = await new Promise((resolve, reject) =>
-      execFile('wrk', ['-t1', '-c1', '-d1s', '--latency', '-s', lua, `http://127.0.0.1:${server.address().port}/`], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+      execFile('wrk', ['-t1', '-c1', '-d1s', '--latency', '-s', lua, `http://127.0.0.1:${server.address().port}/`], (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
     );
     const r = parseWrk(out);
     assert.ok(r.perRequest > 100, `timed ${r.perRequest} requests`);
@@ -102,13 +107,37 @@ test('/proc readings: utime+stime past a command name with spaces, VmRSS in MB',
 
 test('summary: medians over rounds and added latency against direct of the same round', () => {
   const results = {
-    direct: { sat: [{ rps: 30000 }, { rps: 20000 }, { rps: 25000 }], seq: [{ p50: 0.05, p99: 0.2 }, { p50: 0.1, p99: 0.4 }, { p50: 0.07, p99: 0.3 }], ttfb: [{ ttfbP50: 0.2, ttfbP99: 1 }] },
+    direct: {
+      sat: [{ rps: 30000 }, { rps: 20000 }, { rps: 25000 }],
+      seq: [
+        { p50: 0.05, p99: 0.2 },
+        { p50: 0.1, p99: 0.4 },
+        { p50: 0.07, p99: 0.3 },
+      ],
+      ttfb: [{ ttfbP50: 0.2, ttfbP99: 1 }],
+    },
     tollgate: {
-      sat: [{ rps: 6000, cpuUs: 140, projectorUs: 90 }, { rps: 5000, cpuUs: 160, projectorUs: 70 }, { rps: 5500, cpuUs: 150, projectorUs: 80 }],
-      seq: [{ p50: 0.25, p99: 0.9 }, { p50: 0.5, p99: 1.5 }, { p50: 0.3, p99: 1.0 }],
+      sat: [
+        { rps: 6000, cpuUs: 140, projectorUs: 90 },
+        { rps: 5000, cpuUs: 160, projectorUs: 70 },
+        { rps: 5500, cpuUs: 150, projectorUs: 80 },
+      ],
+      seq: [
+        { p50: 0.25, p99: 0.9 },
+        { p50: 0.5, p99: 1.5 },
+        { p50: 0.3, p99: 1.0 },
+      ],
       ttfb: [{ ttfbP50: 0.6, ttfbP99: 2 }],
     },
-    portkey: { sat: [{ rps: 1000, cpuUs: 1000 }, { rps: 1100, cpuUs: 900 }, { rps: 900, cpuUs: 1100 }], seq: [{ p50: 1, p99: 8 }], ttfb: [{ ttfbP50: 27, ttfbP99: 30 }] },
+    portkey: {
+      sat: [
+        { rps: 1000, cpuUs: 1000 },
+        { rps: 1100, cpuUs: 900 },
+        { rps: 900, cpuUs: 1100 },
+      ],
+      seq: [{ p50: 1, p99: 8 }],
+      ttfb: [{ ttfbP50: 27, ttfbP99: 30 }],
+    },
   };
   const s = summarize(results);
   assert.equal(s.direct.rps, 25000);
@@ -137,8 +166,24 @@ test('summary: medians over rounds and added latency against direct of the same 
 
 test('--one-cpu-loop: its own medians and added figures, printed beside and never judged', () => {
   const results = {
-    direct: { sat: [], seq: [{ p50: 0.09, p99: 0.16 }], seq1: [{ p50: 0.02, p99: 0.05 }, { p50: 0.03, p99: 0.07 }], ttfb: [] },
-    tollgate: { sat: [], seq: [{ p50: 0.3, p99: 2.2 }], seq1: [{ p50: 0.13, p99: 0.65 }, { p50: 0.15, p99: 0.61 }], ttfb: [] },
+    direct: {
+      sat: [],
+      seq: [{ p50: 0.09, p99: 0.16 }],
+      seq1: [
+        { p50: 0.02, p99: 0.05 },
+        { p50: 0.03, p99: 0.07 },
+      ],
+      ttfb: [],
+    },
+    tollgate: {
+      sat: [],
+      seq: [{ p50: 0.3, p99: 2.2 }],
+      seq1: [
+        { p50: 0.13, p99: 0.65 },
+        { p50: 0.15, p99: 0.61 },
+      ],
+      ttfb: [],
+    },
   };
   const s = summarize(results);
   assert.ok(Math.abs(s.tollgate.oneCpuAddedP99 - 0.57) < 1e-9); // rounds: 0.60 and 0.54
@@ -158,12 +203,21 @@ test('targets without a Tollgate figure are n/a, never PASS', () => {
 
 test('slow-stream verdicts: all open at once, growth at the peak, return to baseline, failures', () => {
   const ok = checkStreamTargets({ before: 120, peak: 230, after: 130, failed: 0, count: 1000, maxOpen: 1000 });
-  assert.deepEqual(ok.map((c) => c.ok), [true, true, true, true]);
+  assert.deepEqual(
+    ok.map((c) => c.ok),
+    [true, true, true, true],
+  );
   const bad = checkStreamTargets({ before: 120, peak: 300, after: 200, failed: 3, count: 1000, maxOpen: 1000 });
-  assert.deepEqual(bad.map((c) => c.ok), [true, false, false, false]);
+  assert.deepEqual(
+    bad.map((c) => c.ok),
+    [true, false, false, false],
+  );
   // Streams queued behind a 256-connection pool: small growth proves nothing, so it is not judged.
   const queued = checkStreamTargets({ before: 120, peak: 150, after: 125, failed: 0, count: 1000, maxOpen: 256 });
-  assert.deepEqual(queued.map((c) => c.ok), [false, undefined, true, true]);
+  assert.deepEqual(
+    queued.map((c) => c.ok),
+    [false, undefined, true, true],
+  );
 });
 
 test('profile: self time by function and part, limited to the window', () => {
@@ -184,7 +238,10 @@ test('profile: self time by function and part, limited to the window', () => {
   profile.nodes[0].children.push(5);
   const all = summarizeProfile(profile);
   // undici's and GC's time under the relay frame is charged to the relay folder; idle is not busy time.
-  assert.deepEqual(all.owners.map((o) => [o.name, o.us]), [['server/src/relay/pipeline', 400]]);
+  assert.deepEqual(
+    all.owners.map((o) => [o.name, o.us]),
+    [['server/src/relay/pipeline', 400]],
+  );
   assert.equal(all.busyMs, 0.4);
   assert.equal(all.idleMs, 0.1);
   assert.equal(all.functions[0].name, 'decide');
@@ -224,7 +281,9 @@ test('pinProcess: every thread of a process onto the CPUs given, and back; a cle
   t.after(() => child.kill('SIGKILL'));
   await new Promise((resolve) => child.stdout.once('data', resolve)); // its threads are started
   const allowed = () =>
-    fs.readdirSync(`/proc/${child.pid}/task`).map((tid) => /Cpus_allowed_list:\s*(\S+)/.exec(fs.readFileSync(`/proc/${child.pid}/task/${tid}/status`, 'utf8'))[1]);
+    fs
+      .readdirSync(`/proc/${child.pid}/task`)
+      .map((tid) => /Cpus_allowed_list:\s*(\S+)/.exec(fs.readFileSync(`/proc/${child.pid}/task/${tid}/status`, 'utf8'))[1]);
   const original = cpusOf(child.pid);
   pinProcess(child.pid, '0');
   assert.equal(cpusOf(child.pid), '0');

@@ -59,7 +59,12 @@ async function measureTtfb(url, headers, count) {
         let text = '';
         const req = http.request(
           url,
-          { method: 'POST', agent, timeout: 30_000, headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
+          {
+            method: 'POST',
+            agent,
+            timeout: 30_000,
+            headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
+          },
           (res) => {
             res.on('data', (part) => {
               if (first === 0n) first = process.hrtime.bigint();
@@ -126,7 +131,12 @@ function holdStreams(url, headers, count, { timeoutMs = 120_000 } = {}) {
       };
       const req = http.request(
         url,
-        { method: 'POST', agent, timeout: timeoutMs, headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
+        {
+          method: 'POST',
+          agent,
+          timeout: timeoutMs,
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
+        },
         (res) => {
           res.on('data', (part) => {
             if (!seen) {
@@ -137,7 +147,9 @@ function holdStreams(url, headers, count, { timeoutMs = 120_000 } = {}) {
             }
             tailText = (tailText + part.toString('latin1')).slice(-64);
           });
-          res.on('end', () => settle(res.statusCode === 200 && tailText.includes('[DONE]') ? undefined : `HTTP ${res.statusCode}: ${tailText}`));
+          res.on('end', () =>
+            settle(res.statusCode === 200 && tailText.includes('[DONE]') ? undefined : `HTTP ${res.statusCode}: ${tailText}`),
+          );
           res.on('error', (error) => settle(error.message));
           res.on('close', () => settle('connection closed before the stream ended'));
         },

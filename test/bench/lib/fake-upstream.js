@@ -66,7 +66,9 @@ sse.push(
 );
 sse.push(Buffer.from('data: [DONE]\n\n'));
 const sseWhole = Buffer.concat(sse);
-const models = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'openai' }] }));
+const models = Buffer.from(
+  JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'openai' }] }),
+);
 
 function streamPaced(res) {
   let next = 0;

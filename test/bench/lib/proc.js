@@ -190,7 +190,10 @@ function pinProcess(pid, cpus) {
   try {
     execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
-    const why = error.code === 'ENOENT' ? 'taskset is not installed (Debian: apt-get install util-linux)' : String(error.stderr || error.message).trim();
+    const why =
+      error.code === 'ENOENT'
+        ? 'taskset is not installed (Debian: apt-get install util-linux)'
+        : String(error.stderr || error.message).trim();
     throw new Error(`could not set the CPUs of pid ${pid} to ${cpus}: ${why}`);
   }
 }
@@ -202,4 +205,19 @@ function cpusOf(pid) {
   return match[1];
 }
 
-module.exports = { pinProcess, cpusOf, clkTck, cpuMicros, mainThreadSched, rssMb, freePort, sleep, startService, stopAll, httpOk, portOpen, run, tail };
+module.exports = {
+  pinProcess,
+  cpusOf,
+  clkTck,
+  cpuMicros,
+  mainThreadSched,
+  rssMb,
+  freePort,
+  sleep,
+  startService,
+  stopAll,
+  httpOk,
+  portOpen,
+  run,
+  tail,
+};

@@ -82,7 +82,9 @@ function summarizeProfile(profile, window) {
       continue;
     }
     busyUs += us;
-    const where = frame.url ? `${frame.url.replace(/^file:\/\//, '').replace(/^.*?\/(node_modules|server\/src|projections\/src)\//, '$1/')}:${frame.lineNumber + 1}` : '';
+    const where = frame.url
+      ? `${frame.url.replace(/^file:\/\//, '').replace(/^.*?\/(node_modules|server\/src|projections\/src)\//, '$1/')}:${frame.lineNumber + 1}`
+      : '';
     const key = `${frame.functionName || '(anonymous)'}\u0000${where}`;
     const entry = byFunction.get(key) ?? { name: frame.functionName || '(anonymous)', where, category: cat, us: 0 };
     entry.us += us;

@@ -32,8 +32,7 @@ function summarize(results) {
     const sat = phases.sat ?? [];
     const seq = phases.seq ?? [];
     const ttfb = phases.ttfb ?? [];
-    const addedBy = (mine, theirs, field) =>
-      mine.map((round, i) => (theirs && theirs[i] ? round[field] - theirs[i][field] : NaN));
+    const addedBy = (mine, theirs, field) => mine.map((round, i) => (theirs && theirs[i] ? round[field] - theirs[i][field] : NaN));
     summary[target] = {
       rps: median(pick(sat, 'rps')),
       satP50: median(pick(sat, 'p50')),
@@ -122,9 +121,12 @@ function ratioLines(summary) {
   if (!t) return ['(no Tollgate figures: no ratios)'];
   const lines = [];
   if (summary.portkey) {
-    lines.push(`Tollgate/Portkey: RPS ${fmt(ratio(t.rps, summary.portkey.rps))}x, CPU per request ${fmt(ratio(t.cpuUs, summary.portkey.cpuUs))}x, added c=1 p50 ${fmt(ratio(t.addedP50, summary.portkey.addedP50))}x`);
+    lines.push(
+      `Tollgate/Portkey: RPS ${fmt(ratio(t.rps, summary.portkey.rps))}x, CPU per request ${fmt(ratio(t.cpuUs, summary.portkey.cpuUs))}x, added c=1 p50 ${fmt(ratio(t.addedP50, summary.portkey.addedP50))}x`,
+    );
   }
-  if (summary.direct) lines.push(`Tollgate/direct:  RPS ${fmt(ratio(t.rps, summary.direct.rps))}x, c=1 p50 ${fmt(ratio(t.seqP50, summary.direct.seqP50))}x`);
+  if (summary.direct)
+    lines.push(`Tollgate/direct:  RPS ${fmt(ratio(t.rps, summary.direct.rps))}x, c=1 p50 ${fmt(ratio(t.seqP50, summary.direct.seqP50))}x`);
   return lines;
 }
 
@@ -136,7 +138,9 @@ function wrkCorrectedLine(summary) {
   const parts = Object.entries(summary)
     .filter(([, s]) => Number.isFinite(s.seqWrkP99))
     .map(([target, s]) => `${target} ${fmt(s.seqWrkP99, 3)}${Number.isFinite(s.addedWrkP99) ? ` (+${fmt(s.addedWrkP99, 3)})` : ''}`);
-  return parts.length ? [`wrk's own c=1 p99, corrected for coordinated omission (made-up samples; not judged): ${parts.join(', ')} ms`] : [];
+  return parts.length
+    ? [`wrk's own c=1 p99, corrected for coordinated omission (made-up samples; not judged): ${parts.join(', ')} ms`]
+    : [];
 }
 
 const verdict = (ok) => (ok === undefined ? 'n/a ' : ok ? 'PASS' : 'MISS');
@@ -149,11 +153,36 @@ function checkTargets(summary) {
   const check = (value, good) => (known(value) ? good(value) : undefined);
   const rpsRatio = t && p ? ratio(t.rps, p.rps) : NaN;
   return [
-    { name: 'CPU per non-streaming request', target: `<= ${TARGETS.cpuUsPerRequest} us`, measured: `${fmtInt(t?.cpuUs)} us`, ok: check(t?.cpuUs, (v) => v <= TARGETS.cpuUsPerRequest) },
-    { name: 'RPS vs Portkey (c=50)', target: `>= ${TARGETS.rpsVsPortkey}x`, measured: `${fmt(rpsRatio)}x`, ok: check(rpsRatio, (v) => v >= TARGETS.rpsVsPortkey) },
-    { name: 'added p50 at c=1', target: `<= ${TARGETS.addedP50Ms} ms`, measured: `${fmt(t?.addedP50, 3)} ms`, ok: check(t?.addedP50, (v) => v <= TARGETS.addedP50Ms) },
-    { name: 'added p99 at c=1', target: `<= ${TARGETS.addedP99Ms} ms`, measured: `${fmt(t?.addedP99, 3)} ms`, ok: check(t?.addedP99, (v) => v <= TARGETS.addedP99Ms) },
-    { name: 'added stream TTFB (p50, c=1)', target: `<= ${TARGETS.addedTtfbMs} ms`, measured: `${fmt(t?.addedTtfbP50, 3)} ms`, ok: check(t?.addedTtfbP50, (v) => v <= TARGETS.addedTtfbMs) },
+    {
+      name: 'CPU per non-streaming request',
+      target: `<= ${TARGETS.cpuUsPerRequest} us`,
+      measured: `${fmtInt(t?.cpuUs)} us`,
+      ok: check(t?.cpuUs, (v) => v <= TARGETS.cpuUsPerRequest),
+    },
+    {
+      name: 'RPS vs Portkey (c=50)',
+      target: `>= ${TARGETS.rpsVsPortkey}x`,
+      measured: `${fmt(rpsRatio)}x`,
+      ok: check(rpsRatio, (v) => v >= TARGETS.rpsVsPortkey),
+    },
+    {
+      name: 'added p50 at c=1',
+      target: `<= ${TARGETS.addedP50Ms} ms`,
+      measured: `${fmt(t?.addedP50, 3)} ms`,
+      ok: check(t?.addedP50, (v) => v <= TARGETS.addedP50Ms),
+    },
+    {
+      name: 'added p99 at c=1',
+      target: `<= ${TARGETS.addedP99Ms} ms`,
+      measured: `${fmt(t?.addedP99, 3)} ms`,
+      ok: check(t?.addedP99, (v) => v <= TARGETS.addedP99Ms),
+    },
+    {
+      name: 'added stream TTFB (p50, c=1)',
+      target: `<= ${TARGETS.addedTtfbMs} ms`,
+      measured: `${fmt(t?.addedTtfbP50, 3)} ms`,
+      ok: check(t?.addedTtfbP50, (v) => v <= TARGETS.addedTtfbMs),
+    },
   ];
 }
 
@@ -167,14 +196,24 @@ function checkStreamTargets({ before, peak, after, failed, count, maxOpen }) {
   const back = after - before;
   const allOpen = maxOpen >= count;
   return [
-    { name: 'streams open at once', target: `${count.toLocaleString('en-US')}`, measured: `${maxOpen.toLocaleString('en-US')}`, ok: allOpen },
+    {
+      name: 'streams open at once',
+      target: `${count.toLocaleString('en-US')}`,
+      measured: `${maxOpen.toLocaleString('en-US')}`,
+      ok: allOpen,
+    },
     {
       name: `RSS growth, ${count.toLocaleString('en-US')} streams`,
       target: `<= ${TARGETS.streamRssGrowthMb} MB`,
       measured: `${fmt(growth, 1)} MB${allOpen ? '' : ` (only ${maxOpen} were open at once: not judged)`}`,
       ok: Number.isFinite(growth) && allOpen ? growth <= TARGETS.streamRssGrowthMb : undefined,
     },
-    { name: 'RSS back to baseline after', target: `<= +${TARGETS.streamRssBackWithinMb} MB`, measured: `${fmt(back, 1)} MB`, ok: Number.isFinite(back) ? back <= TARGETS.streamRssBackWithinMb : undefined },
+    {
+      name: 'RSS back to baseline after',
+      target: `<= +${TARGETS.streamRssBackWithinMb} MB`,
+      measured: `${fmt(back, 1)} MB`,
+      ok: Number.isFinite(back) ? back <= TARGETS.streamRssBackWithinMb : undefined,
+    },
     { name: 'streams completed', target: 'all', measured: failed ? `${failed} failed` : 'all', ok: failed === 0 },
   ];
 }
@@ -191,8 +230,24 @@ function targetLines(checks) {
 function oneCpuLoopLines(summary) {
   const parts = Object.entries(summary)
     .filter(([, s]) => Number.isFinite(s.oneCpuP99))
-    .map(([target, s]) => `${target} ${fmt(s.oneCpuP50, 3)} / ${fmt(s.oneCpuP99, 3)}${Number.isFinite(s.oneCpuAddedP99) ? ` (+${fmt(s.oneCpuAddedP50, 3)} / +${fmt(s.oneCpuAddedP99, 3)})` : ''}`);
+    .map(
+      ([target, s]) =>
+        `${target} ${fmt(s.oneCpuP50, 3)} / ${fmt(s.oneCpuP99, 3)}${Number.isFinite(s.oneCpuAddedP99) ? ` (+${fmt(s.oneCpuAddedP50, 3)} / +${fmt(s.oneCpuAddedP99, 3)})` : ''}`,
+    );
   return parts.length ? [`c=1 with the loop on CPU 0 (--one-cpu-loop; p50 / p99 ms, +added; not judged): ${parts.join(', ')}`] : [];
 }
 
-module.exports = { TARGETS, summarize, resultTable, ratioLines, wrkCorrectedLine, oneCpuLoopLines, checkTargets, checkStreamTargets, targetLines, table, fmt, fmtInt };
+module.exports = {
+  TARGETS,
+  summarize,
+  resultTable,
+  ratioLines,
+  wrkCorrectedLine,
+  oneCpuLoopLines,
+  checkTargets,
+  checkStreamTargets,
+  targetLines,
+  table,
+  fmt,
+  fmtInt,
+};

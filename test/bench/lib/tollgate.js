@@ -173,7 +173,10 @@ async function setUpThroughApi({ port, upstreamPort, model = 'gpt-4o-mini', log 
   const base = `http://127.0.0.1:${port}`;
   const login = await request(`${base}/api/user/login`, { method: 'POST', body: { username: 'root', password: '123456' } });
   const user = envelope(login, 'POST /api/user/login');
-  const cookie = [].concat(login.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');
+  const cookie = []
+    .concat(login.headers['set-cookie'] ?? [])
+    .map((line) => line.split(';')[0])
+    .join('; ');
   const headers = { cookie, 'New-Api-User': String(user.id) };
   const call = (method, url, body) => request(`${base}${url}`, { method, headers, body });
 
@@ -246,4 +249,16 @@ async function smokeRelay(url, headers, { attempts = 20 } = {}) {
   throw new Error(`relay smoke test failed: ${last}`);
 }
 
-module.exports = { ROOT, buildTollgate, freshDatabase, backendPids, settlementCounts, dropRedisPrefix, startTollgate, startProjector, projectorLeading, setUpThroughApi, smokeRelay };
+module.exports = {
+  ROOT,
+  buildTollgate,
+  freshDatabase,
+  backendPids,
+  settlementCounts,
+  dropRedisPrefix,
+  startTollgate,
+  startProjector,
+  projectorLeading,
+  setUpThroughApi,
+  smokeRelay,
+};

@@ -4,7 +4,6 @@ import { waitForTableRows } from './page-state';
 /** Rows of the user list once it shows exactly `count` of them. */
 export const waitForRowCount = (page: Page, count: number): Promise<void> => waitForTableRows(page, count);
 
-
 /** The list row whose username cell is exactly `username`. */
 export const userRow = (page: Page, username: string): Locator =>
   page.getByRole('row').filter({ has: page.getByRole('cell', { name: username, exact: true }) });

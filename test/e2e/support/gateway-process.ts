@@ -39,21 +39,25 @@ function exited(child: ChildProcess): Promise<void> {
 /** Starts the gateway on `port` with `env` and waits until GET /api/status answers (or the process dies). */
 export async function startGateway(options: { port: number; env: Record<string, string>; timeoutMs?: number }): Promise<GatewayProcess> {
   const { port } = options;
-  const child = spawn(process.execPath, ['--require', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'server', 'src', 'main.ts'), '--role', 'all'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      CONSOLE_DIST: '/nonexistent-console-dist',
-      SESSION_SECRET: 'test-session-secret-test-session-secret',
-      ALLOW_PACKAGE_INSTALL: 'false',
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    ['--require', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'server', 'src', 'main.ts'), '--role', 'all'],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        CONSOLE_DIST: '/nonexistent-console-dist',
+        SESSION_SECRET: 'test-session-secret-test-session-secret',
+        ALLOW_PACKAGE_INSTALL: 'false',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -35,7 +35,8 @@ export class AnthropicMessagesFake extends HttpFake {
   }
 
   private answer(request: RecordedRequest, response: ServerResponse): void {
-    const error = (status: number, type: string, message: string) => sendJson(response, status, { type: 'error', error: { type, message } });
+    const error = (status: number, type: string, message: string) =>
+      sendJson(response, status, { type: 'error', error: { type, message } });
     if (request.method !== 'POST' || request.url.split('?')[0] !== '/v1/messages') return error(404, 'not_found_error', 'Not Found');
     if (request.headers['x-api-key'] !== this.apiKey) return error(401, 'authentication_error', 'invalid x-api-key');
     if (!request.headers['anthropic-version']) return error(400, 'invalid_request_error', 'anthropic-version: header is required');
@@ -52,7 +53,8 @@ export class AnthropicMessagesFake extends HttpFake {
       return error(400, 'invalid_request_error', 'messages: first message must use the "user" role');
     }
     if (this.recorded) {
-      const [type, name] = body.stream === true ? ['text/event-stream', 'messages-stream-text.sse'] : ['application/json', 'message-text.json'];
+      const [type, name] =
+        body.stream === true ? ['text/event-stream', 'messages-stream-text.sse'] : ['application/json', 'message-text.json'];
       response.writeHead(200, { 'content-type': type }).end(upstreamFixture('anthropic', name));
       return;
     }
@@ -67,7 +69,12 @@ export class AnthropicMessagesFake extends HttpFake {
         content: [{ type: 'text', text: this.reply }],
         stop_reason: 'end_turn',
         stop_sequence: null,
-        usage: { input_tokens: this.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: this.outputTokens },
+        usage: {
+          input_tokens: this.inputTokens,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: this.outputTokens,
+        },
       });
       return;
     }
@@ -75,7 +82,16 @@ export class AnthropicMessagesFake extends HttpFake {
     const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     send('message_start', {
       type: 'message_start',
-      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: this.inputTokens, output_tokens: 1 } },
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: this.inputTokens, output_tokens: 1 },
+      },
     });
     send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     send('ping', { type: 'ping' });
@@ -83,7 +99,11 @@ export class AnthropicMessagesFake extends HttpFake {
       send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } });
     }
     send('content_block_stop', { type: 'content_block_stop', index: 0 });
-    send('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: this.outputTokens } });
+    send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: this.outputTokens },
+    });
     send('message_stop', { type: 'message_stop' });
     response.end();
   }

@@ -34,7 +34,8 @@ export class AzureOpenAIUpstreamFake extends OpenAIUpstreamFake {
       sendJson(response, 404, {
         error: {
           code: 'DeploymentNotFound',
-          message: 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.',
+          message:
+            'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.',
         },
       });
       return;
@@ -46,7 +47,14 @@ export class AzureOpenAIUpstreamFake extends OpenAIUpstreamFake {
       // the OpenAI fake answers bad JSON itself
     }
     if (body.stream_options !== undefined && version < '2024-09-01-preview') {
-      sendJson(response, 400, { error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', param: null, code: null } });
+      sendJson(response, 400, {
+        error: {
+          message: 'Unrecognized request argument supplied: stream_options',
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      });
       return;
     }
     await super.answer(request, response);

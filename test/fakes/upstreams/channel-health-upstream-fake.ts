@@ -38,17 +38,34 @@ export class ChannelHealthUpstreamFake extends HttpFake {
     const path = request.url.split('?')[0];
     if (path === '/v1/chat/completions' && request.method === 'POST') return this.chat(request, response);
     if (path === '/v1/dashboard/billing/subscription') {
-      return sendJson(response, 200, { object: 'billing_subscription', has_payment_method: this.hasPaymentMethod, hard_limit_usd: this.balance + this.usageCents / 100 });
+      return sendJson(response, 200, {
+        object: 'billing_subscription',
+        has_payment_method: this.hasPaymentMethod,
+        hard_limit_usd: this.balance + this.usageCents / 100,
+      });
     }
     if (path === '/v1/dashboard/billing/usage') return sendJson(response, 200, { object: 'list', total_usage: this.usageCents });
     if (path === '/v1/user/info') {
-      return sendJson(response, 200, { code: 20000, message: 'OK', status: true, data: { id: 'u1', balance: String(this.balance), chargeBalance: '0', totalBalance: String(this.balance) } });
+      return sendJson(response, 200, {
+        code: 20000,
+        message: 'OK',
+        status: true,
+        data: { id: 'u1', balance: String(this.balance), chargeBalance: '0', totalBalance: String(this.balance) },
+      });
     }
     if (path === '/api/report/getUserOverview') return sendJson(response, 200, { success: true, data: { totalPoints: this.balance } });
     if (path === '/dashboard/billing/credit_grants') {
-      return sendJson(response, 200, { object: 'credit_summary', total_granted: 100, total_used: 100 - this.balance, total_available: this.balance, total_remaining: this.balance });
+      return sendJson(response, 200, {
+        object: 'credit_summary',
+        total_granted: 100,
+        total_used: 100 - this.balance,
+        total_available: this.balance,
+        total_remaining: this.balance,
+      });
     }
-    sendJson(response, 404, { error: { message: `Invalid URL (${request.method} ${path})`, type: 'invalid_request_error', param: null, code: null } });
+    sendJson(response, 404, {
+      error: { message: `Invalid URL (${request.method} ${path})`, type: 'invalid_request_error', param: null, code: null },
+    });
   }
 
   private chat(request: RecordedRequest, response: ServerResponse): void {
@@ -56,12 +73,19 @@ export class ChannelHealthUpstreamFake extends HttpFake {
     if (request.headers.authorization !== 'Bearer sk-upstream-good' || this.mode === 'revoked') {
       this.chatFailures += 1;
       return sendJson(response, 401, {
-        error: { message: 'Incorrect API key provided: sk-upst***good.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+        error: {
+          message: 'Incorrect API key provided: sk-upst***good.',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
       });
     }
     if (this.mode === 'flaky' && this.random() < this.errorRate) {
       this.chatFailures += 1;
-      return sendJson(response, 500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } });
+      return sendJson(response, 500, {
+        error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null },
+      });
     }
     const body = JSON.parse(request.body || '{}') as { model?: string };
     sendJson(response, 200, {

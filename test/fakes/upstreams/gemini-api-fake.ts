@@ -38,7 +38,14 @@ export class GeminiApiFake extends HttpFake {
           code: 400,
           message: 'API key not valid. Please pass a valid API key.',
           status: 'INVALID_ARGUMENT',
-          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }],
+          details: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'API_KEY_INVALID',
+              domain: 'googleapis.com',
+              metadata: { service: 'generativelanguage.googleapis.com' },
+            },
+          ],
         },
       });
       return;
@@ -56,18 +63,25 @@ export class GeminiApiFake extends HttpFake {
       return;
     }
     if (!Array.isArray(body.contents) || body.contents.length === 0) {
-      sendJson(response, 400, { error: { code: 400, message: '* GenerateContentRequest.contents: contents is not specified\n', status: 'INVALID_ARGUMENT' } });
+      sendJson(response, 400, {
+        error: { code: 400, message: '* GenerateContentRequest.contents: contents is not specified\n', status: 'INVALID_ARGUMENT' },
+      });
       return;
     }
     if (this.recorded) {
-      const [type, name] = match[3] === 'generateContent' ? ['application/json', 'generate-content.json'] : ['text/event-stream', 'stream-text.sse'];
+      const [type, name] =
+        match[3] === 'generateContent' ? ['application/json', 'generate-content.json'] : ['text/event-stream', 'stream-text.sse'];
       response.writeHead(200, { 'content-type': type }).end(upstreamFixture('gemini', name));
       return;
     }
     const modelVersion = decodeURIComponent(match[2]);
     const responseId = `fakeResp${this.requests.length}`;
     const promptOnly = { promptTokenCount: this.promptTokens, totalTokenCount: this.promptTokens };
-    const full = { promptTokenCount: this.promptTokens, candidatesTokenCount: this.candidatesTokens, totalTokenCount: this.promptTokens + this.candidatesTokens };
+    const full = {
+      promptTokenCount: this.promptTokens,
+      candidatesTokenCount: this.candidatesTokens,
+      totalTokenCount: this.promptTokens + this.candidatesTokens,
+    };
     const event = (text: string, last: boolean) => ({
       candidates: [{ content: { parts: [{ text }], role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
       usageMetadata: last ? full : promptOnly,
@@ -89,7 +103,9 @@ export class GeminiApiFake extends HttpFake {
     this.errorAfterEvents = null;
     for (const [index, data] of events.entries()) {
       if (errorAfter !== null && index === errorAfter) {
-        response.write(`data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })}\r\n\r\n`);
+        response.write(
+          `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })}\r\n\r\n`,
+        );
         break;
       }
       response.write(`data: ${JSON.stringify(data)}\r\n\r\n`);

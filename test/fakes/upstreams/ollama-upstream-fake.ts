@@ -39,7 +39,9 @@ export class OllamaUpstreamFake extends OpenAIUpstreamFake {
     }
     if (path.startsWith('/api/')) return sendJson(response, 404, { error: `unsupported path ${path} in this fake` });
     if (!known) {
-      sendJson(response, 404, { error: { message: `model "${model}" not found, try pulling it first`, type: 'api_error', param: null, code: null } });
+      sendJson(response, 404, {
+        error: { message: `model "${model}" not found, try pulling it first`, type: 'api_error', param: null, code: null },
+      });
       return;
     }
     await super.answer(request, response);

@@ -81,11 +81,22 @@ export class OpenAIAudioUpstreamFake {
     const parts: Buffer[] = [];
     for await (const part of incoming) parts.push(part as Buffer);
     const raw = Buffer.concat(parts);
-    const recorded: RecordedAudioRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers: incoming.headers, raw, fields: {}, files: [] };
+    const recorded: RecordedAudioRequest = {
+      method: incoming.method ?? 'GET',
+      url: incoming.url ?? '/',
+      headers: incoming.headers,
+      raw,
+      fields: {},
+      files: [],
+    };
     this.requests.push(recorded);
     const behaviour = this.queue.shift() ?? {};
     if (behaviour.status && behaviour.status !== 200) {
-      json(response, behaviour.status, behaviour.body ?? { error: { message: 'fake failure', type: 'server_error', param: null, code: null } });
+      json(
+        response,
+        behaviour.status,
+        behaviour.body ?? { error: { message: 'fake failure', type: 'server_error', param: null, code: null } },
+      );
       return;
     }
     const path = recorded.url.split('?')[0];
@@ -94,7 +105,9 @@ export class OpenAIAudioUpstreamFake {
       try {
         form = await new Response(raw, { headers: { 'content-type': String(incoming.headers['content-type'] ?? '') } }).formData();
       } catch {
-        json(response, 400, { error: { message: 'Could not parse multipart form', type: 'invalid_request_error', param: null, code: null } });
+        json(response, 400, {
+          error: { message: 'Could not parse multipart form', type: 'invalid_request_error', param: null, code: null },
+        });
         return;
       }
       for (const [name, value] of form) {
@@ -102,7 +115,14 @@ export class OpenAIAudioUpstreamFake {
         else recorded.files.push({ field: name, name: value.name, type: value.type, data: Buffer.from(await value.arrayBuffer()) });
       }
       if (!recorded.files.some((file) => file.field === 'file')) {
-        json(response, 400, { error: { message: "1 validation error for Request\nbody -> file\n  field required (type=value_error.missing)", type: 'invalid_request_error', param: null, code: null } });
+        json(response, 400, {
+          error: {
+            message: '1 validation error for Request\nbody -> file\n  field required (type=value_error.missing)',
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        });
         return;
       }
       this.transcribe(recorded.fields.response_format ?? 'json', response);
@@ -113,11 +133,17 @@ export class OpenAIAudioUpstreamFake {
       try {
         body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
       } catch {
-        json(response, 400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
+        json(response, 400, {
+          error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null },
+        });
         return;
       }
       const format = typeof body.response_format === 'string' ? body.response_format : 'mp3';
-      response.writeHead(200, { 'content-type': SPEECH_TYPES[format] ?? 'audio/mpeg', 'transfer-encoding': 'chunked', 'x-fake-upstream': 'audio' });
+      response.writeHead(200, {
+        'content-type': SPEECH_TYPES[format] ?? 'audio/mpeg',
+        'transfer-encoding': 'chunked',
+        'x-fake-upstream': 'audio',
+      });
       for (let index = 0; index < this.chunks; index++) {
         if (behaviour.cutAfterChunks !== undefined && index >= behaviour.cutAfterChunks) {
           response.socket?.destroy();
@@ -129,7 +155,9 @@ export class OpenAIAudioUpstreamFake {
       response.end();
       return;
     }
-    json(response, 404, { error: { message: `Invalid URL (${recorded.method} ${path})`, type: 'invalid_request_error', param: null, code: null } });
+    json(response, 404, {
+      error: { message: `Invalid URL (${recorded.method} ${path})`, type: 'invalid_request_error', param: null, code: null },
+    });
   }
 
   private transcribe(format: string, response: ServerResponse): void {
@@ -145,10 +173,25 @@ export class OpenAIAudioUpstreamFake {
         response.writeHead(200, { 'content-type': 'text/vtt; charset=utf-8' }).end(`WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n${text}\n\n`);
         return;
       case 'verbose_json':
-        json(response, 200, { task: 'transcribe', language: 'english', duration: 2.5, text, segments: [{ id: 0, start: 0, end: 2.5, text }] });
+        json(response, 200, {
+          task: 'transcribe',
+          language: 'english',
+          duration: 2.5,
+          text,
+          segments: [{ id: 0, start: 0, end: 2.5, text }],
+        });
         return;
       default:
-        json(response, 200, this.tokenUsage ? { text, usage: { type: 'tokens', ...this.tokenUsage, total_tokens: this.tokenUsage.input_tokens + this.tokenUsage.output_tokens } } : { text });
+        json(
+          response,
+          200,
+          this.tokenUsage
+            ? {
+                text,
+                usage: { type: 'tokens', ...this.tokenUsage, total_tokens: this.tokenUsage.input_tokens + this.tokenUsage.output_tokens },
+              }
+            : { text },
+        );
     }
   }
 }

@@ -75,7 +75,11 @@ export class OpenAIUpstreamFake extends HttpFake {
     if (this.hold) await this.hold;
     if (behaviour.delayMs) await sleep(behaviour.delayMs);
     if (behaviour.status && behaviour.status !== 200) {
-      sendJson(response, behaviour.status, behaviour.body ?? { error: { message: 'fake failure', type: 'server_error', param: null, code: null } });
+      sendJson(
+        response,
+        behaviour.status,
+        behaviour.body ?? { error: { message: 'fake failure', type: 'server_error', param: null, code: null } },
+      );
       return;
     }
     const path = request.url.split('?')[0];
@@ -141,7 +145,11 @@ export class OpenAIUpstreamFake extends HttpFake {
   }
 
   private usage() {
-    return { prompt_tokens: this.promptTokens, completion_tokens: this.completionTokens, total_tokens: this.promptTokens + this.completionTokens };
+    return {
+      prompt_tokens: this.promptTokens,
+      completion_tokens: this.completionTokens,
+      total_tokens: this.promptTokens + this.completionTokens,
+    };
   }
 
   private pieces(): string[] {
@@ -152,7 +160,12 @@ export class OpenAIUpstreamFake extends HttpFake {
     return out;
   }
 
-  private async streamChat(body: Record<string, unknown>, model: string, response: ServerResponse, behaviour: FakeBehaviour): Promise<void> {
+  private async streamChat(
+    body: Record<string, unknown>,
+    model: string,
+    response: ServerResponse,
+    behaviour: FakeBehaviour,
+  ): Promise<void> {
     const base = { id: 'chatcmpl-fakestream', object: 'chat.completion.chunk', created: 1741569952, model, system_fingerprint: 'fp_fake' };
     const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -163,8 +176,13 @@ export class OpenAIUpstreamFake extends HttpFake {
     }
     // oneWrite: every event is kept and sent by end() as one piece of the body.
     const held: string[] = [];
-    const write = (data: unknown) => (behaviour.oneWrite ? held.push(`data: ${JSON.stringify(data)}\n\n`) : response.write(`data: ${JSON.stringify(data)}\n\n`));
-    write({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], ...(wantsUsage ? { usage: null } : {}) });
+    const write = (data: unknown) =>
+      behaviour.oneWrite ? held.push(`data: ${JSON.stringify(data)}\n\n`) : response.write(`data: ${JSON.stringify(data)}\n\n`);
+    write({
+      ...base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+      ...(wantsUsage ? { usage: null } : {}),
+    });
     let sent = 0;
     for (const piece of this.pieces()) {
       if (behaviour.cutAfterChunks !== undefined && sent >= behaviour.cutAfterChunks) {
@@ -173,7 +191,11 @@ export class OpenAIUpstreamFake extends HttpFake {
         return;
       }
       if (this.chunkDelayMs) await sleep(this.chunkDelayMs);
-      write({ ...base, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }], ...(wantsUsage ? { usage: null } : {}) });
+      write({
+        ...base,
+        choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }],
+        ...(wantsUsage ? { usage: null } : {}),
+      });
       sent++;
     }
     write({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], ...(wantsUsage ? { usage: null } : {}) });
@@ -181,7 +203,12 @@ export class OpenAIUpstreamFake extends HttpFake {
     response.end(`${held.join('')}data: [DONE]\n\n`);
   }
 
-  private async streamCompletion(body: Record<string, unknown>, model: string, response: ServerResponse, behaviour: FakeBehaviour): Promise<void> {
+  private async streamCompletion(
+    body: Record<string, unknown>,
+    model: string,
+    response: ServerResponse,
+    behaviour: FakeBehaviour,
+  ): Promise<void> {
     const base = { id: 'cmpl-fakestream', object: 'text_completion', created: 1741569952, model };
     const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     response.writeHead(200, { 'content-type': 'text/event-stream' });

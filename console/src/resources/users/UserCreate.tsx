@@ -1,13 +1,4 @@
-import {
-  Create,
-  PasswordInput,
-  required,
-  SimpleForm,
-  TextInput,
-  useNotify,
-  useRedirect,
-  useTranslate,
-} from 'react-admin';
+import { Create, PasswordInput, required, SimpleForm, TextInput, useNotify, useRedirect, useTranslate } from 'react-admin';
 import { RequireAdmin } from './RequireAdmin';
 
 /** /user/add: username and password are required; the display name defaults to the username server-side. */

@@ -1,14 +1,6 @@
 import { Box, Button, Typography } from '@mui/material';
 import PersonAddIcon from '@mui/icons-material/PersonAdd';
-import {
-  DataTable,
-  List,
-  Pagination,
-  SelectInput,
-  TextInput,
-  TopToolbar,
-  useTranslate,
-} from 'react-admin';
+import { DataTable, List, Pagination, SelectInput, TextInput, TopToolbar, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { renderQuota } from '../../lib/quota';
 import type { User } from '../../lib/types';

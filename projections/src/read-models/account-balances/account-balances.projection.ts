@@ -55,7 +55,11 @@ export class AccountBalancesProjection implements Projection {
   async afterCommit(events: readonly RecordedEvent[], position: number): Promise<void> {
     const handled = new Set<string>(this.handles);
     const userIds = [
-      ...new Set(events.filter((event) => handled.has(event.type) && streamCategory(event.streamId) === 'account').map((event) => streamKey(event.streamId))),
+      ...new Set(
+        events
+          .filter((event) => handled.has(event.type) && streamCategory(event.streamId) === 'account')
+          .map((event) => streamKey(event.streamId)),
+      ),
     ];
     if (userIds.length === 0) return;
     const rows = await queryPreparedOn<{ user_id: number; quota: string }>(
@@ -123,7 +127,17 @@ export class AccountBalancesProjection implements Projection {
        ON CONFLICT (user_id) DO UPDATE SET quota = b.quota - $9::bigint, used_quota = b.used_quota + $9::bigint,
          request_count = b.request_count + 1, revision = $8
        WHERE b.revision < $8`,
-      [userId, first.quota, first.usedQuota, first.requestCount, first.affCount, first.affQuota, first.affHistoryQuota, event.revision, quota],
+      [
+        userId,
+        first.quota,
+        first.usedQuota,
+        first.requestCount,
+        first.affCount,
+        first.affQuota,
+        first.affHistoryQuota,
+        event.revision,
+        quota,
+      ],
     );
   }
 
@@ -141,7 +155,11 @@ export class AccountBalancesProjection implements Projection {
       if (streamCategory(event.streamId) !== 'account') continue;
       charges.push({ userId: streamKey(event.streamId), revision: event.revision, quota: decodeEvent(event, (e) => chargedQuota(e.data)) });
     }
-    const folded = advancingPerKey(charges, (charge) => charge.userId, (charge) => charge.revision);
+    const folded = advancingPerKey(
+      charges,
+      (charge) => charge.userId,
+      (charge) => charge.revision,
+    );
     if (folded.length === 0) return;
     const initial = initialAccountState;
     await queryPrepared(

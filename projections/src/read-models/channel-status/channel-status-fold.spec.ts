@@ -16,7 +16,11 @@ describe('channel status fold', () => {
   });
 
   it('keeps the last test and balance with their times, and leaves other_info empty without decisions', () => {
-    const tested = applyChannelEvent(emptyChannelStatus, { type: 'ChannelTested', data: { ok: false, responseTimeMs: 1234, model: 'm', error: 'x' } }, 50);
+    const tested = applyChannelEvent(
+      emptyChannelStatus,
+      { type: 'ChannelTested', data: { ok: false, responseTimeMs: 1234, model: 'm', error: 'x' } },
+      50,
+    );
     const funded = applyChannelEvent(tested, { type: 'ChannelBalanceUpdated', data: { balance: 12.5 } }, 60);
     expect(funded).toMatchObject({ status: 1, responseTime: 1234, testTime: 50, balance: 12.5, balanceUpdatedTime: 60 });
     expect(otherInfoOf(funded)).toBe('');

@@ -13,7 +13,9 @@ describeBatchEquivalence(projection, ['channel_status'], (context) => {
       await projection.applyBatch(handledBy(projection, batch), manager);
     });
     const rows: Array<{ channel_id: number; status: number; response_time: number; used_quota: string; status_reason: string | null }> =
-      await context.batched.query('SELECT channel_id, status, response_time, used_quota, status_reason FROM channel_status ORDER BY channel_id');
+      await context.batched.query(
+        'SELECT channel_id, status, response_time, used_quota, status_reason FROM channel_status ORDER BY channel_id',
+      );
     // All distinct charges (10+20+11+21+31+12+13+22+41+14+23+32+42+43+15 = 350) but the one without a channel (22).
     expect(rows.reduce((sum, row) => sum + Number(row.used_quota), 0)).toBe(328);
     expect(rows.find((row) => row.channel_id === 1)).toMatchObject({ status: 3, status_reason: 'down' });

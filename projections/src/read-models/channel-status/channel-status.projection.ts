@@ -104,7 +104,11 @@ export class ChannelStatusProjection implements Projection {
       const usage = decodeEvent(event, usageOf);
       if (usage) usages.push({ ...usage, position: event.position });
     }
-    const folded = advancingPerKey(usages, (usage) => usage.channelId, (usage) => usage.position);
+    const folded = advancingPerKey(
+      usages,
+      (usage) => usage.channelId,
+      (usage) => usage.position,
+    );
     if (folded.length === 0) return;
     const empty = emptyChannelStatus;
     await queryPrepared(

@@ -18,7 +18,7 @@ describe('channel test log row', () => {
     createdAt: 1_732_096_000,
   };
 
-  it('is new-api\'s consume row: user 1, token name and content 模型测试, token 0, not streamed, the test figures', () => {
+  it("is new-api's consume row: user 1, token name and content 模型测试, token 0, not streamed, the test figures", () => {
     expect(channelTestLogRow(data, ledgerTime)).toEqual({
       userId: 1,
       createdAt: 1_732_096_000,

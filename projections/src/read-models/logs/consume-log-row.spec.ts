@@ -35,7 +35,7 @@ function consumed(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData
 const ledgerTime = new Date('2024-11-24T00:00:10Z');
 
 describe('consumeLogRow', () => {
-  it('fills every column of new-api\'s row from the event (type 2, created_at = admission time)', () => {
+  it("fills every column of new-api's row from the event (type 2, created_at = admission time)", () => {
     expect(consumeLogRow(7, consumed(), ledgerTime)).toEqual({
       userId: 7,
       createdAt: 1_732_400_000,
@@ -66,7 +66,10 @@ describe('consumeLogRow', () => {
   it('keeps the relay extra keys, but the computed ones win, and notes a mapped model', () => {
     const other = JSON.parse(
       consumeLogOther(
-        consumed({ upstreamModel: 'gpt-4o-mini-2024-07-18', other: { model_ratio: 99, reasoning_effort: 'low', admin_info: { note: 'x' } } }),
+        consumed({
+          upstreamModel: 'gpt-4o-mini-2024-07-18',
+          other: { model_ratio: 99, reasoning_effort: 'low', admin_info: { note: 'x' } },
+        }),
       ),
     );
     expect(other).toMatchObject({
@@ -79,7 +82,9 @@ describe('consumeLogRow', () => {
   });
 
   it('words a fixed-price model with its price and ratio 0', () => {
-    const other = JSON.parse(consumeLogOther(consumed({ modelName: 'dall-e-3', upstreamModel: 'dall-e-3', modelPrice: 0.04, modelRatio: 0 })));
+    const other = JSON.parse(
+      consumeLogOther(consumed({ modelName: 'dall-e-3', upstreamModel: 'dall-e-3', modelPrice: 0.04, modelRatio: 0 })),
+    );
     expect(other).toMatchObject({ model_price: 0.04, model_ratio: 0 });
   });
 
@@ -92,7 +97,13 @@ describe('consumeLogRow', () => {
   it('never hands Postgres a value it refuses: NUL removed, over-long names cut, counts bounded', () => {
     const row = consumeLogRow(
       7,
-      consumed({ modelName: `m\u0000${'x'.repeat(400)}`, username: 'a'.repeat(100), promptTokens: 1e12, completionTokens: -5, useTimeSeconds: 2.9 }),
+      consumed({
+        modelName: `m\u0000${'x'.repeat(400)}`,
+        username: 'a'.repeat(100),
+        promptTokens: 1e12,
+        completionTokens: -5,
+        useTimeSeconds: 2.9,
+      }),
       ledgerTime,
     );
     expect(row.modelName).toHaveLength(256);
@@ -111,14 +122,21 @@ describe('consumeLogRow', () => {
   it('derives the wording from the prices and counts, as the relay wrote it into older events', () => {
     expect(consumeLogContent(consumed())).toBe('模型倍率 0.07，补全倍率 4.00，分组倍率 1.00');
     expect(consumeLogContent(consumed({ modelPrice: 0.04, modelRatio: 0, groupRatio: 1.5 }))).toBe('模型价格 0.04，分组倍率 1.50');
-    expect(consumeLogContent(consumed({ promptTokens: 0, completionTokens: 0 }))).toBe('模型倍率 0.07，补全倍率 4.00，分组倍率 1.00（可能是上游超时）');
+    expect(consumeLogContent(consumed({ promptTokens: 0, completionTokens: 0 }))).toBe(
+      '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00（可能是上游超时）',
+    );
   });
 
   it("keeps an event's own wording: an image's size and quality, and every event written before it was derived", () => {
     const image = '模型价格 0.04，分组倍率 1.00 , 大小 1024x1024, 品质 standard';
     expect(consumeLogRow(7, consumed({ content: image, modelPrice: 0.04, modelRatio: 0 }), ledgerTime).content).toBe(image);
     // An older event: wording, other and quotaDisplay stored in it; the row is the one it always gave.
-    const older = { ...consumed(), content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00', other: {}, quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 } };
+    const older = {
+      ...consumed(),
+      content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.00',
+      other: {},
+      quotaDisplay: { inCurrency: true, quotaPerUnit: 500000 },
+    };
     expect(consumeLogRow(7, older, ledgerTime)).toEqual(consumeLogRow(7, consumed(), ledgerTime));
   });
 

@@ -104,7 +104,8 @@ export function consumeLogContent(data: Partial<QuotaConsumedData>): string {
  */
 export function consumeLogRow(userId: number, data: Partial<QuotaConsumedData>, ledgerTime: Date): ConsumeLogRow {
   const admitted = data.createdAt;
-  const createdAt = typeof admitted === 'number' && Number.isSafeInteger(admitted) && admitted > 0 ? admitted : Math.floor(ledgerTime.getTime() / 1000);
+  const createdAt =
+    typeof admitted === 'number' && Number.isSafeInteger(admitted) && admitted > 0 ? admitted : Math.floor(ledgerTime.getTime() / 1000);
   return {
     userId,
     createdAt,

@@ -13,7 +13,11 @@ const tables: PricingTables = {
 
 describe('consume log wording', () => {
   it('words the log line like new-api', () => {
-    expect(consumeContent(pricingFor(tables, 'gpt-3.5-turbo', 'default'), { promptTokens: 1, completionTokens: 1 }, false)).toBe('模型倍率 0.25，补全倍率 3.00，分组倍率 1.00');
-    expect(consumeContent(pricingFor(tables, 'mj_imagine', 'default'), { promptTokens: 0, completionTokens: 0 }, false)).toBe('模型价格 0.10，分组倍率 1.00（可能是上游超时）');
+    expect(consumeContent(pricingFor(tables, 'gpt-3.5-turbo', 'default'), { promptTokens: 1, completionTokens: 1 }, false)).toBe(
+      '模型倍率 0.25，补全倍率 3.00，分组倍率 1.00',
+    );
+    expect(consumeContent(pricingFor(tables, 'mj_imagine', 'default'), { promptTokens: 0, completionTokens: 0 }, false)).toBe(
+      '模型价格 0.10，分组倍率 1.00（可能是上游超时）',
+    );
   });
 });

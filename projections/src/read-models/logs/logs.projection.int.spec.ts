@@ -16,23 +16,58 @@ const BASE = 1_732_400_000;
 
 function consumed(userId: number, i: number, overrides: Partial<QuotaConsumedData> = {}): Record<string, unknown> {
   return {
-    requestId: `req-${userId}-${i}`, userId, tokenId: 100 + userId, tokenName: `tok-${userId}`, group: 'default',
-    modelName: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', upstreamModel: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', channelId: 3, channelName: 'c3',
-    channelPath: [2, 3], relayMode: 'chat', promptTokens: 10 * i, completionTokens: i, cachedTokens: 0, modelRatio: 1.25,
-    completionRatio: 4, groupRatio: 1, modelPrice: -1, quota: 100 + i, tokenUnlimited: false, isStream: i % 3 === 0,
-    useTimeSeconds: 1, firstTokenMs: 250, content: '模型倍率 1.25，补全倍率 4.00，分组倍率 1.00', other: {},
-    createdAt: BASE + i * 10, username: `user${userId}`, quotaDisplay: display, ...overrides,
+    requestId: `req-${userId}-${i}`,
+    userId,
+    tokenId: 100 + userId,
+    tokenName: `tok-${userId}`,
+    group: 'default',
+    modelName: i % 2 ? 'gpt-4o' : 'gpt-4o-mini',
+    upstreamModel: i % 2 ? 'gpt-4o' : 'gpt-4o-mini',
+    channelId: 3,
+    channelName: 'c3',
+    channelPath: [2, 3],
+    relayMode: 'chat',
+    promptTokens: 10 * i,
+    completionTokens: i,
+    cachedTokens: 0,
+    modelRatio: 1.25,
+    completionRatio: 4,
+    groupRatio: 1,
+    modelPrice: -1,
+    quota: 100 + i,
+    tokenUnlimited: false,
+    isStream: i % 3 === 0,
+    useTimeSeconds: 1,
+    firstTokenMs: 250,
+    content: '模型倍率 1.25，补全倍率 4.00，分组倍率 1.00',
+    other: {},
+    createdAt: BASE + i * 10,
+    username: `user${userId}`,
+    quotaDisplay: display,
+    ...overrides,
   };
 }
 
 /** A small ledger: grants, charges for two users, an admin edit, a purge in the middle, more charges after it. */
 function ledger(): RecordedEvent[] {
   const raw: Array<{ streamId: string; type: string; data: Record<string, unknown> }> = [
-    { streamId: accountStream(1), type: 'QuotaGranted', data: { amount: 5000, kind: 'new_user', username: 'user1', quotaDisplay: display } },
-    { streamId: accountStream(2), type: 'QuotaGranted', data: { amount: 9000, kind: 'new_user', username: 'user2', quotaDisplay: display } },
+    {
+      streamId: accountStream(1),
+      type: 'QuotaGranted',
+      data: { amount: 5000, kind: 'new_user', username: 'user1', quotaDisplay: display },
+    },
+    {
+      streamId: accountStream(2),
+      type: 'QuotaGranted',
+      data: { amount: 9000, kind: 'new_user', username: 'user2', quotaDisplay: display },
+    },
     ...[1, 2, 3].map((i) => ({ streamId: accountStream(1), type: 'QuotaConsumed', data: consumed(1, i) })),
     ...[1, 2].map((i) => ({ streamId: accountStream(2), type: 'QuotaConsumed', data: consumed(2, i) })),
-    { streamId: accountStream(2), type: 'QuotaAdjustedByAdmin', data: { before: 8797, after: 100, adminId: 1, username: 'user2', quotaDisplay: display } },
+    {
+      streamId: accountStream(2),
+      type: 'QuotaAdjustedByAdmin',
+      data: { before: 8797, after: 100, adminId: 1, username: 'user2', quotaDisplay: display },
+    },
     { streamId: LOGS_STREAM, type: 'LogsPurged', data: { before: BASE + 25, adminId: 1 } },
     ...[4, 5].map((i) => ({ streamId: accountStream(1), type: 'QuotaConsumed', data: consumed(1, i) })),
     // Admitted before the purge's timestamp but settled after it: the purge has passed, the row stays.
@@ -106,12 +141,28 @@ describe('logs and account-balances projections over relay charges', () => {
     ]);
     const charge = rows.find((row) => Number(row.id) === 5)!;
     expect(charge).toMatchObject({
-      content: '模型倍率 1.25，补全倍率 4.00，分组倍率 1.00', username: 'user1', token_name: 'tok-1', model_name: 'gpt-4o', prompt_tokens: 30,
-      completion_tokens: 3, use_time: 1, is_stream: true, channel_id: 3, token_id: 101, group: 'default', event_id: events[4].id,
+      content: '模型倍率 1.25，补全倍率 4.00，分组倍率 1.00',
+      username: 'user1',
+      token_name: 'tok-1',
+      model_name: 'gpt-4o',
+      prompt_tokens: 30,
+      completion_tokens: 3,
+      use_time: 1,
+      is_stream: true,
+      channel_id: 3,
+      token_id: 101,
+      group: 'default',
+      event_id: events[4].id,
     });
     expect(Number(charge.quota)).toBe(103);
     expect(JSON.parse(charge.other as string)).toEqual({
-      admin_info: { use_channel: ['2', '3'] }, cache_tokens: 0, completion_ratio: 4, frt: 250, group_ratio: 1, model_price: -1, model_ratio: 1.25,
+      admin_info: { use_channel: ['2', '3'] },
+      cache_tokens: 0,
+      completion_ratio: 4,
+      frt: 250,
+      group_ratio: 1,
+      model_price: -1,
+      model_ratio: 1.25,
     });
 
     const purges: Array<Record<string, string>> = await dataSource.query('SELECT * FROM log_purges');
@@ -150,7 +201,9 @@ describe('logs and account-balances projections over relay charges', () => {
     const rows: Array<{ id: string; type: number }> = await dataSource.query('SELECT id, type FROM logs WHERE type = 2 ORDER BY id');
     // Position 10 (req-1-4) is not logged; 11 (logConsume true) and 12 (written before the flag existed) are.
     expect(rows.map((row) => Number(row.id))).toEqual([5, 11, 12]);
-    const [user1]: Array<{ quota: string; request_count: string }> = await dataSource.query('SELECT quota, request_count FROM account_balances WHERE user_id = 1');
+    const [user1]: Array<{ quota: string; request_count: string }> = await dataSource.query(
+      'SELECT quota, request_count FROM account_balances WHERE user_id = 1',
+    );
     expect([Number(user1.quota), Number(user1.request_count)]).toEqual([4485, 5]);
     const live = await snapshotTables(dataSource, TABLES);
     await dataSource.query('TRUNCATE logs, log_purges, account_balances');

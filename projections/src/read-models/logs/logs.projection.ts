@@ -147,8 +147,24 @@ export class LogsProjection implements Projection {
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 ${NOT_PURGED_LATER}
        ON CONFLICT (event_id) DO NOTHING`,
       [
-        event.position, row.userId, row.createdAt, row.type, row.content, row.username, row.tokenName, row.modelName, row.quota,
-        row.promptTokens, row.completionTokens, row.useTime, row.isStream, row.channelId, row.tokenId, row.group, row.other, event.id,
+        event.position,
+        row.userId,
+        row.createdAt,
+        row.type,
+        row.content,
+        row.username,
+        row.tokenName,
+        row.modelName,
+        row.quota,
+        row.promptTokens,
+        row.completionTokens,
+        row.useTime,
+        row.isStream,
+        row.channelId,
+        row.tokenId,
+        row.group,
+        row.other,
+        event.id,
       ],
     );
   }
@@ -162,8 +178,24 @@ export class LogsProjection implements Projection {
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 ${NOT_PURGED_LATER}
        ON CONFLICT (event_id) DO NOTHING`,
       [
-        event.position, row.userId, row.createdAt, row.type, row.content, row.username, row.tokenName, row.modelName, row.quota,
-        row.promptTokens, row.completionTokens, row.useTime, row.isStream, row.channelId, row.tokenId, row.group, row.other, event.id,
+        event.position,
+        row.userId,
+        row.createdAt,
+        row.type,
+        row.content,
+        row.username,
+        row.tokenName,
+        row.modelName,
+        row.quota,
+        row.promptTokens,
+        row.completionTokens,
+        row.useTime,
+        row.isStream,
+        row.channelId,
+        row.tokenId,
+        row.group,
+        row.other,
+        event.id,
       ],
     );
   }

@@ -46,7 +46,14 @@ describe('single-statement charge folds (token_balances, channel_status)', () =>
     createdAt: new Date((BASE + position) * 1000),
   });
   const charge = (position: number, tokenId: number, quota: number, unlimited = false, channelId = 9) =>
-    recorded(position, accountStream(5), 'QuotaConsumed', { requestId: `r-${position}`, userId: 5, tokenId, quota, tokenUnlimited: unlimited, channelId });
+    recorded(position, accountStream(5), 'QuotaConsumed', {
+      requestId: `r-${position}`,
+      userId: 5,
+      tokenId,
+      quota,
+      tokenUnlimited: unlimited,
+      channelId,
+    });
 
   it('gives the pure folds’ rows, from no row, after an allotment, for unlimited charges, and applies each event once', async () => {
     const events = [
@@ -71,7 +78,12 @@ describe('single-statement charge folds (token_balances, channel_status)', () =>
         const data = event.data as { tokenId: number; quota: number; tokenUnlimited: boolean };
         expected.set(
           data.tokenId,
-          applyConsumption(expected.get(data.tokenId) ?? emptyTokenBalance, 5, { tokenId: data.tokenId, quota: data.quota, unlimited: data.tokenUnlimited }, BASE + event.position),
+          applyConsumption(
+            expected.get(data.tokenId) ?? emptyTokenBalance,
+            5,
+            { tokenId: data.tokenId, quota: data.quota, unlimited: data.tokenUnlimited },
+            BASE + event.position,
+          ),
         );
       }
     }

@@ -4,7 +4,10 @@ describe('token balance fold', () => {
   it('sets the remaining quota on an allotment and keeps what was used', () => {
     const used = { userId: 3, remainQuota: 40, usedQuota: 60, accessedTime: 100 };
     expect(applyAllotment(used, { userId: 3, remainQuota: 500, unlimited: false, before: { remainQuota: 40, unlimited: false } })).toEqual({
-      userId: 3, remainQuota: 500, usedQuota: 60, accessedTime: 100,
+      userId: 3,
+      remainQuota: 500,
+      usedQuota: 60,
+      accessedTime: 100,
     });
   });
 
@@ -13,14 +16,20 @@ describe('token balance fold', () => {
     const once = applyConsumption(start, 3, { tokenId: 9, quota: 70, unlimited: false }, 1000);
     expect(once).toEqual({ userId: 3, remainQuota: 30, usedQuota: 70, accessedTime: 1000 });
     expect(applyConsumption(once, 3, { tokenId: 9, quota: 50, unlimited: false }, 900)).toEqual({
-      userId: 3, remainQuota: -20, usedQuota: 120, accessedTime: 1000,
+      userId: 3,
+      remainQuota: -20,
+      usedQuota: 120,
+      accessedTime: 1000,
     });
   });
 
-  it('leaves an unlimited token\'s remaining quota alone but counts its use (contract 4)', () => {
+  it("leaves an unlimited token's remaining quota alone but counts its use (contract 4)", () => {
     const start = { userId: 3, remainQuota: 5, usedQuota: 0, accessedTime: 0 };
     expect(applyConsumption(start, 3, { tokenId: 9, quota: 70, unlimited: true }, 10)).toEqual({
-      userId: 3, remainQuota: 5, usedQuota: 70, accessedTime: 10,
+      userId: 3,
+      remainQuota: 5,
+      usedQuota: 70,
+      accessedTime: 10,
     });
   });
 

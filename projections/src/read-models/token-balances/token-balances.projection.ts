@@ -93,7 +93,14 @@ export class TokenBalancesProjection implements Projection {
    * applyConsumption (remain_quota − unless unlimited, used_quota +, accessed_time = the later one, user_id kept
    * once set), a missing row starting from emptyTokenBalance, guarded by the position like the general path.
    */
-  private async applyCharge(manager: EntityManager, tokenId: number, userId: number, consumption: TokenConsumption, at: number, position: number) {
+  private async applyCharge(
+    manager: EntityManager,
+    tokenId: number,
+    userId: number,
+    consumption: TokenConsumption,
+    at: number,
+    position: number,
+  ) {
     const first = applyConsumption(emptyTokenBalance, userId, consumption, at);
     await manager.query(
       `INSERT INTO token_balances AS t (token_id, user_id, remain_quota, used_quota, accessed_time, position)
@@ -105,7 +112,16 @@ export class TokenBalancesProjection implements Projection {
          accessed_time = GREATEST(t.accessed_time, $5),
          position = $6
        WHERE t.position < $6`,
-      [tokenId, first.userId, first.remainQuota, first.usedQuota, first.accessedTime, position, consumption.unlimited ? 0 : consumption.quota, consumption.quota],
+      [
+        tokenId,
+        first.userId,
+        first.remainQuota,
+        first.usedQuota,
+        first.accessedTime,
+        position,
+        consumption.unlimited ? 0 : consumption.quota,
+        consumption.quota,
+      ],
     );
   }
 
@@ -131,7 +147,11 @@ export class TokenBalancesProjection implements Projection {
         position: event.position,
       });
     }
-    const folded = advancingPerKey(charges, (charge) => charge.tokenId, (charge) => charge.position);
+    const folded = advancingPerKey(
+      charges,
+      (charge) => charge.tokenId,
+      (charge) => charge.position,
+    );
     if (folded.length === 0) return;
     const empty = emptyTokenBalance;
     await queryPrepared(
@@ -180,7 +200,12 @@ export class TokenBalancesProjection implements Projection {
     // The runner applies each event once; this guard only keeps a hand-run replay from counting twice.
     if (row && Number(row.position) >= event.position) return;
     const balance: TokenBalance = row
-      ? { userId: row.user_id, remainQuota: Number(row.remain_quota), usedQuota: Number(row.used_quota), accessedTime: Number(row.accessed_time) }
+      ? {
+          userId: row.user_id,
+          remainQuota: Number(row.remain_quota),
+          usedQuota: Number(row.used_quota),
+          accessedTime: Number(row.accessed_time),
+        }
       : emptyTokenBalance;
     const next = change(balance);
     await manager.query(

@@ -64,7 +64,9 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
       }
       const response = exception.getResponse();
       const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
-      void reply.status(status >= 500 ? status : 200).send({ success: false, message: String(Array.isArray(message) ? message.join('; ') : message) });
+      void reply
+        .status(status >= 500 ? status : 200)
+        .send({ success: false, message: String(Array.isArray(message) ? message.join('; ') : message) });
       return;
     }
     this.logger.error(`${request.method} ${request.url}: ${(exception as Error)?.stack ?? String(exception)}`);

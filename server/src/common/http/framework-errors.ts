@@ -15,7 +15,14 @@ export function answerFrameworkError(error: Error & { code?: string }, request: 
     void reply.status(200).send({ success: false, message: INVALID_PARAMS });
     return;
   }
-  void reply.status(400).send({ error: { message: `Invalid URL (${request.raw.method ?? 'GET'} ${path})`, type: 'invalid_request_error', param: '', code: error.code ?? '' } });
+  void reply.status(400).send({
+    error: {
+      message: `Invalid URL (${request.raw.method ?? 'GET'} ${path})`,
+      type: 'invalid_request_error',
+      param: '',
+      code: error.code ?? '',
+    },
+  });
 }
 
 /**

@@ -38,7 +38,15 @@ describe('rate limit policy (new-api buckets)', () => {
   });
 
   it('leaves the relay and /metrics unlimited', () => {
-    for (const path of ['/v1/chat/completions', '/v1', '/pg/chat/completions', '/mj/submit/imagine', '/fast/mj/submit/imagine', '/suno/submit/music', '/metrics']) {
+    for (const path of [
+      '/v1/chat/completions',
+      '/v1',
+      '/pg/chat/completions',
+      '/mj/submit/imagine',
+      '/fast/mj/submit/imagine',
+      '/suno/submit/music',
+      '/metrics',
+    ]) {
       expect(names(path)).toEqual([]);
     }
   });

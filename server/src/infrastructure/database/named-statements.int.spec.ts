@@ -32,13 +32,20 @@ describe('named statements: PG_PREPARED_STATEMENTS and the names', () => {
 
 describe('PostgresEventStore batch statements as named statements (real Postgres)', () => {
   let database: TestDatabase;
-  const charge = () => newEvent('Charged', { amount: 1 }, { id: randomUUID(), metadata: { correlationId: 'named-spec', reasonCode: 'test', actor: systemActor() } });
+  const charge = () =>
+    newEvent(
+      'Charged',
+      { amount: 1 },
+      { id: randomUUID(), metadata: { correlationId: 'named-spec', reasonCode: 'test', actor: systemActor() } },
+    );
 
   /** What the store's one pooled connection has prepared (pg_prepared_statements is per session). */
   const preparedOn = async (store: PostgresEventStore) =>
-    ((await (store as unknown as { pool: { query(sql: string): Promise<{ rows: Array<{ statement: string }> }> } }).pool.query('SELECT statement FROM pg_prepared_statements')).rows).map(
-      (row) => row.statement,
-    );
+    (
+      await (store as unknown as { pool: { query(sql: string): Promise<{ rows: Array<{ statement: string }> }> } }).pool.query(
+        'SELECT statement FROM pg_prepared_statements',
+      )
+    ).rows.map((row) => row.statement);
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -50,10 +50,14 @@ describe('EsdbEventStore without a server', () => {
 
   it('given a closed local port, when appending, then the append fails with the same error instead of hanging', async () => {
     const store = new EsdbEventStore({ url: `kurrentdb://127.0.0.1:${await unusedPort()}?tls=false`, deadlineMs: 3000 });
-    const event = newEvent('SampleRecorded', { index: 0 }, {
-      id: '0f8fad5b-d9cb-469f-a165-70867728950e',
-      metadata: { correlationId: 'c', reasonCode: 'test', actor: systemActor() },
-    });
+    const event = newEvent(
+      'SampleRecorded',
+      { index: 0 },
+      {
+        id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+        metadata: { correlationId: 'c', reasonCode: 'test', actor: systemActor() },
+      },
+    );
     try {
       await expect(store.appendToStream('account-1', [event])).rejects.toBeInstanceOf(EventStoreUnavailableError);
     } finally {
@@ -90,7 +94,11 @@ describe('EventStoreDB mapping', () => {
     expect(mapped).toMatchObject({ streamId: 'account-7', expected: 3, actual: 5 });
 
     const missing = new WrongExpectedVersionError(undefined, { streamName: 'account-8', expected: STREAM_EXISTS, current: NO_STREAM });
-    expect(mapEsdbError(missing, { url: 'esdb://x' })).toMatchObject({ streamId: 'account-8', expected: 'stream_exists', actual: 'no_stream' });
+    expect(mapEsdbError(missing, { url: 'esdb://x' })).toMatchObject({
+      streamId: 'account-8',
+      expected: 'stream_exists',
+      actual: 'no_stream',
+    });
   });
 
   it('maps the raw gRPC UNAVAILABLE error of the batch-append path to EventStoreUnavailableError', () => {
@@ -126,7 +134,14 @@ describe('EventStoreDB mapping', () => {
 
   it('turns a resolved event into a RecordedEvent and drops system and binary ones', () => {
     const created = new Date('2026-11-23T10:00:00Z');
-    const metadata = { correlationId: 'req-1', causationId: null, actor: { type: 'system' }, clientIp: null, reasonCode: 'relay_consume', schemaVersion: 1 };
+    const metadata = {
+      correlationId: 'req-1',
+      causationId: null,
+      actor: { type: 'system' },
+      clientIp: null,
+      reasonCode: 'relay_consume',
+      schemaVersion: 1,
+    };
     const base = {
       streamId: 'account-1',
       id: '0f8fad5b-d9cb-469f-a165-70867728950e',

@@ -1,13 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  BACKWARDS,
-  END,
-  EventStoreDBClient,
-  excludeSystemEvents,
-  FORWARDS,
-  jsonEvent,
-  StreamNotFoundError,
-} from '@eventstore/db-client';
+import { BACKWARDS, END, EventStoreDBClient, excludeSystemEvents, FORWARDS, jsonEvent, StreamNotFoundError } from '@eventstore/db-client';
 import { appendSequentially } from '../append-many';
 import { validateAppend } from '../append-validation';
 import {
@@ -22,7 +14,14 @@ import {
   type Subscription,
   WrongExpectedRevisionError,
 } from '../event-store.port';
-import { fromEsdbPosition, mapEsdbError, normalizeEsdbUrl, toEsdbExpectedRevision, toEsdbReadPosition, toRecordedEvent } from './esdb-mapping';
+import {
+  fromEsdbPosition,
+  mapEsdbError,
+  normalizeEsdbUrl,
+  toEsdbExpectedRevision,
+  toEsdbReadPosition,
+  toRecordedEvent,
+} from './esdb-mapping';
 
 const insideHandler = new AsyncLocalStorage<Subscription>();
 
@@ -68,11 +67,7 @@ export class EsdbEventStore implements EventStore {
     return store;
   }
 
-  async appendToStream(
-    streamId: string,
-    events: NewEvent[],
-    options: { expectedRevision?: ExpectedRevision } = {},
-  ): Promise<AppendResult> {
+  async appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     validateAppend(streamId, events, expected);
     try {
@@ -208,7 +203,12 @@ export class EsdbEventStore implements EventStore {
     const wanted = new Set(events.map((event) => event.id.toLowerCase()));
     const found: RecordedEvent[] = [];
     try {
-      const read = this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: this.idempotencyWindow, deadline: this.deadline });
+      const read = this.client.readStream(streamId, {
+        direction: BACKWARDS,
+        fromRevision: END,
+        maxCount: this.idempotencyWindow,
+        deadline: this.deadline,
+      });
       for await (const resolved of read) {
         const event = toRecordedEvent(resolved);
         if (event && wanted.has(event.id.toLowerCase())) found.push(event);
@@ -220,7 +220,11 @@ export class EsdbEventStore implements EventStore {
     }
     if (found.length === 0) return null;
     if (found.length < wanted.size) {
-      throw new EventIdConflictError(streamId, found.map((event) => event.id), 'partial_duplicate');
+      throw new EventIdConflictError(
+        streamId,
+        found.map((event) => event.id),
+        'partial_duplicate',
+      );
     }
     const last = found.reduce((a, b) => (b.revision > a.revision ? b : a));
     return { nextExpectedRevision: last.revision, position: last.position };

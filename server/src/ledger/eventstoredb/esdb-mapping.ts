@@ -103,9 +103,10 @@ export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent
   if (!event || !event.isJson || isSystemEvent(event.streamId, event.type)) return null;
   const position = event.position?.commit ?? resolved.commitPosition;
   if (position === undefined) throw new Error('EventStoreDB did not return event positions: version 22.6 or later is required');
-  const metadata = event.metadata && typeof event.metadata === 'object' && !(event.metadata instanceof Uint8Array)
-    ? (event.metadata as unknown as EventMetadata)
-    : EMPTY_METADATA;
+  const metadata =
+    event.metadata && typeof event.metadata === 'object' && !(event.metadata instanceof Uint8Array)
+      ? (event.metadata as unknown as EventMetadata)
+      : EMPTY_METADATA;
   return {
     id: event.id,
     streamId: event.streamId,

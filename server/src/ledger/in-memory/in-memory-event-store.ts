@@ -45,7 +45,11 @@ export class InMemoryEventStore implements EventStore {
     }
     if (stored.length) {
       const reason = stored.some((event) => event.streamId !== streamId) ? 'id_in_other_stream' : 'partial_duplicate';
-      throw new EventIdConflictError(streamId, stored.map((event) => event.id), reason);
+      throw new EventIdConflictError(
+        streamId,
+        stored.map((event) => event.id),
+        reason,
+      );
     }
     const current = stream.length ? stream.length - 1 : null;
     if (!matches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current ?? 'no_stream');

@@ -13,22 +13,46 @@ const ACCOUNTS = 50;
 
 /** A relay charge as the group commit sends it: one QuotaConsumed of realistic size, 'any', to a hot account stream. */
 function charge(index: number): AppendRequest {
-  const userId = 1 + (index * 7919) % ACCOUNTS;
+  const userId = 1 + ((index * 7919) % ACCOUNTS);
   const requestId = `bench-${index}-${randomUUID()}`;
   return {
     streamId: `account-${userId}`,
     expectedRevision: 'any',
     events: [
-      newEvent('QuotaConsumed', {
-        requestId, userId, username: `user${userId}`, tokenId: userId * 10, tokenName: 'default', group: 'default',
-        modelName: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini', channelId: 3, channelName: 'openai-main', channelPath: [3],
-        relayMode: 'chat', promptTokens: 812, completionTokens: 193, cachedTokens: 0, modelRatio: 0.075, completionRatio: 4,
-        groupRatio: 1, modelPrice: -1, quota: 118, tokenUnlimited: false, isStream: true, useTimeSeconds: 2,
-        firstTokenMs: 412, createdAt: 1_732_300_000 + index,
-      }, {
-        id: randomUUID(),
-        metadata: { correlationId: requestId, reasonCode: 'relay_request', actor: userActor(userId, 1), clientIp: '10.0.0.7' },
-      }),
+      newEvent(
+        'QuotaConsumed',
+        {
+          requestId,
+          userId,
+          username: `user${userId}`,
+          tokenId: userId * 10,
+          tokenName: 'default',
+          group: 'default',
+          modelName: 'gpt-4o-mini',
+          upstreamModel: 'gpt-4o-mini',
+          channelId: 3,
+          channelName: 'openai-main',
+          channelPath: [3],
+          relayMode: 'chat',
+          promptTokens: 812,
+          completionTokens: 193,
+          cachedTokens: 0,
+          modelRatio: 0.075,
+          completionRatio: 4,
+          groupRatio: 1,
+          modelPrice: -1,
+          quota: 118,
+          tokenUnlimited: false,
+          isStream: true,
+          useTimeSeconds: 2,
+          firstTokenMs: 412,
+          createdAt: 1_732_300_000 + index,
+        },
+        {
+          id: randomUUID(),
+          metadata: { correlationId: requestId, reasonCode: 'relay_request', actor: userActor(userId, 1), clientIp: '10.0.0.7' },
+        },
+      ),
     ],
   };
 }
@@ -101,8 +125,12 @@ describe('PostgresEventStore.appendMany throughput (real Postgres)', () => {
       }),
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const cpu = local ? `${(pids.reduce((sum, pid, i) => sum + cpuNs(pid) - cpuBefore[i], 0) / 1000 / EVENTS).toFixed(1)} µs/event` : 'n/a (remote)';
-    figures.push(`  ${label.padEnd(22)} ${(EVENTS / seconds).toFixed(0).padStart(6)} events/s (${seconds.toFixed(2)} s), Postgres backend CPU ${cpu}`);
+    const cpu = local
+      ? `${(pids.reduce((sum, pid, i) => sum + cpuNs(pid) - cpuBefore[i], 0) / 1000 / EVENTS).toFixed(1)} µs/event`
+      : 'n/a (remote)';
+    figures.push(
+      `  ${label.padEnd(22)} ${(EVENTS / seconds).toFixed(0).padStart(6)} events/s (${seconds.toFixed(2)} s), Postgres backend CPU ${cpu}`,
+    );
     return EVENTS / seconds;
   }
 

@@ -126,7 +126,9 @@ describe('ledger_append_many: set-based fast path against the per-request loop (
     // One notification per committed batch that wrote something, carrying the new head (delivered at commit).
     await new Promise((resolve) => setImmediate(resolve));
     const wrote = result.ok && result.written.length > 0;
-    expect(notifications.map((notification) => notification.payload)).toEqual(wrote ? [String(head + (result.ok ? result.written.length : 0))] : []);
+    expect(notifications.map((notification) => notification.payload)).toEqual(
+      wrote ? [String(head + (result.ok ? result.written.length : 0))] : [],
+    );
     return { result, fast };
   }
 
@@ -139,14 +141,24 @@ describe('ledger_append_many: set-based fast path against the per-request loop (
 
   it('given a relay-style batch (64 charges, several per account, a retry inside the batch), then the fast path answers as the loop', async () => {
     const head = Number((await client.query<{ head: string }>('SELECT coalesce(max(position), 0) AS head FROM events')).rows[0].head);
-    const batch: WireRequest[] = Array.from({ length: 64 }, (_, i) => ({ stream: `account-${i % 7}`, expected: 'any', events: [event(randomUUID(), i)] }));
+    const batch: WireRequest[] = Array.from({ length: 64 }, (_, i) => ({
+      stream: `account-${i % 7}`,
+      expected: 'any',
+      events: [event(randomUUID(), i)],
+    }));
     batch[40] = { ...batch[3] }; // the same charge twice: the second is a duplicate of the first
     const { result, fast } = await compare(batch);
     expect(fast).toBe(true);
     if (!result.ok) throw new Error(`failed with ${result.code}`);
     expect(result.written).toHaveLength(63);
-    expect(result.written.map((row) => Number((row as { position: string }).position))).toEqual(Array.from({ length: 63 }, (_, i) => head + 1 + i));
-    expect(result.outcomes[40]).toMatchObject({ outcome: 'duplicate', stream_revision: result.outcomes[3].stream_revision, last_position: result.outcomes[3].last_position });
+    expect(result.written.map((row) => Number((row as { position: string }).position))).toEqual(
+      Array.from({ length: 63 }, (_, i) => head + 1 + i),
+    );
+    expect(result.outcomes[40]).toMatchObject({
+      outcome: 'duplicate',
+      stream_revision: result.outcomes[3].stream_revision,
+      last_position: result.outcomes[3].last_position,
+    });
   });
 
   it('given random batches (stored ids, ids repeated within and across requests, every expectation), then both versions agree', async () => {

@@ -7,10 +7,14 @@ import { EventIdConflictError, type NewEvent, type RecordedEvent } from '../even
 import { PostgresEventStore } from './postgres-event-store';
 
 const event = (index: number): NewEvent =>
-  newEvent('SampleRecorded', { index }, {
-    id: randomUUID(),
-    metadata: { correlationId: `pg-${index}`, reasonCode: 'test', actor: systemActor() },
-  });
+  newEvent(
+    'SampleRecorded',
+    { index },
+    {
+      id: randomUUID(),
+      metadata: { correlationId: `pg-${index}`, reasonCode: 'test', actor: systemActor() },
+    },
+  );
 
 async function waitUntil(condition: () => boolean, timeoutMs = 10000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -121,11 +125,12 @@ describe('PostgresEventStore', () => {
 
         await slow.query('COMMIT');
         const outcomes = await batch;
-        expect(outcomes).toEqual([0, 1, 2, 3].map((revision) => ({ ok: true, result: { nextExpectedRevision: revision, position: head + 2 + revision } })));
-        expect((await store.readAll({ after: head })).map((recorded) => [recorded.streamId, recorded.revision, recorded.position])).toEqual([
-          ['ordering-many-slow', 0, head + 1],
-          ...[0, 1, 2, 3].map((revision) => ['ordering-many-fast', revision, head + 2 + revision]),
-        ]);
+        expect(outcomes).toEqual(
+          [0, 1, 2, 3].map((revision) => ({ ok: true, result: { nextExpectedRevision: revision, position: head + 2 + revision } })),
+        );
+        expect((await store.readAll({ after: head })).map((recorded) => [recorded.streamId, recorded.revision, recorded.position])).toEqual(
+          [['ordering-many-slow', 0, head + 1], ...[0, 1, 2, 3].map((revision) => ['ordering-many-fast', revision, head + 2 + revision])],
+        );
       } finally {
         await slow.query('ROLLBACK').catch(() => undefined);
         await slow.end();
@@ -249,12 +254,16 @@ describe('PostgresEventStore', () => {
     it('given durability async, when appending, then the commit skips the WAL flush for that transaction only', async () => {
       // One connection, so the check after the append runs on the very session that appended.
       const single = await PostgresEventStore.connect({ connectionString: database.url, poolSize: 1, listen: false });
-      const pool = (single as unknown as { pool: { query: (...args: unknown[]) => Promise<{ rows: Array<Record<string, string>> }> } }).pool;
+      const pool = (single as unknown as { pool: { query: (...args: unknown[]) => Promise<{ rows: Array<Record<string, string>> }> } })
+        .pool;
       const sent = jest.spyOn(pool, 'query');
       try {
         const one = await single.appendToStream('async-one', [event(0)], { durability: 'async' });
         const many = await single.appendMany(
-          [{ streamId: 'async-many-a', events: [event(1)] }, { streamId: 'async-many-b', events: [event(2)] }],
+          [
+            { streamId: 'async-many-a', events: [event(1)] },
+            { streamId: 'async-many-b', events: [event(2)] },
+          ],
           { durability: 'async' },
         );
         const strict = await single.appendToStream('sync-one', [event(3)]);
@@ -269,7 +278,10 @@ describe('PostgresEventStore', () => {
         expect(many.every((outcome) => outcome.ok)).toBe(true);
         expect(strict.position).toBeGreaterThan(one.position);
         expect((await single.readStream('async-many-b')).map((stored) => stored.data)).toEqual([{ index: 2 }]);
-        const [again] = await single.appendMany([{ streamId: 'async-one', events: (await single.readStream('async-one')).map((stored) => ({ ...stored })) }], { durability: 'async' });
+        const [again] = await single.appendMany(
+          [{ streamId: 'async-one', events: (await single.readStream('async-one')).map((stored) => ({ ...stored })) }],
+          { durability: 'async' },
+        );
         expect(again).toMatchObject({ ok: true, result: { position: one.position } });
       } finally {
         sent.mockRestore();

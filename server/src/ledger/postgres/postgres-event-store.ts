@@ -93,16 +93,14 @@ export class PostgresEventStore implements EventStore {
     return store;
   }
 
-  async appendToStream(
-    streamId: string,
-    events: NewEvent[],
-    options: AppendOptions = {},
-  ): Promise<AppendResult> {
+  async appendToStream(streamId: string, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     validateAppend(streamId, events, expected);
     // Group commit is appendMany (ledger_append_many); the relay's settlement batches its charges through it.
     const payload = `[${events.map(eventJson).join(',')}]`;
-    const { rows } = await this.pool.query<AppendRow>(batchStatement(appendStatement('one', options.durability), [streamId, String(expected), payload]));
+    const { rows } = await this.pool.query<AppendRow>(
+      batchStatement(appendStatement('one', options.durability), [streamId, String(expected), payload]),
+    );
     const outcome = toOutcome(streamId, expected, rows[0]);
     if (!outcome.ok) throw outcome.error;
     return outcome.result;
@@ -126,13 +124,16 @@ export class PostgresEventStore implements EventStore {
         return;
       }
       sent.push(index);
-      batch.push(`{"stream":${JSON.stringify(request.streamId)},"expected":${JSON.stringify(String(expected))},"events":[${request.events.map(eventJson).join(',')}]}`);
+      batch.push(
+        `{"stream":${JSON.stringify(request.streamId)},"expected":${JSON.stringify(String(expected))},"events":[${request.events.map(eventJson).join(',')}]}`,
+      );
     });
     if (batch.length > 0) {
       const { rows } = await this.pool.query<AppendRow & { ordinal: string }>(
         batchStatement(appendStatement('many', options.durability), [`[${batch.join(',')}]`]),
       );
-      if (rows.length !== batch.length) throw new Error(`ledger_append_many answered ${rows.length} outcome(s) for ${batch.length} append(s)`);
+      if (rows.length !== batch.length)
+        throw new Error(`ledger_append_many answered ${rows.length} outcome(s) for ${batch.length} append(s)`);
       for (const row of rows) {
         const index = sent[Number(row.ordinal) - 1];
         const request = requests[index];
@@ -153,7 +154,10 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: { after?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     // Safe because positions become visible in order (ledger_append's lock): nothing can appear below `after` later.
     const { rows } = await this.pool.query<EventRow>(
-      batchStatement(`SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [options.after ?? 0, options.maxCount ?? null]),
+      batchStatement(`SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [
+        options.after ?? 0,
+        options.maxCount ?? null,
+      ]),
     );
     return rows.map(toRecordedEvent);
   }

@@ -23,9 +23,7 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
     case 'RewardInviter':
       assertAmount(command.amount);
       // aff_count moves only with a positive reward, as in new-api.
-      return command.amount > 0
-        ? [{ type: 'InviterRewarded', data: { amount: command.amount, inviteeId: command.inviteeId } }]
-        : [];
+      return command.amount > 0 ? [{ type: 'InviterRewarded', data: { amount: command.amount, inviteeId: command.inviteeId } }] : [];
     case 'TransferAffiliateQuota':
       assertAmount(command.amount);
       if (command.amount < command.minimum) {

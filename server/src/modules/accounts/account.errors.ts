@@ -2,13 +2,19 @@ import { DomainError } from '../../common/http/errors';
 
 /** POST /api/user/aff_transfer below QuotaPerUnit; the message words the minimum like a log line (reference §4.2). */
 export class AffiliateTransferBelowMinimumError extends DomainError {
-  constructor(readonly minimum: number, formattedMinimum: string) {
+  constructor(
+    readonly minimum: number,
+    formattedMinimum: string,
+  ) {
     super(`划转失败 转移额度最小为${formattedMinimum}！`, 'aff_transfer_below_minimum');
   }
 }
 
 export class InsufficientAffiliateQuotaError extends DomainError {
-  constructor(readonly available: number, readonly requested: number) {
+  constructor(
+    readonly available: number,
+    readonly requested: number,
+  ) {
     super('划转失败 邀请额度不足！', 'aff_quota_insufficient');
   }
 }
@@ -18,7 +24,10 @@ export class InsufficientAffiliateQuotaError extends DomainError {
  * transfer, another admin). Answered, never retried: the admin decides again against the new balance.
  */
 export class AccountChangedError extends DomainError {
-  constructor(readonly current: number, formattedCurrent: string) {
+  constructor(
+    readonly current: number,
+    formattedCurrent: string,
+  ) {
     super(`用户额度已在您编辑期间发生变化（当前为 ${formattedCurrent}），请刷新后重新修改`, 'account_changed');
   }
 }

@@ -44,7 +44,9 @@ describe('assertEmailAllowed', () => {
 
   it('refuses a local part with + or . when the alias restriction is on', () => {
     const policy = { ...open, aliasRestrictionEnabled: true };
-    expect(() => assertEmailAllowed('a+b@gmail.com', policy)).toThrow('管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。');
+    expect(() => assertEmailAllowed('a+b@gmail.com', policy)).toThrow(
+      '管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。',
+    );
     expect(() => assertEmailAllowed('a.b@gmail.com', policy)).toThrow('管理员已启用邮箱地址别名限制');
     expect(() => assertEmailAllowed('ab@sub.gmail.com', policy)).not.toThrow();
   });

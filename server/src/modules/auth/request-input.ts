@@ -31,4 +31,3 @@ export const jsonString = z
   .nullish()
   .transform((value) => value ?? '')
   .refine((value) => !value.includes('\u0000'));
-

@@ -27,7 +27,12 @@ export class ChannelHealthController {
   /** `time` (seconds) sits at the top level beside success and message, as new-api answers it. */
   @Get('test/:id')
   @AdminAuth()
-  async testOne(@Param('id') id: string, @Query('model') model: unknown, @CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest) {
+  async testOne(
+    @Param('id') id: string,
+    @Query('model') model: unknown,
+    @CurrentUser() user: AuthenticatedUser,
+    @Req() request: FastifyRequest,
+  ) {
     const result = await this.commandBus.execute(
       new TestChannelCommand({
         channelId: channelId(id),

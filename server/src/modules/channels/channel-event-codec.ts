@@ -13,7 +13,8 @@ export class UnknownChannelEventError extends Error {
 
 function num(data: Record<string, unknown>, key: string): number {
   const value = data[key];
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`Channel event field ${key} is not a number: ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new Error(`Channel event field ${key} is not a number: ${JSON.stringify(value)}`);
   return value;
 }
 

@@ -1,4 +1,13 @@
-import { channelUpdateFrom, decodeChannelBody, defaultOther, newChannelsFrom, normalizeBaseUrl, parseList, validateChannel, type ChannelFields } from './channel-input';
+import {
+  channelUpdateFrom,
+  decodeChannelBody,
+  defaultOther,
+  newChannelsFrom,
+  normalizeBaseUrl,
+  parseList,
+  validateChannel,
+  type ChannelFields,
+} from './channel-input';
 
 const fields: ChannelFields = {
   type: 1,
@@ -29,7 +38,9 @@ describe('channel form rules, as the console form checks them', () => {
   });
 
   it('accepts only a JSON object of strings as model mapping, and of status codes as status-code mapping', () => {
-    expect(validateChannel({ ...fields, modelMapping: '{"gpt-4o":"gpt-4o-2024-08-06"}' }).modelMapping).toBe('{"gpt-4o":"gpt-4o-2024-08-06"}');
+    expect(validateChannel({ ...fields, modelMapping: '{"gpt-4o":"gpt-4o-2024-08-06"}' }).modelMapping).toBe(
+      '{"gpt-4o":"gpt-4o-2024-08-06"}',
+    );
     for (const modelMapping of ['{', '[]', 'null', '"x"', '{"a":1}']) {
       expect(() => validateChannel({ ...fields, modelMapping })).toThrow('模型映射必须是合法的 JSON 格式！');
     }
@@ -74,7 +85,12 @@ describe('create and update bodies', () => {
   });
 
   it('updates non-zero plain fields and present nullable ones, and validates the merged channel', () => {
-    const update = channelUpdateFrom(body({ id: 1, name: '', key: '', weight: 0, priority: 0, base_url: '', status: 2 }), { ...fields, weight: 9, priority: 4, baseUrl: 'http://x' });
+    const update = channelUpdateFrom(body({ id: 1, name: '', key: '', weight: 0, priority: 0, base_url: '', status: 2 }), {
+      ...fields,
+      weight: 9,
+      priority: 4,
+      baseUrl: 'http://x',
+    });
     expect(update.fields).toMatchObject({ name: 'main', key: 'sk-1', weight: 0, priority: 0, baseUrl: '' });
     expect(update.status).toBe(2);
     expect(channelUpdateFrom(body({ id: 1, status: 0 }), fields).status).toBeUndefined();

@@ -45,6 +45,8 @@ describe('channel records', () => {
       'vip/gpt-4o',
       'vip/gpt-4o-mini',
     ]);
-    expect(rows.every((ability) => ability.channelId === 7 && ability.priority === 5 && ability.weight === 3 && !ability.enabled)).toBe(true);
+    expect(rows.every((ability) => ability.channelId === 7 && ability.priority === 5 && ability.weight === 3 && !ability.enabled)).toBe(
+      true,
+    );
   });
 });

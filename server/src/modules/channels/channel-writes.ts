@@ -50,7 +50,11 @@ export class ChannelWrites {
    * Decides `command` against the channel's stream and appends what it decides. Callers hold the channel row's
    * lock (SELECT … FOR UPDATE) so the routing rows they write next agree with the status appended here.
    */
-  async decideStatus(channelId: number, command: ChannelCommand, context: ChannelWriteContext & { reasonCode: string; eventId?: string }): Promise<StatusDecision> {
+  async decideStatus(
+    channelId: number,
+    command: ChannelCommand,
+    context: ChannelWriteContext & { reasonCode: string; eventId?: string },
+  ): Promise<StatusDecision> {
     const result = await loadAndAppend(
       this.store,
       channelStream(channelId),
@@ -60,7 +64,12 @@ export class ChannelWrites {
         decide(command, state).map((event) =>
           toNewChannelEvent(event, {
             id: context.eventId ?? randomUUID(),
-            metadata: { correlationId: context.correlationId, actor: context.actor, clientIp: context.clientIp, reasonCode: context.reasonCode },
+            metadata: {
+              correlationId: context.correlationId,
+              actor: context.actor,
+              clientIp: context.clientIp,
+              reasonCode: context.reasonCode,
+            },
           }),
         ),
       { retries: STATUS_RETRIES },

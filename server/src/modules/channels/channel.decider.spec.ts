@@ -14,7 +14,9 @@ const decision = { reasonCode: 'test_passed', message: '', evidence: { responseT
 describe('channel decider', () => {
   describe('admin switches', () => {
     it('given an enabled channel, disabling it records ChannelDisabled and enabling it changes nothing', () => {
-      given([]).when({ type: 'DisableChannel' }).then([{ type: 'ChannelDisabled', data: { previousStatus: 1 } }]);
+      given([])
+        .when({ type: 'DisableChannel' })
+        .then([{ type: 'ChannelDisabled', data: { previousStatus: 1 } }]);
       given([]).when({ type: 'EnableChannel' }).then([]);
     });
 
@@ -26,8 +28,12 @@ describe('channel decider', () => {
     });
 
     it('given an auto-disabled channel, an admin disable makes it manual so no test revives it', () => {
-      const events = given([autoDisabled]).when({ type: 'DisableChannel' }).then([{ type: 'ChannelDisabled', data: { previousStatus: 3 } }]);
-      given([autoDisabled, ...events]).when({ type: 'AutoEnableChannel', ...decision }).then([]);
+      const events = given([autoDisabled])
+        .when({ type: 'DisableChannel' })
+        .then([{ type: 'ChannelDisabled', data: { previousStatus: 3 } }]);
+      given([autoDisabled, ...events])
+        .when({ type: 'AutoEnableChannel', ...decision })
+        .then([]);
     });
   });
 
@@ -40,8 +46,12 @@ describe('channel decider', () => {
     });
 
     it('auto-enables only an auto-disabled channel', () => {
-      given([autoDisabled]).when({ type: 'AutoEnableChannel', ...decision }).then([{ type: 'ChannelAutoEnabled', data: decision }]);
-      given([]).when({ type: 'AutoEnableChannel', ...decision }).then([]);
+      given([autoDisabled])
+        .when({ type: 'AutoEnableChannel', ...decision })
+        .then([{ type: 'ChannelAutoEnabled', data: decision }]);
+      given([])
+        .when({ type: 'AutoEnableChannel', ...decision })
+        .then([]);
       expect(fold([autoDisabled, { type: 'ChannelAutoEnabled', data: decision }]).status).toBe(1);
     });
   });
@@ -52,7 +62,9 @@ describe('channel decider', () => {
       const tested = disabled
         .when({ type: 'RecordChannelTest', ok: false, responseTimeMs: 5300, model: 'gpt-4o-mini', error: 'timeout' })
         .then([{ type: 'ChannelTested', data: { ok: false, responseTimeMs: 5300, model: 'gpt-4o-mini', error: 'timeout' } }]);
-      const funded = disabled.when({ type: 'RecordChannelBalance', balance: 3.25 }).then([{ type: 'ChannelBalanceUpdated', data: { balance: 3.25 } }]);
+      const funded = disabled
+        .when({ type: 'RecordChannelBalance', balance: 3.25 })
+        .then([{ type: 'ChannelBalanceUpdated', data: { balance: 3.25 } }]);
       expect(given([autoDisabled, ...tested, ...funded]).state).toEqual(disabled.state);
     });
 

@@ -28,9 +28,7 @@ export function decide(command: ChannelCommand, state: ChannelState): ChannelEve
     case 'EnableChannel':
       return state.status === ChannelStatus.Enabled ? [] : [{ type: 'ChannelEnabled', data: { previousStatus: state.status } }];
     case 'DisableChannel':
-      return state.status === ChannelStatus.ManuallyDisabled
-        ? []
-        : [{ type: 'ChannelDisabled', data: { previousStatus: state.status } }];
+      return state.status === ChannelStatus.ManuallyDisabled ? [] : [{ type: 'ChannelDisabled', data: { previousStatus: state.status } }];
     case 'AutoDisableChannel':
       return state.status === ChannelStatus.Enabled ? [{ type: 'ChannelAutoDisabled', data: autoDecision(command) }] : [];
     case 'AutoEnableChannel':
@@ -38,7 +36,10 @@ export function decide(command: ChannelCommand, state: ChannelState): ChannelEve
     case 'RecordChannelTest':
       if (!Number.isSafeInteger(command.responseTimeMs) || command.responseTimeMs < 0) throw new InvalidParamsError();
       return [
-        { type: 'ChannelTested', data: { ok: command.ok, responseTimeMs: command.responseTimeMs, model: command.model, error: command.error } },
+        {
+          type: 'ChannelTested',
+          data: { ok: command.ok, responseTimeMs: command.responseTimeMs, model: command.model, error: command.error },
+        },
       ];
     case 'RecordChannelBalance':
       if (!Number.isFinite(command.balance)) throw new InvalidParamsError();

@@ -70,7 +70,12 @@ export class ChannelsController {
   async search(@Query() query: unknown) {
     return ok(
       await this.queryBus.execute(
-        new SearchChannelsQuery(queryText(query, 'keyword'), queryText(query, 'group'), queryText(query, 'model'), goBool(queryText(query, 'id_sort'))),
+        new SearchChannelsQuery(
+          queryText(query, 'keyword'),
+          queryText(query, 'group'),
+          queryText(query, 'model'),
+          goBool(queryText(query, 'id_sort')),
+        ),
       ),
     );
   }
@@ -95,7 +100,9 @@ export class ChannelsController {
   async fetchModelsFor(@Body() body: unknown) {
     const input = decodeBody(fetchBody, body);
     return ok(
-      await this.queryBus.execute(new FetchUpstreamModelsQuery({ type: input.type ?? 0, baseUrl: input.base_url ?? '', key: input.key ?? '' })),
+      await this.queryBus.execute(
+        new FetchUpstreamModelsQuery({ type: input.type ?? 0, baseUrl: input.base_url ?? '', key: input.key ?? '' }),
+      ),
     );
   }
 
@@ -157,4 +164,3 @@ export class ChannelsController {
     return ok(await this.commandBus.execute(new FixAbilitiesCommand()));
   }
 }
-

@@ -7,7 +7,10 @@ describe('group views', () => {
   });
 
   it('offers the groups present in both GroupRatio and UserUsableGroups, with their descriptions', () => {
-    expect(usableGroups({ default: 1, vip: 1, svip: 1 }, { default: '默认分组', vip: 'vip分组' })).toEqual({ default: '默认分组', vip: 'vip分组' });
+    expect(usableGroups({ default: 1, vip: 1, svip: 1 }, { default: '默认分组', vip: 'vip分组' })).toEqual({
+      default: '默认分组',
+      vip: 'vip分组',
+    });
     // A usable group without a ratio cannot be priced, so it is not offered.
     expect(usableGroups({ default: 1 }, { default: '默认分组', gold: 'Gold' })).toEqual({ default: '默认分组' });
     expect(usableGroups({}, { default: '默认分组' })).toEqual({});

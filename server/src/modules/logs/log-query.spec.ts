@@ -17,7 +17,20 @@ describe('log query parsing', () => {
     expect(targetTimestamp('1732400000')).toBe(1_732_400_000);
     expect(targetTimestamp('+5')).toBe(5);
     expect(targetTimestamp('-5')).toBe(-5);
-    for (const junk of ['', 'abc', '1.5', '1e9', 'Infinity', '-Infinity', 'NaN', ' 1', '0x10', '99999999999999999999', '-99999999999999999999', '9007199254740993']) {
+    for (const junk of [
+      '',
+      'abc',
+      '1.5',
+      '1e9',
+      'Infinity',
+      '-Infinity',
+      'NaN',
+      ' 1',
+      '0x10',
+      '99999999999999999999',
+      '-99999999999999999999',
+      '9007199254740993',
+    ]) {
       expect(targetTimestamp(junk)).toBe(0);
     }
     expect(targetTimestamp(String(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
@@ -33,15 +46,34 @@ describe('log query parsing', () => {
   });
 
   it('takes username and channel only where the route accepts them', () => {
-    const query = { username: 'bob', channel: '4', token_name: 't', model_name: 'gpt%', group: 'vip', type: '2', start_timestamp: '10', end_timestamp: '20' };
+    const query = {
+      username: 'bob',
+      channel: '4',
+      token_name: 't',
+      model_name: 'gpt%',
+      group: 'vip',
+      type: '2',
+      start_timestamp: '10',
+      end_timestamp: '20',
+    };
     expect(parseFilters(query, { username: true, channel: true })).toEqual({
-      type: 2, username: 'bob', tokenName: 't', modelName: 'gpt%', group: 'vip', startTimestamp: 10, endTimestamp: 20, channel: 4,
+      type: 2,
+      username: 'bob',
+      tokenName: 't',
+      modelName: 'gpt%',
+      group: 'vip',
+      startTimestamp: 10,
+      endTimestamp: 20,
+      channel: 4,
     });
     expect(parseFilters(query, { username: false, channel: false })).toMatchObject({ username: '', channel: 0 });
   });
 
   it('builds the new-api filter set, numbered parameters, the caller first on own routes', () => {
-    const filters = parseFilters({ type: '2', model_name: 'gpt-4o', username: 'bob', channel: '3', start_timestamp: '5' }, { username: true, channel: true });
+    const filters = parseFilters(
+      { type: '2', model_name: 'gpt-4o', username: 'bob', channel: '3', start_timestamp: '5' },
+      { username: true, channel: true },
+    );
     const where = filterWhere(filters, { kind: 'self', userId: 9 });
     expect(where.sql).toBe(
       "WHERE user_id = $1::bigint AND type = $2::bigint AND model_name LIKE $3 ESCAPE '' AND username = $4 AND created_at >= $5::bigint AND channel_id = $6::bigint",
@@ -51,7 +83,10 @@ describe('log query parsing', () => {
   });
 
   it('leaves out type and the time range when asked (the stat routes) and marks NUL text as matching nothing', () => {
-    const filters = parseFilters({ type: '3', start_timestamp: '5', end_timestamp: '9', token_name: 'a\u0000b' }, { username: true, channel: true });
+    const filters = parseFilters(
+      { type: '3', start_timestamp: '5', end_timestamp: '9', token_name: 'a\u0000b' },
+      { username: true, channel: true },
+    );
     const where = filterWhere(filters, { kind: 'all' }, { type: false, timeRange: false });
     expect(where.sql).toBe('WHERE token_name = $1');
     expect(where.impossible).toBe(true);

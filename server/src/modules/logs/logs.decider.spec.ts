@@ -13,7 +13,9 @@ describe('logs decider', () => {
   });
 
   it('refuses a missing (0) timestamp with the new-api message', () => {
-    given([]).when({ type: 'PurgeLogs', targetTimestamp: 0, adminId: 3 }).thenThrows(TargetTimestampRequiredError, 'target timestamp is required');
+    given([])
+      .when({ type: 'PurgeLogs', targetTimestamp: 0, adminId: 3 })
+      .thenThrows(TargetTimestampRequiredError, 'target timestamp is required');
   });
 
   it('records nothing for a negative timestamp (no row is that old)', () => {

@@ -57,6 +57,7 @@ export type LogsEvent = LogsPurged | ChannelTestLogged;
 /** The purge inside a stored event, with its fields checked. */
 export function toLogsPurged(data: Record<string, unknown>): LogsPurged['data'] {
   const { before, adminId } = data;
-  if (typeof before !== 'number' || !Number.isSafeInteger(before)) throw new Error(`LogsPurged.before is not a safe integer: ${JSON.stringify(before)}`);
+  if (typeof before !== 'number' || !Number.isSafeInteger(before))
+    throw new Error(`LogsPurged.before is not a safe integer: ${JSON.stringify(before)}`);
   return { before, adminId: typeof adminId === 'number' && Number.isSafeInteger(adminId) ? adminId : 0 };
 }

@@ -26,7 +26,16 @@ describe('option rules', () => {
     it('hides keys ending in Token, Secret or Key, TurnstileSiteKey included', () => {
       const hidden = Object.keys(OPTION_DEFAULTS).filter(isSecretOption).sort();
       expect(hidden).toEqual(
-        ['EpayKey', 'GitHubClientSecret', 'SMTPToken', 'TelegramBotToken', 'TurnstileSecretKey', 'TurnstileSiteKey', 'WeChatServerToken', 'WorkerValidKey'].sort(),
+        [
+          'EpayKey',
+          'GitHubClientSecret',
+          'SMTPToken',
+          'TelegramBotToken',
+          'TurnstileSecretKey',
+          'TurnstileSiteKey',
+          'WeChatServerToken',
+          'WorkerValidKey',
+        ].sort(),
       );
       expect(isSecretOption('GitHubClientId')).toBe(false);
       expect(isSecretOption('MyApiKey')).toBe(true);
@@ -61,14 +70,22 @@ describe('option rules', () => {
 
     it('refuses the email domain restriction without a whitelist (blank entries do not count)', () => {
       const message = '无法启用邮箱域名限制，请先填入限制的邮箱域名！';
-      expect(rejection(() => normalizeOptionValue('EmailDomainRestrictionEnabled', 'true', withOptions({ EmailDomainWhitelist: '' })))).toBe(message);
-      expect(rejection(() => normalizeOptionValue('EmailDomainRestrictionEnabled', 'true', withOptions({ EmailDomainWhitelist: ' , ' })))).toBe(message);
+      expect(
+        rejection(() => normalizeOptionValue('EmailDomainRestrictionEnabled', 'true', withOptions({ EmailDomainWhitelist: '' }))),
+      ).toBe(message);
+      expect(
+        rejection(() => normalizeOptionValue('EmailDomainRestrictionEnabled', 'true', withOptions({ EmailDomainWhitelist: ' , ' }))),
+      ).toBe(message);
       expect(normalizeOptionValue('EmailDomainRestrictionEnabled', 'true', defaults)).toBe('true');
     });
 
     it('refuses WeChat login without a server address and Turnstile without a site key', () => {
-      expect(rejection(() => normalizeOptionValue('WeChatAuthEnabled', 'true', defaults))).toBe('无法启用微信登录，请先填入微信登录相关配置信息！');
-      expect(normalizeOptionValue('WeChatAuthEnabled', 'true', withOptions({ WeChatServerAddress: 'https://wx.example.com' }))).toBe('true');
+      expect(rejection(() => normalizeOptionValue('WeChatAuthEnabled', 'true', defaults))).toBe(
+        '无法启用微信登录，请先填入微信登录相关配置信息！',
+      );
+      expect(normalizeOptionValue('WeChatAuthEnabled', 'true', withOptions({ WeChatServerAddress: 'https://wx.example.com' }))).toBe(
+        'true',
+      );
       expect(rejection(() => normalizeOptionValue('TurnstileCheckEnabled', 'true', defaults))).toBe(
         '无法启用 Turnstile 校验，请先填入 Turnstile 校验相关配置信息！',
       );
@@ -114,7 +131,9 @@ describe('option rules', () => {
 
   describe('JSON options', () => {
     it('refuses text that is not JSON, naming the option', () => {
-      expect(rejection(() => normalizeOptionValue('ModelRatio', '{"gpt-4": 15,', defaults))).toMatch(/^ModelRatio 不是合法的 JSON 字符串：/);
+      expect(rejection(() => normalizeOptionValue('ModelRatio', '{"gpt-4": 15,', defaults))).toMatch(
+        /^ModelRatio 不是合法的 JSON 字符串：/,
+      );
       expect(rejection(() => normalizeOptionValue('TopupGroupRatio', '', defaults))).toMatch(/^TopupGroupRatio 不是合法的 JSON 字符串：/);
     });
 
@@ -131,7 +150,9 @@ describe('option rules', () => {
     });
 
     it('UserUsableGroups needs string descriptions', () => {
-      expect(rejection(() => normalizeOptionValue('UserUsableGroups', '{"vip": 1}', defaults))).toBe('UserUsableGroups 中 "vip" 的描述必须是字符串');
+      expect(rejection(() => normalizeOptionValue('UserUsableGroups', '{"vip": 1}', defaults))).toBe(
+        'UserUsableGroups 中 "vip" 的描述必须是字符串',
+      );
       expect(rejection(() => normalizeOptionValue('UserUsableGroups', '["vip"]', defaults))).toBe(
         'UserUsableGroups 必须是 JSON 对象，例如 {"default": "默认分组"}',
       );
@@ -140,21 +161,28 @@ describe('option rules', () => {
   });
 
   describe('addresses', () => {
-    it.each(['ServerAddress', 'WorkerUrl', 'PayAddress', 'WeChatServerAddress'])('%s loses trailing slashes and surrounding blanks', (key) => {
-      expect(normalizeOptionValue(key, ' https://example.com/base/// ', defaults)).toBe('https://example.com/base');
-      expect(normalizeOptionValue(key, 'http://127.0.0.1:3000/', defaults)).toBe('http://127.0.0.1:3000');
-      expect(normalizeOptionValue(key, '', defaults)).toBe('');
-    });
+    it.each(['ServerAddress', 'WorkerUrl', 'PayAddress', 'WeChatServerAddress'])(
+      '%s loses trailing slashes and surrounding blanks',
+      (key) => {
+        expect(normalizeOptionValue(key, ' https://example.com/base/// ', defaults)).toBe('https://example.com/base');
+        expect(normalizeOptionValue(key, 'http://127.0.0.1:3000/', defaults)).toBe('http://127.0.0.1:3000');
+        expect(normalizeOptionValue(key, '', defaults)).toBe('');
+      },
+    );
 
     it.each(['example.com', 'javascript:alert(1)', 'ftp://example.com', 'https://'])('refuses %j', (value) => {
-      expect(rejection(() => normalizeOptionValue('ServerAddress', value, defaults))).toBe('ServerAddress 必须是以 http:// 或 https:// 开头的地址');
+      expect(rejection(() => normalizeOptionValue('ServerAddress', value, defaults))).toBe(
+        'ServerAddress 必须是以 http:// 或 https:// 开头的地址',
+      );
     });
   });
 
   describe('everything else', () => {
     it('limits DataExportDefaultTime to hour, day or week', () => {
       expect(normalizeOptionValue('DataExportDefaultTime', 'week', defaults)).toBe('week');
-      expect(rejection(() => normalizeOptionValue('DataExportDefaultTime', 'month', defaults))).toBe('DataExportDefaultTime 必须是 hour、day、week 之一');
+      expect(rejection(() => normalizeOptionValue('DataExportDefaultTime', 'month', defaults))).toBe(
+        'DataExportDefaultTime 必须是 hour、day、week 之一',
+      );
     });
 
     it('stores text (notices, unknown keys, injection attempts) verbatim', () => {

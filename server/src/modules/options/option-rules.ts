@@ -87,7 +87,10 @@ const ENABLE_GUARDS: Record<string, { ready: (current: Lookup) => boolean; messa
     message: '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！',
   },
   EmailDomainRestrictionEnabled: {
-    ready: (current) => current('EmailDomainWhitelist').split(',').some((domain) => domain.trim() !== ''),
+    ready: (current) =>
+      current('EmailDomainWhitelist')
+        .split(',')
+        .some((domain) => domain.trim() !== ''),
     message: '无法启用邮箱域名限制，请先填入限制的邮箱域名！',
   },
   WeChatAuthEnabled: {

@@ -53,6 +53,8 @@ describe('built-in pricing tables (new-api defaults)', () => {
   });
 
   it('cannot be changed at run time', () => {
-    expect(Object.isFrozen(DEFAULT_MODEL_RATIO) && Object.isFrozen(DEFAULT_MODEL_PRICE) && Object.isFrozen(DEFAULT_COMPLETION_RATIO)).toBe(true);
+    expect(Object.isFrozen(DEFAULT_MODEL_RATIO) && Object.isFrozen(DEFAULT_MODEL_PRICE) && Object.isFrozen(DEFAULT_COMPLETION_RATIO)).toBe(
+      true,
+    );
   });
 });

@@ -25,7 +25,8 @@ export function priceImageRequest(tables: PricingTables, body: JsonObject, model
   if (typeof body.prompt !== 'string' || body.prompt === '') throw invalidImage('prompt is required');
   const n = typeof body.n === 'number' && body.n > 0 ? Math.trunc(body.n) : 1;
   const size = typeof body.size === 'string' && body.size !== '' ? body.size : '1024x1024';
-  if (size.includes('×')) throw invalidImage('size an unexpected error occurred in the parameter, please use \'x\' instead of the multiplication sign \'×\'');
+  if (size.includes('×'))
+    throw invalidImage("size an unexpected error occurred in the parameter, please use 'x' instead of the multiplication sign '×'");
   if (model === 'dall-e-2' && !DALLE2_SIZES.has(size)) throw invalidImage('size not supported for this image model');
   if (model === 'dall-e-3' && !DALLE3_SIZES.has(size)) throw invalidImage('size not supported for this image model');
   if (model === 'dall-e-3' && n !== 1) throw invalidImage('n must be 1 for dall-e-3');
@@ -36,5 +37,12 @@ export function priceImageRequest(tables: PricingTables, body: JsonObject, model
   const tall = size === '1024x1792' || size === '1792x1024';
   const qualityRatio = model === 'dall-e-3' && quality === 'hd' ? (tall ? 1.5 : 2) : 1;
   const imageRatio = price * sizeRatio * qualityRatio * n;
-  return { imageRatio, groupRatio: pricing.groupRatio, quota: Math.trunc(imageRatio * pricing.groupRatio * tables.quotaPerUnit), n, size, quality };
+  return {
+    imageRatio,
+    groupRatio: pricing.groupRatio,
+    quota: Math.trunc(imageRatio * pricing.groupRatio * tables.quotaPerUnit),
+    n,
+    size,
+    quality,
+  };
 }

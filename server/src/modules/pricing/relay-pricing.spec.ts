@@ -1,6 +1,14 @@
 import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../options/pricing-defaults';
 import { priceImageRequest } from './image-pricing';
-import { completionRatioOf, finalQuota, MISSING_MODEL_RATIO, pricingFor, type PricingTables, referencePreConsume, reservationQuota } from './relay-pricing';
+import {
+  completionRatioOf,
+  finalQuota,
+  MISSING_MODEL_RATIO,
+  pricingFor,
+  type PricingTables,
+  referencePreConsume,
+  reservationQuota,
+} from './relay-pricing';
 
 const tables: PricingTables = {
   modelRatio: DEFAULT_MODEL_RATIO,
@@ -11,7 +19,7 @@ const tables: PricingTables = {
   quotaPerUnit: 500_000,
 };
 
-describe('relay pricing (new-api\'s rules)', () => {
+describe("relay pricing (new-api's rules)", () => {
   it('applies the hard-coded completion rules before the option', () => {
     expect(completionRatioOf('gpt-3.5-turbo', {})).toBe(3);
     expect(completionRatioOf('gpt-3.5-turbo-1106', {})).toBe(2);
@@ -56,7 +64,12 @@ describe('relay pricing (new-api\'s rules)', () => {
   });
 
   it('prices images by size, quality and n', () => {
-    const hd = priceImageRequest({ ...tables, modelPrice: { 'dall-e-3': 0.04 } }, { prompt: 'cat', size: '1024x1792', quality: 'hd' }, 'dall-e-3', 'default');
+    const hd = priceImageRequest(
+      { ...tables, modelPrice: { 'dall-e-3': 0.04 } },
+      { prompt: 'cat', size: '1024x1792', quality: 'hd' },
+      'dall-e-3',
+      'default',
+    );
     expect(hd.quota).toBe(Math.trunc(0.04 * 2 * 1.5 * 500_000));
     const small = priceImageRequest(tables, { prompt: 'cat', size: '256x256', n: 2 }, 'dall-e-2', 'default');
     expect(small.imageRatio).toBeCloseTo(0.0025 * 30 * 0.4 * 2);

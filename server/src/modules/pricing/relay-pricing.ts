@@ -94,16 +94,13 @@ export interface PreConsumeRequest {
  * reservation is that bound (prompt plus max_tokens at the completion ratio); otherwise new-api's estimate
  * (PreConsumedQuota tokens at the model ratio).
  */
-export function reservationQuota(
-  tables: PricingTables,
-  pricing: ModelPricing,
-  request: PreConsumeRequest,
-): number {
+export function reservationQuota(tables: PricingTables, pricing: ModelPricing, request: PreConsumeRequest): number {
   if (pricing.modelPrice >= 0) return Math.trunc(pricing.modelPrice * tables.quotaPerUnit * pricing.groupRatio);
   if (request.promptOnly) return Math.ceil(request.promptTokens * pricing.modelRatio * pricing.groupRatio);
-  const tokens = request.maxTokens && request.maxTokens > 0
-    ? request.promptTokens + request.maxTokens * pricing.completionRatio
-    : tables.preConsumedTokens;
+  const tokens =
+    request.maxTokens && request.maxTokens > 0
+      ? request.promptTokens + request.maxTokens * pricing.completionRatio
+      : tables.preConsumedTokens;
   return Math.ceil(tokens * pricing.modelRatio * pricing.groupRatio);
 }
 
@@ -119,7 +116,11 @@ export function referencePreConsume(tables: PricingTables, pricing: ModelPricing
  * The charge for what was used, as new-api settles it. A request that used no tokens at all is charged
  * nothing (new-api kept the pre-consumed amount: a leak).
  */
-export function finalQuota(tables: PricingTables, pricing: ModelPricing, usage: { promptTokens: number; completionTokens: number }): number {
+export function finalQuota(
+  tables: PricingTables,
+  pricing: ModelPricing,
+  usage: { promptTokens: number; completionTokens: number },
+): number {
   if (usage.promptTokens + usage.completionTokens === 0) return 0;
   if (pricing.modelPrice >= 0) return Math.trunc(pricing.modelPrice * tables.quotaPerUnit * pricing.groupRatio);
   const ratio = pricing.modelRatio * pricing.groupRatio;

@@ -16,7 +16,14 @@ const event = (): NewEvent => ({
   id: randomUUID(),
   type: 'Pinged',
   data: {},
-  metadata: { correlationId: randomUUID(), causationId: null, actor: { type: 'system' }, clientIp: null, reasonCode: 'test', schemaVersion: 1 },
+  metadata: {
+    correlationId: randomUUID(),
+    causationId: null,
+    actor: { type: 'system' },
+    clientIp: null,
+    reasonCode: 'test',
+    schemaVersion: 1,
+  },
 });
 
 describe('ProjectionLagReader (GET /api/status/projections and the lag gauges)', () => {

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { OptionsService } from '../options/options.service';
 
-export type TokenGroupVerdict =
-  | { usable: true }
-  | { usable: false; reason: 'disabled' | 'deprecated'; message: string };
+export type TokenGroupVerdict = { usable: true } | { usable: false; reason: 'disabled' | 'deprecated'; message: string };
 
 /**
  * The relay's rule for a token's group (new-api's Distribute): it must be one users may pick
  * (UserUsableGroups), else "令牌分组 g 已被禁用", and one with a ratio (GroupRatio), else "分组 g 已被弃用".
  */
-export function judgeTokenGroup(group: string, usableGroups: Record<string, unknown>, groupRatio: Record<string, unknown>): TokenGroupVerdict {
+export function judgeTokenGroup(
+  group: string,
+  usableGroups: Record<string, unknown>,
+  groupRatio: Record<string, unknown>,
+): TokenGroupVerdict {
   if (!Object.hasOwn(usableGroups, group)) return { usable: false, reason: 'disabled', message: `令牌分组 ${group} 已被禁用` };
   if (!Object.hasOwn(groupRatio, group)) return { usable: false, reason: 'deprecated', message: `分组 ${group} 已被弃用` };
   return { usable: true };

@@ -12,7 +12,14 @@ const messageOf = (work: () => unknown) => {
 describe('token input', () => {
   it('fills the defaults of a creation and reads expiry 0 as never', () => {
     expect(parseCreateToken({ name: 'n', expired_time: 0, remain_quota: null })).toEqual({
-      name: 'n', remainQuota: 0, expiredTime: -1, unlimitedQuota: false, modelLimitsEnabled: false, modelLimits: '', allowIps: '', group: '',
+      name: 'n',
+      remainQuota: 0,
+      expiredTime: -1,
+      unlimitedQuota: false,
+      modelLimitsEnabled: false,
+      modelLimits: '',
+      allowIps: '',
+      group: '',
     });
   });
 
@@ -20,7 +27,16 @@ describe('token input', () => {
     expect(messageOf(() => parseCreateToken({ name: 'x'.repeat(31) }))).toBe('令牌名称过长');
     expect(messageOf(() => parseCreateToken({ name: 'n', remain_quota: -1 }))).toBe('令牌额度不能为负数');
     expect(messageOf(() => parseCreateToken({ name: 'n', allow_ips: 'x' }))).toBe('IP 白名单中的 x 不是合法的 IP 地址或网段');
-    for (const body of [{}, null, [], 'n', { name: 1 }, { name: 'n', group: 5 }, { name: 'a\u0000' }, { name: 'n', remain_quota: 2 ** 53 }]) {
+    for (const body of [
+      {},
+      null,
+      [],
+      'n',
+      { name: 1 },
+      { name: 'n', group: 5 },
+      { name: 'a\u0000' },
+      { name: 'n', remain_quota: 2 ** 53 },
+    ]) {
       expect(messageOf(() => parseCreateToken(body))).toBe('无效的参数');
     }
   });

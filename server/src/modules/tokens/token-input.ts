@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { InvalidParamsError } from '../../common/http/errors';
 import { parseAllowIps } from './token-auth/allowed-ips';
-import { InvalidTokenFieldError, NegativeTokenQuotaError, TokenIdRequiredError, TokenNameTooLongError, TokenNotFoundError } from './token.errors';
+import {
+  InvalidTokenFieldError,
+  NegativeTokenQuotaError,
+  TokenIdRequiredError,
+  TokenNameTooLongError,
+  TokenNotFoundError,
+} from './token.errors';
 import { NEVER_EXPIRES, TokenStatus } from './token-status';
 
 /** The editable fields of a token, as the drawer sends them (the console's token drawer). */

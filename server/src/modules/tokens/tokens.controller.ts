@@ -70,7 +70,12 @@ export class TokensController {
   /** Full edit, or `?status_only=<anything non-empty>`: only the status (1 enable, 2 disable). */
   @Put('/')
   @UserAuth()
-  async update(@CurrentUser() user: AuthenticatedUser, @Body() body: unknown, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest) {
+  async update(
+    @CurrentUser() user: AuthenticatedUser,
+    @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+  ) {
     if (queryText(query.status_only) !== '') {
       const change = parseTokenStatusChange(body);
       return ok(await this.commandBus.execute(new ChangeTokenStatusCommand(user.id, change.id, change.status)));

@@ -10,10 +10,13 @@ describe('user credentials', () => {
   it('makes access tokens of 28 or 32 standard-base64 characters, as many bytes as ⌊L·3/4⌋ for L in 29..32', () => {
     const sizes: number[] = [];
     for (const length of [29, 30, 31, 32]) {
-      const token = generateAccessToken(() => length, (size) => {
-        sizes.push(size);
-        return Buffer.alloc(size, 0xfb);
-      });
+      const token = generateAccessToken(
+        () => length,
+        (size) => {
+          sizes.push(size);
+          return Buffer.alloc(size, 0xfb);
+        },
+      );
       expect([28, 32]).toContain(token.length);
     }
     expect(sizes).toEqual([21, 22, 23, 24]);

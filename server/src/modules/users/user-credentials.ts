@@ -23,7 +23,8 @@ export function generateAccessToken(
 
 /** Postgres unique violation on a given index (23505), as TypeORM surfaces it. */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const driver = (error as { driverError?: { code?: string; constraint?: string } })?.driverError ?? (error as { code?: string; constraint?: string });
+  const driver =
+    (error as { driverError?: { code?: string; constraint?: string } })?.driverError ?? (error as { code?: string; constraint?: string });
   return driver?.code === '23505' && driver.constraint === constraint;
 }
 

@@ -9,12 +9,19 @@ describe('users API input', () => {
     expect(decodeBody(schema, { name: null })).toEqual({ name: undefined, count: undefined });
   });
 
-  it.each([[undefined], [null], ['text'], [[1, 2]], [{ name: 5 }], [{ count: '5' }], [{ count: 1.5 }], [{ name: 'a\u0000b' }], [{ count: 2 ** 60 }]])(
-    'refuses %j as 无效的参数',
-    (body) => {
-      expect(() => decodeBody(schema, body)).toThrow('无效的参数');
-    },
-  );
+  it.each([
+    [undefined],
+    [null],
+    ['text'],
+    [[1, 2]],
+    [{ name: 5 }],
+    [{ count: '5' }],
+    [{ count: 1.5 }],
+    [{ name: 'a\u0000b' }],
+    [{ count: 2 ** 60 }],
+  ])('refuses %j as 无效的参数', (body) => {
+    expect(() => decodeBody(schema, body)).toThrow('无效的参数');
+  });
 
   it('parses ids as Go strconv.Atoi does', () => {
     expect(parseGoInt('42')).toBe(42);

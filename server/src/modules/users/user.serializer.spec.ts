@@ -24,21 +24,56 @@ function user(overrides: Partial<UserEntity> = {}): UserEntity {
 }
 
 const KEYS = [
-  'id', 'username', 'password', 'display_name', 'role', 'status', 'email', 'github_id', 'wechat_id', 'telegram_id',
-  'verification_code', 'access_token', 'quota', 'used_quota', 'request_count', 'group', 'aff_code', 'aff_count',
-  'aff_quota', 'aff_history_quota', 'inviter_id', 'DeletedAt',
+  'id',
+  'username',
+  'password',
+  'display_name',
+  'role',
+  'status',
+  'email',
+  'github_id',
+  'wechat_id',
+  'telegram_id',
+  'verification_code',
+  'access_token',
+  'quota',
+  'used_quota',
+  'request_count',
+  'group',
+  'aff_code',
+  'aff_count',
+  'aff_quota',
+  'aff_history_quota',
+  'inviter_id',
+  'DeletedAt',
 ];
 
 describe('user serializer', () => {
   it('has the new-api keys in the new-api order, never the password hash', () => {
     const json = toUserJson(user(), { quota: 10, usedQuota: 2, requestCount: 3, affCount: 1, affQuota: 4, affHistoryQuota: 5 });
     expect(Object.keys(json)).toEqual(KEYS);
-    expect(json).toMatchObject({ password: '', verification_code: '', quota: 10, used_quota: 2, request_count: 3, aff_count: 1, aff_quota: 4, aff_history_quota: 5 });
+    expect(json).toMatchObject({
+      password: '',
+      verification_code: '',
+      quota: 10,
+      used_quota: 2,
+      request_count: 3,
+      aff_count: 1,
+      aff_quota: 4,
+      aff_history_quota: 5,
+    });
     expect(JSON.stringify(json)).not.toContain('$2a$');
   });
 
   it('reads zeros for an account without events', () => {
-    expect(toUserJson(user())).toMatchObject({ quota: 0, used_quota: 0, request_count: 0, aff_count: 0, aff_quota: 0, aff_history_quota: 0 });
+    expect(toUserJson(user())).toMatchObject({
+      quota: 0,
+      used_quota: 0,
+      request_count: 0,
+      aff_count: 0,
+      aff_quota: 0,
+      aff_history_quota: 0,
+    });
   });
 
   it('serialises soft delete as a capitalised DeletedAt timestamp or null', () => {
@@ -59,16 +94,38 @@ describe('user serializer', () => {
   it('adds the admin-only account revision and the root-only default-password flag only when asked', () => {
     expect(toUserJson(user())).not.toHaveProperty('account_revision');
     expect(toUserJson(user())).not.toHaveProperty('password_is_default');
-    expect(toUserJson(user(), null, { accountRevision: 3, passwordIsDefault: true })).toMatchObject({ account_revision: 3, password_is_default: true });
+    expect(toUserJson(user(), null, { accountRevision: 3, passwordIsDefault: true })).toMatchObject({
+      account_revision: 3,
+      password_is_default: true,
+    });
   });
 
   it('gives login only id, username, display_name, role, status and group, zero values elsewhere', () => {
     const json = toLoginUser(user({ accessToken: 'secret-token-secret-token-secr' }));
     expect(Object.keys(json)).toEqual(KEYS);
     expect(json).toEqual({
-      id: 5, username: 'alice', password: '', display_name: 'Alice', role: 1, status: 1, email: '', github_id: '', wechat_id: '',
-      telegram_id: '', verification_code: '', access_token: null, quota: 0, used_quota: 0, request_count: 0, group: 'vip',
-      aff_code: '', aff_count: 0, aff_quota: 0, aff_history_quota: 0, inviter_id: 0, DeletedAt: null,
+      id: 5,
+      username: 'alice',
+      password: '',
+      display_name: 'Alice',
+      role: 1,
+      status: 1,
+      email: '',
+      github_id: '',
+      wechat_id: '',
+      telegram_id: '',
+      verification_code: '',
+      access_token: null,
+      quota: 0,
+      used_quota: 0,
+      request_count: 0,
+      group: 'vip',
+      aff_code: '',
+      aff_count: 0,
+      aff_quota: 0,
+      aff_history_quota: 0,
+      inviter_id: 0,
+      DeletedAt: null,
     });
   });
 

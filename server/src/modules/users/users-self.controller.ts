@@ -31,7 +31,12 @@ export class UsersSelfController {
 
   @Put('self')
   @UserAuth()
-  async updateSelf(@CurrentUser() user: AuthenticatedUser, @Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async updateSelf(
+    @CurrentUser() user: AuthenticatedUser,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const input = decodeBody(updateSelfBody, body);
     await this.commandBus.execute(
       new UpdateSelfCommand({ userId: user.id, username: input.username, displayName: input.display_name, password: input.password }),
@@ -43,7 +48,11 @@ export class UsersSelfController {
 
   @Delete('self')
   @UserAuth()
-  async deleteSelf(@CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async deleteSelf(
+    @CurrentUser() user: AuthenticatedUser,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     await this.commandBus.execute(new DeleteSelfCommand(user.id));
     // Ended server-side too (new-api leaves it to the browser's logout).
     await this.sessions.destroy(request, reply);

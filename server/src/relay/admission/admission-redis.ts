@@ -44,7 +44,10 @@ export function openAdmissionConnection(redis: Redis): AdmissionCommands {
 export async function closeAdmissionConnection(connection: Redis): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const quit = await Promise.race([
-    connection.quit().then(() => true, () => false),
+    connection.quit().then(
+      () => true,
+      () => false,
+    ),
     new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000))),
   ]);
   clearTimeout(timer);
@@ -63,7 +66,13 @@ export class AdmissionKeys {
 
   account(userId: number) {
     const tag = this.tag(userId);
-    return { bal: `${tag}:acct`, settled: `${tag}:acct:settled`, resv: `${tag}:acct:resv`, leases: `${tag}:leases`, tokens: `${tag}:tokens` };
+    return {
+      bal: `${tag}:acct`,
+      settled: `${tag}:acct:settled`,
+      resv: `${tag}:acct:resv`,
+      leases: `${tag}:leases`,
+      tokens: `${tag}:tokens`,
+    };
   }
 
   token(userId: number, tokenId: number) {

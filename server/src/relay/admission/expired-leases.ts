@@ -75,7 +75,10 @@ export class ExpiredLeases {
       // Removed only if no later sweep re-queued the user at a higher head meanwhile.
       await this.redis.eval(
         "if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end return 1",
-        1, this.keys.refreshUsers, id, head,
+        1,
+        this.keys.refreshUsers,
+        id,
+        head,
       );
     }
   }

@@ -29,7 +29,9 @@ describe('lease sweep (real Redis and Postgres)', () => {
     dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
     redis = new Redis(testRedisUrl());
     store = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: undefined });
-    admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store, { blocks: false });
+    admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store, {
+      blocks: false,
+    });
   });
   afterAll(async () => {
     await admission.onModuleDestroy(); // its own Redis connection

@@ -52,7 +52,12 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
 
   it('loads the balance from the projection on first use and refuses what is not there', async () => {
     await setProjected(1, 100, 5);
-    expect(await reserve(1, 'a', 60)).toEqual({ ok: true, userAvailable: 40, tokenAvailable: null, reservation: { id: 'a', kind: 'request' } });
+    expect(await reserve(1, 'a', 60)).toEqual({
+      ok: true,
+      userAvailable: 40,
+      tokenAvailable: null,
+      reservation: { id: 'a', kind: 'request' },
+    });
     expect(await reserve(1, 'b', 41)).toEqual({ ok: false, reason: 'user', userAvailable: 40, tokenAvailable: null });
     expect(await reserve(1, 'a', 60)).toMatchObject({ ok: true }); // same request again: idempotent
     expect((await admission.available(1)).user).toBe(40);
@@ -90,7 +95,19 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
     await setProjected(5, 100, 0);
     // Something is in the ledger past the base's position: the dead request might have been charged there.
     await store.appendToStream('probe-1', [
-      { id: randomUUID(), type: 'ProbeAppended', data: {}, metadata: { correlationId: 'c', causationId: null, actor: { type: 'system' }, clientIp: null, reasonCode: 'test', schemaVersion: 1 } },
+      {
+        id: randomUUID(),
+        type: 'ProbeAppended',
+        data: {},
+        metadata: {
+          correlationId: 'c',
+          causationId: null,
+          actor: { type: 'system' },
+          clientIp: null,
+          reasonCode: 'test',
+          schemaVersion: 1,
+        },
+      },
     ]);
     await reserve(5, 'dead', 70, 1);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -177,7 +194,11 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
       expect(second).toMatchObject({ ok: true, reservation: { id: block.id, kind: 'block' } });
       // Answered for 60 (journaled), then in the ledger at position 6.
       blocks.charged('second', 60);
-      await blocks.settleMany(21, null, [{ reservation: block.id, requestId: 'second', amount: 60, position: 6 }].map((charge) => ({ ...charge, kind: 'block' as const })));
+      await blocks.settleMany(
+        21,
+        null,
+        [{ reservation: block.id, requestId: 'second', amount: 60, position: 6 }].map((charge) => ({ ...charge, kind: 'block' as const })),
+      );
       await blocks.release({ requestId: 'first', userId: 21, tokenId: null });
       // Everything not charged is available again, from this process's point of view.
       expect((await blocks.available(21)).user).toBe(1_000_000 - 60);
@@ -202,7 +223,8 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
       expect(blocks.quotaBlocks.some((block) => block.userId === 23 && block.size > 0)).toBe(true);
       await blocks.release({ requestId: 'idle-1', userId: 23, tokenId: null });
       const deadline = Date.now() + 5_000;
-      while (blocks.quotaBlocks.some((block) => block.userId === 23) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (blocks.quotaBlocks.some((block) => block.userId === 23) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(blocks.quotaBlocks.some((block) => block.userId === 23)).toBe(false);
       expect((await admission.available(23)).user).toBe(100_000);
     });

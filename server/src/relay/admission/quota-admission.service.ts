@@ -91,7 +91,9 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     /** Specs of the Redis mechanics pass `{ blocks: false }`; the product reads RELAY_QUOTA_BLOCKS. */
     @Optional() @Inject(QUOTA_ADMISSION_OPTIONS) options: QuotaAdmissionOptions | null = null,
     /** RELAY_LEASE_MS, RELAY_QUOTA_BLOCKS, RELAY_QUOTA_BLOCK_IDLE_MS; absent in specs that build the service by hand: the defaults. */
-    @Optional() @Inject(APP_CONFIG) config: Pick<AppConfig, 'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS'> | null = null,
+    @Optional()
+    @Inject(APP_CONFIG)
+    config: Pick<AppConfig, 'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS'> | null = null,
   ) {
     const settings = config ?? CONFIG_DEFAULTS;
     this.leaseMs = options?.leaseMs ?? settings.RELAY_LEASE_MS;
@@ -99,11 +101,15 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     this.keys = new AdmissionKeys(keys);
     this.bases = new BalanceBases(this.redis, this.keys, dataSource);
     this.expiredLeases = new ExpiredLeases(this.redis, this.keys, store, dataSource, this.bases);
-    this.blockLeases = new LeaseRenewer((blockId, userId) => this.renew({ requestId: blockId, userId, leaseMs: this.leaseMs }), Math.floor(this.leaseMs / 3));
+    this.blockLeases = new LeaseRenewer(
+      (blockId, userId) => this.renew({ requestId: blockId, userId, leaseMs: this.leaseMs }),
+      Math.floor(this.leaseMs / 3),
+    );
     const owner = randomBytes(4).toString('hex');
-    this.blocks = (options?.blocks ?? settings.RELAY_QUOTA_BLOCKS)
-      ? new QuotaBlocks(this.blockStore(), () => owner, { ...DEFAULT_BLOCK_OPTIONS, idleMs: settings.RELAY_QUOTA_BLOCK_IDLE_MS })
-      : null;
+    this.blocks =
+      (options?.blocks ?? settings.RELAY_QUOTA_BLOCKS)
+        ? new QuotaBlocks(this.blockStore(), () => owner, { ...DEFAULT_BLOCK_OPTIONS, idleMs: settings.RELAY_QUOTA_BLOCK_IDLE_MS })
+        : null;
   }
 
   /** The Redis side of quota blocks: relative, atomic scripts on admission's one ordered connection. */
@@ -113,7 +119,14 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
         const withToken = block.tokenId !== null;
         const keys = [...this.keys.script(block.userId, block.tokenId), this.keys.account(block.userId).tokens];
         const expiresAt = Date.now() + this.leaseMs;
-        const [status, user, token] = await this.redis.tgGrow(...keys, block.id, Math.ceil(extra), expiresAt, withToken ? 1 : 0, block.tokenId ?? 0);
+        const [status, user, token] = await this.redis.tgGrow(
+          ...keys,
+          block.id,
+          Math.ceil(extra),
+          expiresAt,
+          withToken ? 1 : 0,
+          block.tokenId ?? 0,
+        );
         if (status === 0) {
           // A balance is not loaded yet (the block's first request loaded it a moment ago, so rarely): not now.
           return { ok: false, userAvailable: 0, tokenAvailable: withToken ? 0 : null };
@@ -166,7 +179,12 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
       const attempt = this.blocks.tryHold(request.requestId, request.userId, request.tokenId, amount);
       if (attempt.hold) {
         // Admitted in memory; the figures are only read on refusals.
-        return { ok: true, userAvailable: Number.NaN, tokenAvailable: request.tokenId !== null ? Number.NaN : null, reservation: { id: attempt.hold.block.id, kind: 'block' } };
+        return {
+          ok: true,
+          userAvailable: Number.NaN,
+          tokenAvailable: request.tokenId !== null ? Number.NaN : null,
+          reservation: { id: attempt.hold.block.id, kind: 'block' },
+        };
       }
       if (attempt.wait) await attempt.wait;
     }
@@ -192,14 +210,24 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     const keys = [...this.keys.script(request.userId, request.tokenId), this.keys.account(request.userId).tokens];
     for (let attempt = 0; attempt < 3; attempt++) {
       const [status, user, token] = await this.redis.tgReserve(
-        ...keys, request.requestId, amount, expiresAt, withToken ? 1 : 0, request.tokenId ?? 0,
+        ...keys,
+        request.requestId,
+        amount,
+        expiresAt,
+        withToken ? 1 : 0,
+        request.tokenId ?? 0,
       );
       if (status === 1) {
         // Index for the sweeper (another slot in a cluster, so outside the script; harmless if it lags). Its score
         // is a lower bound of the user's earliest lease expiry (LT), so a busy user's newer leases never push a
         // dead one's sweep into the future (with GT a user with steady traffic kept a crashed request's quota).
         if (request.leaseMs > 0) void this.redis.zadd(this.keys.leaseUsers, 'LT', expiresAt, String(request.userId)).catch(() => undefined);
-        return { ok: true, userAvailable: user, tokenAvailable: withToken ? token : null, reservation: { id: request.requestId, kind: 'request' } };
+        return {
+          ok: true,
+          userAvailable: user,
+          tokenAvailable: withToken ? token : null,
+          reservation: { id: request.requestId, kind: 'request' },
+        };
       }
       if (status === 2) return { ok: false, reason: 'user', userAvailable: user, tokenAvailable: withToken ? token : null };
       if (status === 3) return { ok: false, reason: 'token', userAvailable: user, tokenAvailable: token };
@@ -229,7 +257,10 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   async settle(request: SettlementRequest): Promise<void> {
     await this.redis.tgSettle(
       ...this.keys.script(request.userId, request.tokenId),
-      request.requestId, Math.round(request.amount), request.position, request.tokenId !== null ? 1 : 0,
+      request.requestId,
+      Math.round(request.amount),
+      request.position,
+      request.tokenId !== null ? 1 : 0,
     );
   }
 

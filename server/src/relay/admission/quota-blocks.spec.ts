@@ -48,7 +48,12 @@ describe('QuotaBlocks', () => {
   beforeEach(() => {
     store = new FakeStore();
     now = 0;
-    blocks = new QuotaBlocks(store, () => '0000abcd', { shareOfAvailable: 1 / 8, minRequests: 8, maxRequests: 256, idleMs: 1000 }, () => now);
+    blocks = new QuotaBlocks(
+      store,
+      () => '0000abcd',
+      { shareOfAvailable: 1 / 8, minRequests: 8, maxRequests: 256, idleMs: 1000 },
+      () => now,
+    );
   });
 
   it('makes a block only when the balance is large against the request, sized to an eighth of it at most', async () => {

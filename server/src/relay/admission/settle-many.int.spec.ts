@@ -17,15 +17,32 @@ describe('SETTLE_MANY (real Redis)', () => {
   function keysOf() {
     const tag = `${testRedisPrefix()}settle-many:{u:${randomUUID()}}`;
     return {
-      acctBal: `${tag}:acct`, acctSettled: `${tag}:acct:settled`, acctResv: `${tag}:acct:resv`, leases: `${tag}:leases`,
-      tokBal: `${tag}:tok:1`, tokSettled: `${tag}:tok:1:settled`, tokResv: `${tag}:tok:1:resv`,
+      acctBal: `${tag}:acct`,
+      acctSettled: `${tag}:acct:settled`,
+      acctResv: `${tag}:acct:resv`,
+      leases: `${tag}:leases`,
+      tokBal: `${tag}:tok:1`,
+      tokSettled: `${tag}:tok:1:settled`,
+      tokResv: `${tag}:tok:1:resv`,
     };
   }
   type Keys = ReturnType<typeof keysOf>;
   type Charge = [reservation: string, requestId: string, amount: number, position: number, kind: 'r' | 'b'];
 
   const settleMany = (keys: Keys, withToken: boolean, charges: Charge[]) =>
-    redis.eval(SETTLE_MANY, 7, keys.acctBal, keys.acctSettled, keys.acctResv, keys.leases, keys.tokBal, keys.tokSettled, keys.tokResv, withToken ? 1 : 0, ...charges.flat());
+    redis.eval(
+      SETTLE_MANY,
+      7,
+      keys.acctBal,
+      keys.acctSettled,
+      keys.acctResv,
+      keys.leases,
+      keys.tokBal,
+      keys.tokSettled,
+      keys.tokResv,
+      withToken ? 1 : 0,
+      ...charges.flat(),
+    );
 
   async function state(keys: Keys) {
     const settled = async (key: string) => {
@@ -78,7 +95,10 @@ describe('SETTLE_MANY (real Redis)', () => {
   it('without a token, leaves the token keys alone', async () => {
     const keys = keysOf();
     await given(keys, { 'req-a': 100, 'block-1': 100 });
-    await settleMany(keys, false, [['req-a', 'req-a', 40, 20, 'r'], ['block-1', 'c1', 30, 21, 'b']]);
+    await settleMany(keys, false, [
+      ['req-a', 'req-a', 40, 20, 'r'],
+      ['block-1', 'c1', 30, 21, 'b'],
+    ]);
     expect(await state(keys)).toMatchObject({
       acctResv: { 'block-1': '70' },
       tokResv: { 'req-a': '100', 'block-1': '100' },
@@ -90,7 +110,10 @@ describe('SETTLE_MANY (real Redis)', () => {
   it('is idempotent for request charges shipped again (a recovery after a crash)', async () => {
     const keys = keysOf();
     await given(keys, { 'req-a': 100, 'req-b': 100 });
-    const batch: Charge[] = [['req-a', 'req-a', 40, 20, 'r'], ['req-b', 'req-b', 60, 21, 'r']];
+    const batch: Charge[] = [
+      ['req-a', 'req-a', 40, 20, 'r'],
+      ['req-b', 'req-b', 60, 21, 'r'],
+    ];
     await settleMany(keys, true, batch);
     const once = await state(keys);
     await settleMany(keys, true, batch);
@@ -107,7 +130,11 @@ describe('SETTLE_MANY (real Redis)', () => {
     await redis.zadd(keys.leases, ...Object.keys(reservations).flatMap((id) => [Date.now() + 60_000, id]));
     await redis.hset(keys.acctBal, 'base', 1_000_000, 'pos', 10);
     await redis.hset(keys.tokBal, 'base', 1_000_000, 'pos', 10);
-    await settleMany(keys, true, Object.keys(reservations).map((id, i): Charge => [id, id, 7, 11 + i, 'r']));
+    await settleMany(
+      keys,
+      true,
+      Object.keys(reservations).map((id, i): Charge => [id, id, 7, 11 + i, 'r']),
+    );
     expect(await redis.hlen(keys.acctResv)).toBe(0);
     expect(await redis.hlen(keys.tokResv)).toBe(0);
     expect(await redis.zcard(keys.leases)).toBe(0);

@@ -65,7 +65,7 @@ describe('parseMultipart', () => {
   it('accepts a preamble, an epilogue, transport padding and RFC 5987 file names', () => {
     const body = Buffer.from(
       'preamble\r\n--b  \r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n' +
-        "--b\r\nContent-Disposition: form-data; name=file; filename=\"x.mp3\"; filename*=UTF-8''%E2%82%AC.mp3\r\n\r\nDATA\r\n--b--\r\nepilogue",
+        '--b\r\nContent-Disposition: form-data; name=file; filename="x.mp3"; filename*=UTF-8\'\'%E2%82%AC.mp3\r\n\r\nDATA\r\n--b--\r\nepilogue',
     );
     const form = parseMultipart(body, 'b');
     expect(form.fields).toEqual([['model', 'whisper-1']]);
@@ -88,7 +88,10 @@ describe('parseMultipart', () => {
 
   it('parses a 20 MB upload without copying it', async () => {
     const big = Buffer.alloc(20 * 1024 * 1024, 7);
-    const { body, contentType } = await wire([['file', big, 'long.wav', 'audio/wav'], ['model', 'whisper-1']]);
+    const { body, contentType } = await wire([
+      ['file', big, 'long.wav', 'audio/wav'],
+      ['model', 'whisper-1'],
+    ]);
     const started = process.hrtime.bigint();
     const form = parseMultipart(body, multipartBoundary(contentType)!);
     const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;

@@ -81,9 +81,15 @@ export class RelayBillingService {
     return { remain: account?.quota ?? 0, used: account?.usedQuota ?? 0, unlimited: false, expiredTime };
   }
 
-  private async answer(request: RelayHttpRequest, response: ServerResponse, body: (caller: RelayCaller) => Promise<unknown>): Promise<void> {
+  private async answer(
+    request: RelayHttpRequest,
+    response: ServerResponse,
+    body: (caller: RelayCaller) => Promise<unknown>,
+  ): Promise<void> {
     try {
-      const caller = await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, { tokenAuthOnly: true });
+      const caller = await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, {
+        tokenAuthOnly: true,
+      });
       sendJson(response, 200, request.requestId, await body(caller));
     } catch (error) {
       sendRelayFailure(request, response, error);

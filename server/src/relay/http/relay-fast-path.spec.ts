@@ -13,14 +13,20 @@ interface Answer {
 }
 
 /** One raw HTTP/1.1 request (node:http client: full control over Content-Length, chunking and headers). */
-function send(port: number, options: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string; chunks?: Buffer[] }): Promise<Answer> {
+function send(
+  port: number,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string; chunks?: Buffer[] },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path, headers: options.headers ?? {} }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => parts.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path, headers: options.headers ?? {} },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => parts.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (options.chunks) {
       for (const chunk of options.chunks) req.write(chunk);
@@ -57,7 +63,12 @@ describe('RelayFastPath (the hot relay routes ahead of Fastify)', () => {
       });
     });
     registry = new Registry();
-    fastPath = new RelayFastPath({ pipeline, bodyLimit: options.bodyLimit ?? 1024, trustProxy: options.trustProxy ?? false, metrics: httpMetrics(registry) });
+    fastPath = new RelayFastPath({
+      pipeline,
+      bodyLimit: options.bodyLimit ?? 1024,
+      trustProxy: options.trustProxy ?? false,
+      metrics: httpMetrics(registry),
+    });
     fastPath.install(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -74,7 +85,11 @@ describe('RelayFastPath (the hot relay routes ahead of Fastify)', () => {
   it('serves the static relay POST routes itself, with the body as sent, a new request id, the path and the query', async () => {
     await start();
     const body = '{"model":"gpt-4o","temperature":0}';
-    const answer = await send(port, { path: '/v1/chat/completions?api-version=1', headers: { ...json, 'x-request-id': 'client-chosen' }, body });
+    const answer = await send(port, {
+      path: '/v1/chat/completions?api-version=1',
+      headers: { ...json, 'x-request-id': 'client-chosen' },
+      body,
+    });
     expect(answer.status).toBe(200);
     expect(fellBack).toEqual([]);
     expect(handled).toHaveLength(1);
@@ -146,12 +161,18 @@ describe('RelayFastPath (the hot relay routes ahead of Fastify)', () => {
   it('answers a body over the limit 413 in the relay shape, by its Content-Length or as it grows, and never runs the pipeline', async () => {
     await start({ bodyLimit: 16 });
     const declared = await send(port, { path: '/v1/chat/completions', headers: json, body: Buffer.alloc(17, 0x20) });
-    const chunked = await send(port, { path: '/v1/chat/completions', headers: json, chunks: [Buffer.alloc(10, 0x20), Buffer.alloc(10, 0x20)] });
+    const chunked = await send(port, {
+      path: '/v1/chat/completions',
+      headers: json,
+      chunks: [Buffer.alloc(10, 0x20), Buffer.alloc(10, 0x20)],
+    });
     const fits = await send(port, { path: '/v1/chat/completions', headers: json, body: Buffer.alloc(16, 0x20) });
     for (const answer of [declared, chunked]) {
       expect(answer.status).toBe(413);
       const id = answer.headers['x-oneapi-request-id'];
-      expect(JSON.parse(answer.body)).toEqual({ error: { message: `无效的请求, http: request body too large (request id: ${id})`, type: 'new_api_error' } });
+      expect(JSON.parse(answer.body)).toEqual({
+        error: { message: `无效的请求, http: request body too large (request id: ${id})`, type: 'new_api_error' },
+      });
     }
     expect(fits.status).toBe(200);
     expect(handled).toHaveLength(1);
@@ -160,10 +181,13 @@ describe('RelayFastPath (the hot relay routes ahead of Fastify)', () => {
   it('answers 400 when the body ends short of its Content-Length (the client broke off)', async () => {
     await start();
     const answer = await new Promise<{ status: number } | 'closed'>((resolve) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/chat/completions', headers: { ...json, 'content-length': '100' } }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode ?? 0 });
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: '/v1/chat/completions', headers: { ...json, 'content-length': '100' } },
+        (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0 });
+        },
+      );
       req.on('error', () => resolve('closed'));
       req.write('{"model":');
       setTimeout(() => req.destroy(), 50);
@@ -211,7 +235,9 @@ describe('RelayFastPath (the hot relay routes ahead of Fastify)', () => {
 
   it('refuses to install over a server with no single request listener', () => {
     const bare = createServer();
-    expect(() => new RelayFastPath({ pipeline, bodyLimit: 1, trustProxy: false, metrics: null }).install(bare)).toThrow(/expected one request listener/);
+    expect(() => new RelayFastPath({ pipeline, bodyLimit: 1, trustProxy: false, metrics: null }).install(bare)).toThrow(
+      /expected one request listener/,
+    );
     server = createServer();
     server.listen(0);
   });

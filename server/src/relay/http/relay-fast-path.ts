@@ -43,7 +43,9 @@ export interface RelayFastPathOptions {
  * request once the server starts closing (Fastify answers 503 then).
  */
 export class RelayFastPath {
-  private readonly routes = new Map<string, RelayMode>(RELAY_POST_ROUTES.filter(([path]) => !path.includes(':')).map(([path, mode]) => [path, mode]));
+  private readonly routes = new Map<string, RelayMode>(
+    RELAY_POST_ROUTES.filter(([path]) => !path.includes(':')).map(([path, mode]) => [path, mode]),
+  );
   private closing = false;
   /** Metric children by route and status: labels are resolved once, not per request. */
   private readonly counters = new Map<string, { inc(): void }>();

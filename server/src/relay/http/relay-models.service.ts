@@ -37,7 +37,9 @@ export class RelayModelsService {
 
   async list(request: RelayHttpRequest, response: ServerResponse): Promise<void> {
     try {
-      const caller = await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, { tokenAuthOnly: true });
+      const caller = await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, {
+        tokenAuthOnly: true,
+      });
       const models = caller.token.modelLimits ? [...caller.token.modelLimits] : this.router.modelsForGroup(caller.group);
       sendJson(response, 200, request.requestId, { success: true, data: models.map((model) => modelObject(model, ownerOf(model))) });
     } catch (error) {
@@ -70,7 +72,9 @@ export class RelayModelsService {
   async notImplemented(request: RelayHttpRequest, response: ServerResponse): Promise<void> {
     try {
       await this.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp);
-      sendJson(response, 501, request.requestId, { error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' } });
+      sendJson(response, 501, request.requestId, {
+        error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' },
+      });
     } catch (error) {
       this.fail(request, response, error);
     }
@@ -83,6 +87,9 @@ export class RelayModelsService {
 
 /** Any error of the relay's JSON routes in the relay's shape: a RelayError as it is, anything else a 500. */
 export function sendRelayFailure(request: RelayHttpRequest, response: ServerResponse, error: unknown): void {
-  const relayError = error instanceof RelayError ? error : new RelayError(500, String((error as Error)?.message ?? error), 'new_api_error', { shape: 'relay' });
+  const relayError =
+    error instanceof RelayError
+      ? error
+      : new RelayError(500, String((error as Error)?.message ?? error), 'new_api_error', { shape: 'relay' });
   sendJson(response, relayError.status, request.requestId, relayError.toBody(request.requestId));
 }

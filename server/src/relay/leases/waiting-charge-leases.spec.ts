@@ -34,10 +34,16 @@ describe('WaitingChargeLeases', () => {
     // At the next tick `a` is renewed again (every 10 s from then on, well inside a 60 s lease) and `b` and `c` are
     // due: one call per user.
     await jest.advanceTimersByTimeAsync(10_000);
-    expect(renew.mock.calls.slice(1)).toEqual([[1, ['a', 'b']], [2, ['c']]]);
+    expect(renew.mock.calls.slice(1)).toEqual([
+      [1, ['a', 'b']],
+      [2, ['c']],
+    ]);
     renew.mockClear();
     await jest.advanceTimersByTimeAsync(10_000);
-    expect(renew.mock.calls).toEqual([[1, ['a', 'b']], [2, ['c']]]);
+    expect(renew.mock.calls).toEqual([
+      [1, ['a', 'b']],
+      [2, ['c']],
+    ]);
     leases.remove('a');
     leases.remove('c');
     renew.mockClear();

@@ -53,7 +53,11 @@ describe('RelayPipelineService: the attempt loop (real ledger and Redis, in-test
     try {
       const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
       expect(response.status).toBe(500);
-      expect((await json(response)).error).toMatchObject({ type: 'new_api_error', code: 'do_request_failed', message: expect.stringMatching(/^请求上游地址失败/) });
+      expect((await json(response)).error).toMatchObject({
+        type: 'new_api_error',
+        code: 'do_request_failed',
+        message: expect.stringMatching(/^请求上游地址失败/),
+      });
       expect(await charges(response.headers.get('x-oneapi-request-id')!)).toHaveLength(0);
     } finally {
       pipeline.router.channels = [channel(1, primary.baseUrl, 10), channel(2, backup.baseUrl, 0)];
@@ -111,10 +115,29 @@ describe('RelayPipelineService: the attempt loop (real ledger and Redis, in-test
     const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
     expect(response.status).toBe(400);
     const reported = outcomes.at(-1)!;
-    expect(reported).toEqual({ channelId: 1, ok: false, status: 400, errorCode: 'x', errorType: 'authentication_error', message: 'key revoked', source: 'relay' });
+    expect(reported).toEqual({
+      channelId: 1,
+      ok: false,
+      status: 400,
+      errorCode: 'x',
+      errorType: 'authentication_error',
+      message: 'key revoked',
+      source: 'relay',
+    });
     const outcome: ChannelOutcome = reported;
     expect(classifyOutcome(outcome, 1)).toBe('fatal');
-    const policy = { autoDisableEnabled: true, autoEnableEnabled: true, responseTimeThresholdSeconds: 0, minFailures: 20, failureRate: 0.5, windowSeconds: 60 };
-    expect(decideOnOutcome(outcome, { status: 1, autoBan: true, type: 1 }, { total: 1, failures: 1 }, policy)).toMatchObject({ kind: 'disable', reasonCode: 'fatal_upstream_error', reason: 'key revoked' });
+    const policy = {
+      autoDisableEnabled: true,
+      autoEnableEnabled: true,
+      responseTimeThresholdSeconds: 0,
+      minFailures: 20,
+      failureRate: 0.5,
+      windowSeconds: 60,
+    };
+    expect(decideOnOutcome(outcome, { status: 1, autoBan: true, type: 1 }, { total: 1, failures: 1 }, policy)).toMatchObject({
+      kind: 'disable',
+      reasonCode: 'fatal_upstream_error',
+      reason: 'key revoked',
+    });
   });
 });

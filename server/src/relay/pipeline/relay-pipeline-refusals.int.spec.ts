@@ -10,11 +10,18 @@ describe('RelayPipelineService: authenticate and parse (real ledger and Redis, i
 
   it('refuses bad input in the documented shapes and reserves nothing', async () => {
     const before = await available();
-    const malformed = await fetch(`${pipeline.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-good' }, body: '{"model":' });
+    const malformed = await fetch(`${pipeline.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-good' },
+      body: '{"model":',
+    });
     expect(malformed.status).toBe(400);
     expect(Object.keys((await json(malformed)).error)).toEqual(['message', 'type']);
     const noMessages = await chat({ model: 'gpt-3.5-turbo' });
-    expect((await json(noMessages)).error).toMatchObject({ code: 'invalid_text_request', message: expect.stringMatching(/^field messages is required/) });
+    expect((await json(noMessages)).error).toMatchObject({
+      code: 'invalid_text_request',
+      message: expect.stringMatching(/^field messages is required/),
+    });
     const noChannel = await chat({ model: 'nope', messages: [{ role: 'user', content: 'x' }] });
     expect(noChannel.status).toBe(503);
     expect((await json(noChannel)).error.message).toMatch(/^当前分组 default 下对于模型 nope 无可用渠道/);
@@ -24,9 +31,21 @@ describe('RelayPipelineService: authenticate and parse (real ledger and Redis, i
   });
 
   describe('sensitive words, checked before channel selection and reservation', () => {
-    const refusedCleanly = async (response: Response, code: string, message: string, upstreamCallsBefore: number, outcomesBefore: number, availableBefore: number) => {
+    const refusedCleanly = async (
+      response: Response,
+      code: string,
+      message: string,
+      upstreamCallsBefore: number,
+      outcomesBefore: number,
+      availableBefore: number,
+    ) => {
       expect(response.status).toBe(400);
-      expect((await json(response)).error).toEqual({ message: expect.stringMatching(new RegExp(`^${message} \\(request id: `)), type: 'new_api_error', param: '', code });
+      expect((await json(response)).error).toEqual({
+        message: expect.stringMatching(new RegExp(`^${message} \\(request id: `)),
+        type: 'new_api_error',
+        param: '',
+        code,
+      });
       expect(primary.requests.length + backup.requests.length).toBe(upstreamCallsBefore);
       expect(outcomes).toHaveLength(outcomesBefore);
       expect(await charges(response.headers.get('x-oneapi-request-id')!)).toHaveLength(0);
@@ -45,7 +64,10 @@ describe('RelayPipelineService: authenticate and parse (real ledger and Redis, i
       const calls = primary.requests.length + backup.requests.length;
       const reported = outcomes.length;
       const before = await available();
-      const content = [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'text', text: 'what about test_SENSITIVE?' }];
+      const content = [
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        { type: 'text', text: 'what about test_SENSITIVE?' },
+      ];
       const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }] });
       await refusedCleanly(response, 'sensitive_words_detected', 'sensitive words: test_sensitive', calls, reported, before);
     });
@@ -56,10 +78,20 @@ describe('RelayPipelineService: authenticate and parse (real ledger and Redis, i
         const calls = primary.requests.length + backup.requests.length;
         const reported = outcomes.length;
         const before = await available();
-        const both = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'system', content: 'An APPLE' }, { role: 'user', content: 'a forbidden fruit' }] });
+        const both = await chat({
+          model: 'gpt-3.5-turbo',
+          messages: [
+            { role: 'system', content: 'An APPLE' },
+            { role: 'user', content: 'a forbidden fruit' },
+          ],
+        });
         await refusedCleanly(both, 'sensitive_words_detected', 'sensitive words: forbidden fruit,apple', calls, reported, before);
         const post = (path: string, body: Record<string, unknown>) =>
-          fetch(`${pipeline.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-good', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          fetch(`${pipeline.url}${path}`, {
+            method: 'POST',
+            headers: { authorization: 'Bearer sk-good', 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
         const image = await post('/v1/images/generations', { model: 'dall-e-3', prompt: 'an apple' });
         await refusedCleanly(image, 'invalid_image_request', 'sensitive words: apple', calls, reported, before);
         const speech = await post('/v1/audio/speech', { model: 'tts-1', input: 'Test_Sensitive', voice: 'alloy' });

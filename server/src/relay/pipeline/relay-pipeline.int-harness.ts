@@ -24,9 +24,26 @@ export const json = (response: Response): Promise<any> => response.json();
 
 export function channel(id: number, baseUrl: string, priority: number, extra: Partial<RoutableChannel> = {}): RoutableChannel {
   return {
-    id, type: 1, name: `ch${id}`, key: `key-${id}`, baseUrl, models: ['gpt-3.5-turbo'], modelMapping: {}, groups: ['default'],
-    priority, weight: 0, autoBan: false, other: '', config: {}, headerOverride: {}, paramOverride: {}, openaiOrganization: null,
-    statusCodeMapping: {}, testModel: null, status: 1, ...extra,
+    id,
+    type: 1,
+    name: `ch${id}`,
+    key: `key-${id}`,
+    baseUrl,
+    models: ['gpt-3.5-turbo'],
+    modelMapping: {},
+    groups: ['default'],
+    priority,
+    weight: 0,
+    autoBan: false,
+    other: '',
+    config: {},
+    headerOverride: {},
+    paramOverride: {},
+    openaiOrganization: null,
+    statusCodeMapping: {},
+    testModel: null,
+    status: 1,
+    ...extra,
   };
 }
 
@@ -87,8 +104,13 @@ export function pipelineHarness(): PipelineHarness {
     outcomes: [],
     clientWrites: [],
     chat: (body, key = 'sk-good') =>
-      fetch(`${harness.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    charges: (requestId) => dataSource(harness.target).query(`SELECT data FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = $1`, [requestId]),
+      fetch(`${harness.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    charges: (requestId) =>
+      dataSource(harness.target).query(`SELECT data FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = $1`, [requestId]),
     available: async () => (await harness.target.app.get(QuotaAdmissionService, { strict: false }).available(harness.caller.user.id)).user,
   };
   let server: Server | undefined;
@@ -122,7 +144,17 @@ export function pipelineHarness(): PipelineHarness {
     const options = app.get(OptionsService, { strict: false });
     const settlement = (harness.settlement = new RelaySettlementService(app.get(EVENT_STORE, { strict: false }), admission));
     const build = (config: RelayPipelineConfig | null = null) =>
-      new RelayPipelineService(authenticator, router, { report: (outcome) => outcomes.push(outcome) }, admission, settlement, new PricingService(options), options, new UpstreamHttpClient(), config);
+      new RelayPipelineService(
+        authenticator,
+        router,
+        { report: (outcome) => outcomes.push(outcome) },
+        admission,
+        settlement,
+        new PricingService(options),
+        options,
+        new UpstreamHttpClient(),
+        config,
+      );
     const pipeline = build();
     // The same pipeline with RELAY_TIMEOUT and STREAMING_TIMEOUT at 1 s, for the requests that carry
     // `x-test-pipeline: timeouts`.
@@ -143,7 +175,15 @@ export function pipelineHarness(): PipelineHarness {
         const controller = new AbortController();
         response.once('close', () => !response.writableFinished && controller.abort());
         void (request.headers['x-test-pipeline'] === 'timeouts' ? timeoutPipeline : pipeline).handle(
-          { requestId: randomUUID(), path, query, headers: request.headers, rawBody: Buffer.concat(chunks), clientIp: '127.0.0.1', signal: controller.signal },
+          {
+            requestId: randomUUID(),
+            path,
+            query,
+            headers: request.headers,
+            rawBody: Buffer.concat(chunks),
+            clientIp: '127.0.0.1',
+            signal: controller.signal,
+          },
           response,
           relayModeOf(path)!,
         );

@@ -28,7 +28,10 @@ import { firstChannel, upstreamModelFor } from './steps/select-channel';
 
 export type { PlaygroundCaller, RelayHttpRequest };
 
-export type RelayPipelineConfig = Pick<AppConfig, 'FORCE_STREAM_OPTION' | 'GEMINI_SAFETY_SETTING' | 'STREAMING_TIMEOUT' | 'RELAY_TIMEOUT' | 'RELAY_MEDIA_ALLOW_PRIVATE'>;
+export type RelayPipelineConfig = Pick<
+  AppConfig,
+  'FORCE_STREAM_OPTION' | 'GEMINI_SAFETY_SETTING' | 'STREAMING_TIMEOUT' | 'RELAY_TIMEOUT' | 'RELAY_MEDIA_ALLOW_PRIVATE'
+>;
 
 /**
  * The relay hot path, one step per file in `steps/`: authenticate → parse → price → reserve → select → call
@@ -83,7 +86,11 @@ export class RelayPipelineService {
     let context: RelayContext | null = null;
     try {
       // Authenticate: a token (the playground's session user was checked by the console's guard).
-      const caller = playground ? null : await deps.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, { quotaByReservation: true });
+      const caller = playground
+        ? null
+        : await deps.authenticator.authenticate(relayAuthorization(request.headers), request.clientIp, undefined, {
+            quotaByReservation: true,
+          });
       if (playground?.useAccessToken) throw relayLocal(400, '暂不支持使用 access token', 'access_token_not_supported');
       // Parse once.
       const { body, multipart } = parseBody(request, mode, Boolean(playground));

@@ -1,5 +1,15 @@
 import { RelayError } from '../relay-error';
-import { countPromptTokens, defaultModelFor, engineModelOf, maxTokensOf, parseAudioForm, parseJsonBody, relayModeOf, validateAudioRequest, validateTextRequest } from './relay-request';
+import {
+  countPromptTokens,
+  defaultModelFor,
+  engineModelOf,
+  maxTokensOf,
+  parseAudioForm,
+  parseJsonBody,
+  relayModeOf,
+  validateAudioRequest,
+  validateTextRequest,
+} from './relay-request';
 
 function relayErrorOf(run: () => unknown): RelayError {
   try {
@@ -24,7 +34,10 @@ describe('relay request parsing and validation', () => {
   it('answers a malformed body with the Distribute 400 in the abort shape', () => {
     const error = relayErrorOf(() => parseJsonBody(Buffer.from('{"model":')));
     expect(error.status).toBe(400);
-    expect(error.toBody('r1').error).toEqual({ message: expect.stringMatching(/^无效的请求, .* \(request id: r1\)$/), type: 'new_api_error' });
+    expect(error.toBody('r1').error).toEqual({
+      message: expect.stringMatching(/^无效的请求, .* \(request id: r1\)$/),
+      type: 'new_api_error',
+    });
     expect(relayErrorOf(() => parseJsonBody(Buffer.from('[1]'))).status).toBe(400);
     expect(parseJsonBody(Buffer.from('{"temperature":0}'))).toEqual({ temperature: 0 });
   });
@@ -32,12 +45,17 @@ describe('relay request parsing and validation', () => {
   it('validates text requests with invalid_text_request', () => {
     const missingMessages = relayErrorOf(() => validateTextRequest('chat', { model: 'gpt-4' }, 'gpt-4'));
     expect(missingMessages.toBody('r').error).toEqual({
-      message: 'field messages is required (request id: r)', type: 'new_api_error', param: '', code: 'invalid_text_request',
+      message: 'field messages is required (request id: r)',
+      type: 'new_api_error',
+      param: '',
+      code: 'invalid_text_request',
     });
     expect(relayErrorOf(() => validateTextRequest('chat', { messages: [{}] }, '')).message).toBe('model is required');
     expect(relayErrorOf(() => validateTextRequest('completions', { model: 'm' }, 'm')).message).toBe('field prompt is required');
     expect(relayErrorOf(() => validateTextRequest('embeddings', { model: 'm' }, 'm')).message).toBe('field input is required');
-    expect(relayErrorOf(() => validateTextRequest('chat', { messages: [{}], max_tokens: 2 ** 31 }, 'm')).message).toBe('max_tokens is invalid');
+    expect(relayErrorOf(() => validateTextRequest('chat', { messages: [{}], max_tokens: 2 ** 31 }, 'm')).message).toBe(
+      'max_tokens is invalid',
+    );
     expect(() => validateTextRequest('chat', { messages: [{ role: 'user', content: 'x' }], max_tokens: 10 }, 'm')).not.toThrow();
   });
 
@@ -54,13 +72,25 @@ describe('relay request parsing and validation', () => {
     expect(engineModelOf('/v1/engines/a%2Fb/embeddings')).toBe('a/b');
     expect(engineModelOf('/v1/embeddings')).toBeNull();
 
-    const body = Buffer.from('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\n\r\nxyz\r\n--b--\r\n');
+    const body = Buffer.from(
+      '--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\n\r\nxyz\r\n--b--\r\n',
+    );
     const { body: fields, form } = parseAudioForm(body, 'multipart/form-data; boundary=b');
     expect(fields).toEqual({ model: 'whisper-1' });
     expect(() => validateAudioRequest('audio-transcriptions', fields, form)).not.toThrow();
-    expect(relayErrorOf(() => validateAudioRequest('audio-transcriptions', fields, { fields: form.fields, files: [] }))).toMatchObject({ status: 400, code: 'invalid_audio_request', message: 'file is required' });
-    expect(relayErrorOf(() => validateAudioRequest('audio-speech', {}, null))).toMatchObject({ status: 400, code: 'invalid_audio_request', message: 'model is required' });
+    expect(relayErrorOf(() => validateAudioRequest('audio-transcriptions', fields, { fields: form.fields, files: [] }))).toMatchObject({
+      status: 400,
+      code: 'invalid_audio_request',
+      message: 'file is required',
+    });
+    expect(relayErrorOf(() => validateAudioRequest('audio-speech', {}, null))).toMatchObject({
+      status: 400,
+      code: 'invalid_audio_request',
+      message: 'model is required',
+    });
     expect(relayErrorOf(() => parseAudioForm(body, 'application/json'))).toMatchObject({ status: 400, shape: 'abort' });
-    expect(relayErrorOf(() => parseAudioForm(Buffer.from('--b\r\n'), 'multipart/form-data; boundary=b')).message).toMatch(/^无效的请求, multipart/);
+    expect(relayErrorOf(() => parseAudioForm(Buffer.from('--b\r\n'), 'multipart/form-data; boundary=b')).message).toMatch(
+      /^无效的请求, multipart/,
+    );
   });
 });

@@ -124,7 +124,8 @@ export function validateTextRequest(mode: RelayMode, body: JsonObject, model: st
   if (mode === 'chat' && (!Array.isArray(body.messages) || body.messages.length === 0)) throw invalidText('field messages is required');
   if ((mode === 'moderations' || mode === 'embeddings') && isEmpty(body.input)) throw invalidText('field input is required');
   if (mode === 'rerank' && (typeof body.query !== 'string' || body.query === '')) throw invalidText('field query is required');
-  if (mode === 'rerank' && (!Array.isArray(body.documents) || body.documents.length === 0)) throw invalidText('field documents is required');
+  if (mode === 'rerank' && (!Array.isArray(body.documents) || body.documents.length === 0))
+    throw invalidText('field documents is required');
   if (mode === 'audio-speech' && (typeof body.input !== 'string' || body.input === '')) throw invalidText('field input is required');
 }
 
@@ -152,7 +153,8 @@ export function countPromptTokens(mode: RelayMode, body: JsonObject, model: stri
       let tokens = typeof body.query === 'string' ? countTextTokens(body.query, model) : 0;
       for (const document of Array.isArray(body.documents) ? body.documents : []) {
         if (typeof document === 'string') tokens += countTextTokens(document, model);
-        else if (document && typeof document === 'object' && typeof (document as JsonObject).text === 'string') tokens += countTextTokens((document as JsonObject).text as string, model);
+        else if (document && typeof document === 'object' && typeof (document as JsonObject).text === 'string')
+          tokens += countTextTokens((document as JsonObject).text as string, model);
       }
       return tokens;
     }

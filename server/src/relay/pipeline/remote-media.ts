@@ -24,10 +24,27 @@ export interface RemoteMediaOptions {
 /** Addresses a client-supplied URL may not reach unless allowPrivate is set. */
 const INTERNAL = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) INTERNAL.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) INTERNAL.addSubnet(network, prefix, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  INTERNAL.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  INTERNAL.addSubnet(network, prefix, 'ipv6');
 
 export function isInternalAddress(address: string): boolean {
   const family = isIP(address);
@@ -65,7 +82,8 @@ function imageUrlOfPart(part: unknown): string | null {
   if (typeof part !== 'object' || part === null || (part as JsonObject).type !== 'image_url') return null;
   const imageUrl = (part as JsonObject).image_url;
   if (typeof imageUrl === 'string') return imageUrl;
-  if (typeof imageUrl === 'object' && imageUrl !== null && typeof (imageUrl as JsonObject).url === 'string') return (imageUrl as JsonObject).url as string;
+  if (typeof imageUrl === 'object' && imageUrl !== null && typeof (imageUrl as JsonObject).url === 'string')
+    return (imageUrl as JsonObject).url as string;
   return '';
 }
 
@@ -109,26 +127,41 @@ export function remoteImageUrls(body: JsonObject): string[] {
 function sniffMimeType(bytes: Buffer): string | null {
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.length >= 6 && (bytes.subarray(0, 6).toString('latin1') === 'GIF87a' || bytes.subarray(0, 6).toString('latin1') === 'GIF89a')) return 'image/gif';
-  if (bytes.length >= 12 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (bytes.length >= 6 && (bytes.subarray(0, 6).toString('latin1') === 'GIF87a' || bytes.subarray(0, 6).toString('latin1') === 'GIF89a'))
+    return 'image/gif';
+  if (bytes.length >= 12 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
   return null;
 }
 
-async function fetchOne(url: string, timeoutMs: number, maxBytes: number, signal: AbortSignal, allowPrivate: boolean): Promise<InlineMedia> {
+async function fetchOne(
+  url: string,
+  timeoutMs: number,
+  maxBytes: number,
+  signal: AbortSignal,
+  allowPrivate: boolean,
+): Promise<InlineMedia> {
   if (!allowPrivate) {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) && isInternalAddress(host)) throw fetchFailed(`failed to fetch image ${url}: internal addresses are not fetched`);
   }
   let answer;
   try {
-    answer = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal, ...(allowPrivate ? {} : { dispatcher: publicOnlyAgent }) });
+    answer = await request(url, {
+      method: 'GET',
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal,
+      ...(allowPrivate ? {} : { dispatcher: publicOnlyAgent }),
+    });
   } catch (error) {
     throw fetchFailed(`failed to fetch image ${url}: ${signal.aborted ? 'timed out' : ((error as Error)?.message ?? String(error))}`);
   }
   try {
     if (answer.statusCode < 200 || answer.statusCode >= 300) throw fetchFailed(`failed to fetch image ${url}: HTTP ${answer.statusCode}`);
     const declared = Number(answer.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes) throw fetchFailed(`image ${url} is too large: ${declared} bytes, the limit is ${maxBytes}`);
+    if (Number.isFinite(declared) && declared > maxBytes)
+      throw fetchFailed(`image ${url} is too large: ${declared} bytes, the limit is ${maxBytes}`);
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -143,7 +176,7 @@ async function fetchOne(url: string, timeoutMs: number, maxBytes: number, signal
     }
     const bytes = Buffer.concat(chunks, size);
     const header = answer.headers['content-type'];
-    const contentType = (Array.isArray(header) ? header[0] : header ?? '').split(';')[0].trim().toLowerCase();
+    const contentType = (Array.isArray(header) ? header[0] : (header ?? '')).split(';')[0].trim().toLowerCase();
     const mimeType = contentType.startsWith('image/') ? contentType : sniffMimeType(bytes);
     if (!mimeType) throw fetchFailed(`failed to fetch image ${url}: the content type ${contentType || '(none)'} is not an image`);
     return { mimeType, data: bytes.toString('base64') };

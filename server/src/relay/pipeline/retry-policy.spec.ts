@@ -26,7 +26,8 @@ describe('shouldRetry (as new-api decides)', () => {
 });
 
 describe('status_code_mapping', () => {
-  const channel = (statusCodeMapping: Record<string, string>) => ({ statusCodeMapping }) as Pick<RoutableChannel, 'statusCodeMapping'> as RoutableChannel;
+  const channel = (statusCodeMapping: Record<string, string>) =>
+    ({ statusCodeMapping }) as Pick<RoutableChannel, 'statusCodeMapping'> as RoutableChannel;
   it('maps upstream error statuses, never 200, and ignores bad entries', () => {
     expect(applyStatusCodeMapping(channel({ '400': '500' }), 400)).toBe(500);
     expect(applyStatusCodeMapping(channel({ '429': '503' }), 429)).toBe(503);

@@ -62,16 +62,41 @@ describe('findSensitiveWords', () => {
   const list = SensitiveWordList.parse('test_sensitive\nbad word');
 
   it('checks chat string content and the text parts of array content (new-api skipped arrays)', () => {
-    expect(findSensitiveWords('chat', { messages: [{ role: 'system', content: 'Be kind' }, { role: 'user', content: 'a TEST_Sensitive b' }] }, list)).toEqual(['test_sensitive']);
+    expect(
+      findSensitiveWords(
+        'chat',
+        {
+          messages: [
+            { role: 'system', content: 'Be kind' },
+            { role: 'user', content: 'a TEST_Sensitive b' },
+          ],
+        },
+        list,
+      ),
+    ).toEqual(['test_sensitive']);
     const parts = {
       messages: [
-        { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/test_sensitive.png' } }, { type: 'text', text: 'some BAD WORD' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'https://x/test_sensitive.png' } },
+            { type: 'text', text: 'some BAD WORD' },
+          ],
+        },
         { role: 'user', content: 'Test_Sensitive' },
       ],
     };
     expect(findSensitiveWords('chat', parts, list)).toEqual(['test_sensitive', 'bad word']);
-    expect(findSensitiveWords('chat', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'test_sensitive' } }] }] }, list)).toBeNull();
-    expect(findSensitiveWords('chat', { messages: [{ role: 'user', content: 'hi' }, null, { role: 'assistant', content: null }] }, list)).toBeNull();
+    expect(
+      findSensitiveWords(
+        'chat',
+        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'test_sensitive' } }] }] },
+        list,
+      ),
+    ).toBeNull();
+    expect(
+      findSensitiveWords('chat', { messages: [{ role: 'user', content: 'hi' }, null, { role: 'assistant', content: null }] }, list),
+    ).toBeNull();
   });
 
   it('checks completions prompt, embeddings and moderations input (string or strings), images prompt and speech input', () => {

@@ -27,7 +27,13 @@ export class AdmissionSettles {
       entry = { userId: settlement.userId, tokenId: settlement.tokenId, charges: [] };
       this.buffer.set(key, entry);
     }
-    entry.charges.push({ reservation: settlement.reservation, requestId: settlement.requestId, amount: settlement.amount, position, kind: settlement.kind });
+    entry.charges.push({
+      reservation: settlement.reservation,
+      requestId: settlement.requestId,
+      amount: settlement.amount,
+      position,
+      kind: settlement.kind,
+    });
     if (!this.scheduled) {
       this.scheduled = true;
       queueMicrotask(() => this.flush());

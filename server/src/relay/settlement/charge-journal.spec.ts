@@ -15,7 +15,14 @@ function record(requestId: string, quota = 10): ChargeRecord {
       id: `00000000-0000-5000-8000-${requestId.padStart(12, '0')}`,
       type: 'QuotaConsumed',
       data: { requestId, quota },
-      metadata: { correlationId: requestId, causationId: null, actor: { type: 'system' }, clientIp: null, reasonCode: 'relay_request', schemaVersion: 1 },
+      metadata: {
+        correlationId: requestId,
+        causationId: null,
+        actor: { type: 'system' },
+        clientIp: null,
+        reasonCode: 'relay_request',
+        schemaVersion: 1,
+      },
     },
     settlement: { requestId, userId: 7, tokenId: 3, amount: quota, reservation: 'blk:0000abcd:1', kind: 'block' },
   };
@@ -24,9 +31,15 @@ function record(requestId: string, quota = 10): ChargeRecord {
 describe('journalDirectory', () => {
   it('is DATA_DIR/journal/<database> unless RELAY_JOURNAL_DIR names another root (a tmpfs, say)', () => {
     const url = 'postgres://u@db:5432/tollgate%20prod';
-    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: undefined, DATABASE_URL: url })).toBe('/srv/data/journal/tollgate_prod');
-    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: '/dev/shm/tollgate', DATABASE_URL: url })).toBe('/dev/shm/tollgate/tollgate_prod');
-    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: ' ', DATABASE_URL: 'not a url' })).toBe('/srv/data/journal/tollgate');
+    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: undefined, DATABASE_URL: url })).toBe(
+      '/srv/data/journal/tollgate_prod',
+    );
+    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: '/dev/shm/tollgate', DATABASE_URL: url })).toBe(
+      '/dev/shm/tollgate/tollgate_prod',
+    );
+    expect(journalDirectory({ DATA_DIR: '/srv/data', RELAY_JOURNAL_DIR: ' ', DATABASE_URL: 'not a url' })).toBe(
+      '/srv/data/journal/tollgate',
+    );
   });
 });
 
@@ -67,7 +80,9 @@ describe('ChargeJournal', () => {
       writes.mockRestore();
       syncs.mockRestore();
     }
-    expect(readSegment(join(dir, segmentFileName('0000abcd', 1)), 'db#prefix')).toEqual(['0', '1', '2', '3', '4'].map((id) => record(id, id === '2' ? 25 : 10)));
+    expect(readSegment(join(dir, segmentFileName('0000abcd', 1)), 'db#prefix')).toEqual(
+      ['0', '1', '2', '3', '4'].map((id) => record(id, id === '2' ? 25 : 10)),
+    );
   });
 
   it('rejects every charge of a failed write, and writes the next ones to a new segment', async () => {
@@ -111,7 +126,7 @@ describe('ChargeJournal', () => {
     expect(readSegment(join(dir, segmentFileName('0000abcd', 1)), 'db-b#prefix')).toBeNull();
   });
 
-  it('reads only the header of another installation\'s segment (it is left alone, however large)', () => {
+  it("reads only the header of another installation's segment (it is left alone, however large)", () => {
     const journal = new ChargeJournal({ dir, owner: '0000abcd', installation: 'db-a#prefix', fsync: false });
     for (let i = 1; i <= 200; i++) journal.append(record(String(i)));
     const file = join(dir, segmentFileName('0000abcd', 1));
@@ -142,7 +157,12 @@ describe('ChargeJournal', () => {
   });
 
   it('lists the segments of other owners, oldest first, and never its own', () => {
-    for (const [owner, seq] of [['0000abcd', 1], ['11112222', 2], ['11112222', 1], ['33334444', 1]] as const) {
+    for (const [owner, seq] of [
+      ['0000abcd', 1],
+      ['11112222', 2],
+      ['11112222', 1],
+      ['33334444', 1],
+    ] as const) {
       appendFileSync(join(dir, segmentFileName(owner, seq)), '');
     }
     appendFileSync(join(dir, 'unrelated.txt'), '');

@@ -14,7 +14,7 @@ const fs = require('node:fs') as typeof import('node:fs');
  * here, and once seen they are not read again by later sweeps (recovery runs on every lease sweep, every few
  * seconds; re-reading megabytes each time cost the gateway CPU and memory).
  */
-describe('charge journal recovery and another installation\'s segments', () => {
+describe("charge journal recovery and another installation's segments", () => {
   let target: TestApp;
 
   beforeAll(async () => {
@@ -31,7 +31,11 @@ describe('charge journal recovery and another installation\'s segments', () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, segmentFileName('0badf00d', 1));
     const header = JSON.stringify({ journal: 1, owner: '0badf00d', installation: 'some-other-db:5432/elsewhere#prefix' });
-    const line = JSON.stringify({ s: 'account-1', e: { id: '00000000-0000-5000-8000-000000000001', type: 'QuotaConsumed', data: {}, metadata: {} }, a: {} });
+    const line = JSON.stringify({
+      s: 'account-1',
+      e: { id: '00000000-0000-5000-8000-000000000001', type: 'QuotaConsumed', data: {}, metadata: {} },
+      a: {},
+    });
     writeFileSync(file, `${header}\n${`${line}\n`.repeat(1000)}`);
 
     const reads = jest.spyOn(fs, 'readFileSync');

@@ -59,7 +59,11 @@ describe('GroupCommitAppender', () => {
     const store = new InMemoryEventStore();
     await store.appendToStream('taken', [event()]);
     const appender = new GroupCommitAppender(store, { maxBatch: 8, maxInFlight: 1, lingerMs: 0 });
-    const outcomes = await Promise.allSettled([appender.append(request('free')), appender.append(request('taken', undefined, 'no_stream')), appender.append(request('free'))]);
+    const outcomes = await Promise.allSettled([
+      appender.append(request('free')),
+      appender.append(request('taken', undefined, 'no_stream')),
+      appender.append(request('free')),
+    ]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
   });

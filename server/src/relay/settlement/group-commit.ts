@@ -30,14 +30,20 @@ export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 64, maxInFli
  */
 export const JOURNAL_LINGER_MS = 10;
 
-export type GroupCommitConfig = Pick<EnvConfig, 'SETTLEMENT_BATCH_MAX' | 'SETTLEMENT_BATCHES_IN_FLIGHT' | 'SETTLEMENT_LINGER_MS' | 'RELAY_CHARGE_SYNC_COMMIT'>;
+export type GroupCommitConfig = Pick<
+  EnvConfig,
+  'SETTLEMENT_BATCH_MAX' | 'SETTLEMENT_BATCHES_IN_FLIGHT' | 'SETTLEMENT_LINGER_MS' | 'RELAY_CHARGE_SYNC_COMMIT'
+>;
 
 /**
  * Options from the configuration: SETTLEMENT_BATCH_MAX, SETTLEMENT_BATCHES_IN_FLIGHT, SETTLEMENT_LINGER_MS (unset:
  * `defaults.lingerMs`, the journal's linger, else 0), and RELAY_CHARGE_SYNC_COMMIT: off (default) appends relay
  * charges with `durability: 'async'`, on (strict) waits for each batch's WAL flush like every other append.
  */
-export function groupCommitOptions(config: GroupCommitConfig, defaults: Pick<Partial<GroupCommitOptions>, 'lingerMs'> = {}): GroupCommitOptions {
+export function groupCommitOptions(
+  config: GroupCommitConfig,
+  defaults: Pick<Partial<GroupCommitOptions>, 'lingerMs'> = {},
+): GroupCommitOptions {
   return {
     maxBatch: config.SETTLEMENT_BATCH_MAX,
     maxInFlight: config.SETTLEMENT_BATCHES_IN_FLIGHT,

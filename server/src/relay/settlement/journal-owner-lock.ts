@@ -50,7 +50,10 @@ export class JournalOwnerLock {
   /** True when `owner`'s lock could be taken: its writer is gone, and this process now holds it until unlock(). */
   async tryLock(owner: string): Promise<boolean> {
     const client = await this.connection();
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [JOURNAL_OWNER_LOCK, ownerLockKey(owner)]);
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
+      JOURNAL_OWNER_LOCK,
+      ownerLockKey(owner),
+    ]);
     return rows[0].locked;
   }
 

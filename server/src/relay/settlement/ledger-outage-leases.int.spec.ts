@@ -73,12 +73,24 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
   /** An admission and a journalling settlement (the api role), as one gateway process has them. */
   async function gateway(blocks: boolean) {
     const admission = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks, leaseMs: LEASE });
-    const config = { ...CONFIG_DEFAULTS, roles: ['api'], DATA_DIR: journalDir, DATABASE_URL: database.url, REDIS_PREFIX: keys.prefix } as unknown as AppConfig;
+    const config = {
+      ...CONFIG_DEFAULTS,
+      roles: ['api'],
+      DATA_DIR: journalDir,
+      DATABASE_URL: database.url,
+      REDIS_PREFIX: keys.prefix,
+    } as unknown as AppConfig;
     const settlement = new RelaySettlementService(outageStore(), admission, config);
     await settlement.onModuleInit();
-    closers.push(() => settlement.onModuleDestroy(), () => admission.onModuleDestroy());
+    closers.push(
+      () => settlement.onModuleDestroy(),
+      () => admission.onModuleDestroy(),
+    );
     // The pipeline's own renewal while a request runs (relay-pipeline.service.ts run()): a third of the lease.
-    const pipelineLeases = new LeaseRenewer((requestId, userId) => admission.renew({ requestId, userId, leaseMs: LEASE }), Math.floor(LEASE / 3));
+    const pipelineLeases = new LeaseRenewer(
+      (requestId, userId) => admission.renew({ requestId, userId, leaseMs: LEASE }),
+      Math.floor(LEASE / 3),
+    );
     return { admission, settlement, pipelineLeases };
   }
 
@@ -228,11 +240,15 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     // (the block drains), but the unshipped charge stays held under the block, whose lease is still renewed.
     await sweepThroughOutage(admission, userId, 3 * LEASE, 1_000_000 - 60, {
       midway: async () => {
-        expect(await admission.reserve({ requestId: 'user-31-huge', userId, tokenId: null, amount: 2_000_000, leaseMs: LEASE })).toMatchObject({ ok: false });
+        expect(
+          await admission.reserve({ requestId: 'user-31-huge', userId, tokenId: null, amount: 2_000_000, leaseMs: LEASE }),
+        ).toMatchObject({ ok: false });
       },
     });
     expect(await reservations(userId)).toEqual({ [blockId]: '60' });
-    expect(admission.quotaBlocks.filter((block) => block.id === blockId)).toEqual([expect.objectContaining({ size: 60, used: 60, draining: true })]);
+    expect(admission.quotaBlocks.filter((block) => block.id === blockId)).toEqual([
+      expect.objectContaining({ size: 60, used: 60, draining: true }),
+    ]);
     expect(settlement.unshipped).toBe(1);
     expect(await charged(userId, requestId)).toEqual([]);
 
@@ -254,7 +270,13 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     const reserved = await admission.reserve({ requestId, userId, tokenId: null, amount: 100, leaseMs: LEASE });
     const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
     const before = timers();
-    await settlement.settle({ data: charge(requestId, userId, 60), userRole: 1, clientIp: '127.0.0.1', reservedTokenId: null, reservation: (reserved as { reservation: AdmittedBy }).reservation });
+    await settlement.settle({
+      data: charge(requestId, userId, 60),
+      userRole: 1,
+      clientIp: '127.0.0.1',
+      reservedTokenId: null,
+      reservation: (reserved as { reservation: AdmittedBy }).reservation,
+    });
     const started = Date.now();
     await settlement.drain(10_000); // the charge is on its way to the ledger (group commit's linger)
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -282,12 +304,23 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
     // A worker (lease sweeper + journal recovery) sweeps through three leases of outage, as LeaseSweeper.sweep does:
     // recovery first (it fails: appends are refused), then the expiry pass. The reservation must stay held.
     const worker = new QuotaAdmissionService(redis, keys, dataSource, store, { blocks: false, leaseMs: LEASE });
-    const config = { ...CONFIG_DEFAULTS, roles: ['worker'], DATA_DIR: journalDir, DATABASE_URL: database.url, REDIS_PREFIX: keys.prefix } as unknown as AppConfig;
+    const config = {
+      ...CONFIG_DEFAULTS,
+      roles: ['worker'],
+      DATA_DIR: journalDir,
+      DATABASE_URL: database.url,
+      REDIS_PREFIX: keys.prefix,
+    } as unknown as AppConfig;
     const recovery = new RelaySettlementService(outageStore(), worker, config);
     await recovery.onModuleInit();
-    closers.push(() => recovery.onModuleDestroy(), () => worker.onModuleDestroy());
+    closers.push(
+      () => recovery.onModuleDestroy(),
+      () => worker.onModuleDestroy(),
+    );
     let failedRecoveries = 0;
-    await sweepThroughOutage(worker, userId, 3 * LEASE, 900, { beforeSweep: () => recovery.recoverOrphans().catch(() => failedRecoveries++) });
+    await sweepThroughOutage(worker, userId, 3 * LEASE, 900, {
+      beforeSweep: () => recovery.recoverOrphans().catch(() => failedRecoveries++),
+    });
     expect(failedRecoveries).toBeGreaterThan(2);
     expect(await reservations(userId)).toEqual({ [requestId]: '100' });
     expect(await charged(userId, requestId)).toEqual([]);

@@ -294,16 +294,14 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
 
   private ship(shipment: Shipment): void {
     const { record } = shipment;
-    const attempt = this.appender
-      .append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' })
-      .then(
-        (result) => {
-          this.consecutiveFailures = 0;
-          this.admissionSettles.add(record.settlement, result.position);
-          if (shipment.ticket) this.journal?.done(shipment.ticket);
-        },
-        (error: unknown) => this.retry(shipment, error),
-      );
+    const attempt = this.appender.append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' }).then(
+      (result) => {
+        this.consecutiveFailures = 0;
+        this.admissionSettles.add(record.settlement, result.position);
+        if (shipment.ticket) this.journal?.done(shipment.ticket);
+      },
+      (error: unknown) => this.retry(shipment, error),
+    );
     this.track(attempt);
   }
 
@@ -312,7 +310,9 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     shipment.attempts++;
     this.consecutiveFailures++;
     if (shipment.attempts === 1 || shipment.attempts % 20 === 0) {
-      this.logger.error(`ledger append of ${shipment.record.settlement.requestId} failed (attempt ${shipment.attempts}); the charge stays in the journal and is retried: ${String(error)}`);
+      this.logger.error(
+        `ledger append of ${shipment.record.settlement.requestId} failed (attempt ${shipment.attempts}); the charge stays in the journal and is retried: ${String(error)}`,
+      );
     }
     if (this.closed) return; // left in the journal for the recovery of another process or the next start
     const delay = Math.min(MAX_RETRY_DELAY_MS, 50 * 2 ** Math.min(this.consecutiveFailures, 10));
@@ -333,7 +333,9 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
       await this.admission.renewMany(userId, reservationIds);
     } catch (error) {
       if (this.renewFailures++ % 100 === 0) {
-        this.logger.error(`lease renewal of ${reservationIds.length} unshipped charge(s) of user ${userId} failed (${this.renewFailures} so far): ${String(error)}`);
+        this.logger.error(
+          `lease renewal of ${reservationIds.length} unshipped charge(s) of user ${userId} failed (${this.renewFailures} so far): ${String(error)}`,
+        );
       }
     }
   }

@@ -40,7 +40,9 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
     dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
     redis = new Redis(testRedisUrl());
     store = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: undefined });
-    admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store, { blocks: false });
+    admission = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: testRedisPrefix() } as AppConfig), dataSource, store, {
+      blocks: false,
+    });
     settlement = new RelaySettlementService(store, admission);
   });
   afterAll(async () => {
@@ -62,7 +64,12 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
         for (let i = 0; i < PER_WORKER; i++) {
           const requestId = `${label}-${worker}-${i}`;
           requestIds.push(requestId);
-          await settlement.settle({ data: charge(requestId, 1 + (worker % USERS)), userRole: 1, clientIp: '127.0.0.1', reservedTokenId: null });
+          await settlement.settle({
+            data: charge(requestId, 1 + (worker % USERS)),
+            userRole: 1,
+            clientIp: '127.0.0.1',
+            reservedTokenId: null,
+          });
         }
       }),
     );
@@ -111,7 +118,9 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
   it('a charge settled again (retries racing inside one batch) appends nothing new', async () => {
     settlement.useGroupCommit(DEFAULT_GROUP_COMMIT);
     const ids = Array.from({ length: 20 }, (_, index) => `retry-${index}`);
-    const first = await Promise.all(ids.map((id) => settlement.settle({ data: charge(id, 1), userRole: 1, clientIp: '', reservedTokenId: null })));
+    const first = await Promise.all(
+      ids.map((id) => settlement.settle({ data: charge(id, 1), userRole: 1, clientIp: '', reservedTokenId: null })),
+    );
     const head = await store.headPosition();
     // Every charge three more times at once: same event ids, in the same and in later batches.
     const again = await Promise.all(
@@ -119,7 +128,7 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
     );
     expect(await store.headPosition()).toBe(head);
     expect(again.map((result) => result.position)).toEqual([...first, ...first, ...first].map((result) => result.position));
-    expect(first.every((result) => typeof result.position === "number")).toBe(true);
+    expect(first.every((result) => typeof result.position === 'number')).toBe(true);
     const events = await store.readStream('account-1');
     const ours = events.filter((event) => ids.includes(String(event.data.requestId)));
     expect(ours.map((event) => event.id).sort()).toEqual(ids.map(quotaConsumedEventId).sort());

@@ -20,7 +20,17 @@ describe('local token counting (tiktoken-compatible, as new-api counts)', () => 
     expect(countChatPromptTokens(body, 'gpt-3.5-turbo')).toBe(9);
     const named = { messages: [{ role: 'user', content: 'hello world', name: 'bob' }] };
     expect(countChatPromptTokens(named, 'gpt-3.5-turbo')).toBe(9 + 1 + countTextTokens('bob', 'gpt-3.5-turbo'));
-    const image = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello world' }, { type: 'image_url', image_url: { url: 'x', detail: 'low' } }] }] };
+    const image = {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hello world' },
+            { type: 'image_url', image_url: { url: 'x', detail: 'low' } },
+          ],
+        },
+      ],
+    };
     expect(countChatPromptTokens(image, 'gpt-3.5-turbo')).toBe(9 + 85);
   });
 

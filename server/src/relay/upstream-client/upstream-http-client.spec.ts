@@ -11,7 +11,8 @@ describe('UPSTREAM_KEEPALIVE_MS', () => {
     const keepAlive = (value?: string) => parseConfig({ UPSTREAM_KEEPALIVE_MS: value }).UPSTREAM_KEEPALIVE_MS;
     expect(keepAlive()).toBe(20_000);
     expect(keepAlive('60000')).toBe(60_000);
-    for (const value of ['10', 'soon']) expect(() => keepAlive(value)).toThrow(`UPSTREAM_KEEPALIVE_MS must be an integer >= 1000 (got "${value}")`);
+    for (const value of ['10', 'soon'])
+      expect(() => keepAlive(value)).toThrow(`UPSTREAM_KEEPALIVE_MS must be an integer >= 1000 (got "${value}")`);
   });
 });
 
@@ -54,13 +55,20 @@ describe('UpstreamHttpClient (undici dispatch)', () => {
   it('sends method, path, headers and body as given, and answers status, headers and the whole body', async () => {
     handler = (request, response, body) => {
       response.writeHead(201, { 'content-type': 'application/json; charset=utf-8', 'x-upstream': 'a' });
-      response.end(JSON.stringify({ method: request.method, url: request.url, auth: request.headers.authorization, body: body.toString() }));
+      response.end(
+        JSON.stringify({ method: request.method, url: request.url, auth: request.headers.authorization, body: body.toString() }),
+      );
     };
     const answer = await client.send(call('/v1/chat/completions?x=1', '{"temperature":0}'), timeouts);
     expect(answer.status).toBe(201);
     expect(answer.contentType).toBe('application/json; charset=utf-8');
     expect(answer.headers['x-upstream']).toBe('a');
-    expect(JSON.parse((await answer.body.bytes()).toString())).toEqual({ method: 'POST', url: '/v1/chat/completions?x=1', auth: 'Bearer k', body: '{"temperature":0}' });
+    expect(JSON.parse((await answer.body.bytes()).toString())).toEqual({
+      method: 'POST',
+      url: '/v1/chat/completions?x=1',
+      auth: 'Bearer k',
+      body: '{"temperature":0}',
+    });
   });
 
   it('reads a body written in many pieces whole, as text and as an ArrayBuffer', async () => {
@@ -174,7 +182,9 @@ describe('UpstreamHttpClient (undici dispatch)', () => {
     const refused = { ...call('/x'), origin: 'http://127.0.0.1:1', url: 'http://127.0.0.1:1/x' };
     await expect(client.send(refused, timeouts)).rejects.toBeInstanceOf(UpstreamTransportError);
     handler = () => undefined; // never answers
-    await expect(client.send(call('/slow-headers'), { headersTimeoutMs: 100, bodyTimeoutMs: 5_000 })).rejects.toThrow(/upstream request failed: Headers Timeout/);
+    await expect(client.send(call('/slow-headers'), { headersTimeoutMs: 100, bodyTimeoutMs: 5_000 })).rejects.toThrow(
+      /upstream request failed: Headers Timeout/,
+    );
   });
 
   it('fails the body reader with a body timeout when a stream goes silent, and with the cause when it breaks off', async () => {

@@ -191,7 +191,11 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     if (this.abortedBefore) controller.abort(this.abortedBefore);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     const contentType = headers['content-type'];
     this.body = new UpstreamBody(controller);
     this.resolve({

@@ -1,4 +1,14 @@
-import { channel, chatInput, dataEvents, everySplit, fixture, FIXED_NOW, randomSplits, runStream, testSettings } from '../testing/upstream-test-kit';
+import {
+  channel,
+  chatInput,
+  dataEvents,
+  everySplit,
+  fixture,
+  FIXED_NOW,
+  randomSplits,
+  runStream,
+  testSettings,
+} from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
 import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-errors';
 import { createAnthropicAdapter } from './anthropic-adapter';
@@ -22,9 +32,19 @@ describe('Anthropic adapter (type 14)', () => {
     it('posts every model to /v1/messages with x-api-key and anthropic-version (client header or 2023-06-01)', () => {
       const request = adapter().buildRequest(input());
       expect(request.url).toBe('https://api.anthropic.com/v1/messages');
-      expect(request.headers).toEqual({ 'content-type': 'application/json', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' });
+      expect(request.headers).toEqual({
+        'content-type': 'application/json',
+        'x-api-key': 'sk-ant-test',
+        'anthropic-version': '2023-06-01',
+      });
       const custom = adapter().buildRequest(
-        input({}, { channel: { ...claudeChannel, baseUrl: 'http://fake:8080/' }, clientHeaders: { anthropicVersion: '2024-01-01', anthropicBeta: 'prompt-caching-2024-07-31' } }),
+        input(
+          {},
+          {
+            channel: { ...claudeChannel, baseUrl: 'http://fake:8080/' },
+            clientHeaders: { anthropicVersion: '2024-01-01', anthropicBeta: 'prompt-caching-2024-07-31' },
+          },
+        ),
       );
       expect(custom.url).toBe('http://fake:8080/v1/messages');
       expect(custom.headers).toMatchObject({ 'anthropic-version': '2024-01-01', 'anthropic-beta': 'prompt-caching-2024-07-31' });
@@ -32,8 +52,17 @@ describe('Anthropic adapter (type 14)', () => {
     });
 
     it('defaults max_tokens to 4096, keeps temperature 0, maps stop, top_k and user, and sets stream', () => {
-      expect(built({})).toEqual({ model: 'claude-3-5-haiku-20241022', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }], max_tokens: 4096 });
-      expect(built({ max_tokens: 50, temperature: 0, top_p: 0.9, top_k: 5, stop: ['\n\nHuman:', 'END'], user: 'u-1', stream: true }, { isStream: true })).toMatchObject({
+      expect(built({})).toEqual({
+        model: 'claude-3-5-haiku-20241022',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+        max_tokens: 4096,
+      });
+      expect(
+        built(
+          { max_tokens: 50, temperature: 0, top_p: 0.9, top_k: 5, stop: ['\n\nHuman:', 'END'], user: 'u-1', stream: true },
+          { isStream: true },
+        ),
+      ).toMatchObject({
         max_tokens: 50,
         temperature: 0,
         top_p: 0.9,
@@ -60,7 +89,13 @@ describe('Anthropic adapter (type 14)', () => {
       expect(body.messages).toEqual([
         { role: 'user', content: [{ type: 'text', text: '...' }] },
         { role: 'assistant', content: [{ type: 'text', text: 'Earlier answer' }] },
-        { role: 'user', content: [{ type: 'text', text: 'One' }, { type: 'text', text: 'Two' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'One' },
+            { type: 'text', text: 'Two' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'text', text: '...' }] },
       ]);
     });
@@ -80,12 +115,25 @@ describe('Anthropic adapter (type 14)', () => {
           { role: 'tool', tool_call_id: 'toolu_1', content: '18C' },
           { role: 'tool', tool_call_id: 'toolu_2', content: [{ type: 'text', text: '25C' }] },
         ],
-        tools: [{ type: 'function', function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } } }],
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'get_weather',
+              description: 'Current weather',
+              parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+            },
+          },
+        ],
         tool_choice: 'required',
         parallel_tool_calls: false,
       });
       expect(body.tools).toEqual([
-        { name: 'get_weather', description: 'Current weather', input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+        {
+          name: 'get_weather',
+          description: 'Current weather',
+          input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+        },
       ]);
       expect(body.tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
       expect(body.messages).toEqual([
@@ -105,7 +153,10 @@ describe('Anthropic adapter (type 14)', () => {
           ],
         },
       ]);
-      expect(built({ tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'function', function: { name: 'f' } } }).tool_choice).toEqual({ type: 'tool', name: 'f' });
+      expect(
+        built({ tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'function', function: { name: 'f' } } })
+          .tool_choice,
+      ).toEqual({ type: 'tool', name: 'f' });
       expect(built({ tool_choice: 'required' }).tool_choice).toBeUndefined();
     });
 
@@ -131,20 +182,35 @@ describe('Anthropic adapter (type 14)', () => {
     });
 
     it('serves chat only', () => {
-      expect(() => adapter().buildRequest(input({}, { relayMode: 'embeddings', path: '/v1/embeddings' }))).toThrow(UnsupportedRelayModeError);
+      expect(() => adapter().buildRequest(input({}, { relayMode: 'embeddings', path: '/v1/embeddings' }))).toThrow(
+        UnsupportedRelayModeError,
+      );
     });
   });
 
   describe('response', () => {
     it('joins all text blocks (new-api kept the first) and reports usage', () => {
       const result = adapter().parseResponse(input(), json(fixture('anthropic', 'message-text.json')));
-      expect(result).toMatchObject({ ok: true, status: 200, passthrough: false, usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 }, completionText: null });
+      expect(result).toMatchObject({
+        ok: true,
+        status: 200,
+        passthrough: false,
+        usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 },
+        completionText: null,
+      });
       expect(JSON.parse((result as { body: string }).body)).toEqual({
         id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
         object: 'chat.completion',
         created,
         model: 'claude-3-5-sonnet-20241022',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'Hi! My name is Claude. How can I help?' }, logprobs: null, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'Hi! My name is Claude. How can I help?' },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
         usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 },
       });
     });
@@ -158,18 +224,31 @@ describe('Anthropic adapter (type 14)', () => {
           role: 'assistant',
           content: "I'll check the weather.",
           reasoning_content: 'The user wants the weather; I should call the tool.',
-          tool_calls: [{ id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } }],
+          tool_calls: [
+            {
+              id: 'toolu_01A09q90qw90lq917835lq9',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+            },
+          ],
         },
         logprobs: null,
         finish_reason: 'tool_calls',
       });
       expect(result).toMatchObject({
-        usage: { prompt_tokens: 1884, completion_tokens: 96, total_tokens: 1980, prompt_tokens_details: { cached_tokens: 300, cache_creation_tokens: 1200 } },
+        usage: {
+          prompt_tokens: 1884,
+          completion_tokens: 96,
+          total_tokens: 1980,
+          prompt_tokens_details: { cached_tokens: 300, cache_creation_tokens: 1200 },
+        },
       });
     });
 
     it('maps max_tokens to length', () => {
-      const body = JSON.parse((adapter().parseResponse(input(), json(fixture('anthropic', 'message-max-tokens.json'))) as { body: string }).body);
+      const body = JSON.parse(
+        (adapter().parseResponse(input(), json(fixture('anthropic', 'message-max-tokens.json'))) as { body: string }).body,
+      );
       expect(body.choices[0].finish_reason).toBe('length');
     });
 
@@ -198,8 +277,16 @@ describe('Anthropic adapter (type 14)', () => {
 
     it('turns Claude events into OpenAI chunks: role, text, finish, then the usage chunk if asked and [DONE]', () => {
       const run = runStream(adapter().createStreamTransformer(streamInput(true)), [fixture('anthropic', 'messages-stream-text.sse')]);
-      const identity = { id: 'msg_01XFDUDYJgAACzvnptvVoYEL', object: 'chat.completion.chunk', created, model: 'claude-3-5-sonnet-20241022' };
-      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...identity, choices: [{ index: 0, delta, finish_reason: finish }] });
+      const identity = {
+        id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+        object: 'chat.completion.chunk',
+        created,
+        model: 'claude-3-5-sonnet-20241022',
+      };
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+        ...identity,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
       expect(dataEvents(run.output)).toEqual([
         chunk({ role: 'assistant', content: '' }),
         chunk({ content: 'Hello' }),
@@ -218,8 +305,10 @@ describe('Anthropic adapter (type 14)', () => {
       for (const name of ['messages-stream-text.sse', 'messages-stream-tool-use.sse', 'messages-stream-error.sse']) {
         const bytes = fixture('anthropic', name);
         const whole = runStream(adapter().createStreamTransformer(streamInput(true)), [bytes], { requestId: 'r' });
-        for (const pieces of everySplit(bytes, 11)) expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
-        for (const pieces of randomSplits(bytes, 20)) expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
+        for (const pieces of everySplit(bytes, 11))
+          expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
+        for (const pieces of randomSplits(bytes, 20))
+          expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
       }
     });
 
@@ -227,8 +316,18 @@ describe('Anthropic adapter (type 14)', () => {
       const run = runStream(adapter().createStreamTransformer(streamInput()), [fixture('anthropic', 'messages-stream-tool-use.sse')]);
       const deltas = (dataEvents(run.body) as Array<Record<string, any>>).map((event) => event.choices[0].delta);
       const calls = deltas.filter((delta) => delta.tool_calls).map((delta) => delta.tool_calls[0]);
-      expect(calls[0]).toEqual({ index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '' } });
-      expect(calls.slice(1).map((call) => call.function.arguments).join('')).toBe('{"location": "San Francisco, CA", "unit": "fahrenheit"}');
+      expect(calls[0]).toEqual({
+        index: 0,
+        id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '' },
+      });
+      expect(
+        calls
+          .slice(1)
+          .map((call) => call.function.arguments)
+          .join(''),
+      ).toBe('{"location": "San Francisco, CA", "unit": "fahrenheit"}');
       expect(run.summary).toMatchObject({
         end: 'done',
         finishReason: 'tool_calls',
@@ -238,15 +337,21 @@ describe('Anthropic adapter (type 14)', () => {
     });
 
     it('ends with an error event for a mid-stream error (new-api swallowed it), billing the prompt and delivered text', () => {
-      const run = runStream(adapter().createStreamTransformer(streamInput()), [fixture('anthropic', 'messages-stream-error.sse')], { requestId: 'rid' });
+      const run = runStream(adapter().createStreamTransformer(streamInput()), [fixture('anthropic', 'messages-stream-error.sse')], {
+        requestId: 'rid',
+      });
       expect(run.summary).toMatchObject({ end: 'upstream_error', usage: null, promptTokens: 12, completionText: 'Once upon' });
-      expect(dataEvents(run.trailer)).toEqual([{ error: { message: 'Overloaded (request id: rid)', type: 'overloaded_error', param: null, code: null } }]);
+      expect(dataEvents(run.trailer)).toEqual([
+        { error: { message: 'Overloaded (request id: rid)', type: 'overloaded_error', param: null, code: null } },
+      ]);
       expect(run.output).not.toContain('[DONE]');
     });
 
     it('reports a body closed before message_stop and without a stop reason as a cut', () => {
       const bytes = fixture('anthropic', 'messages-stream-text.sse');
-      const run = runStream(adapter().createStreamTransformer(streamInput()), [bytes.subarray(0, bytes.indexOf('event: message_delta'))], { cause: 'connection_error' });
+      const run = runStream(adapter().createStreamTransformer(streamInput()), [bytes.subarray(0, bytes.indexOf('event: message_delta'))], {
+        cause: 'connection_error',
+      });
       expect(run.summary).toMatchObject({ end: 'cut', usage: null, promptTokens: 25 });
       expect(dataEvents(run.trailer)).toEqual([{ error: expect.objectContaining({ code: 'upstream_stream_cut' }) }]);
     });

@@ -35,9 +35,17 @@ export class AnthropicStreamTransformer implements StreamTransformer {
   /** message_start reports output_tokens 1 before any output; only message_delta's count is final. */
   private finalUsageSeen = false;
 
-  constructor(input: UpstreamRequestInput, private readonly settings: UpstreamSettings) {
+  constructor(
+    input: UpstreamRequestInput,
+    private readonly settings: UpstreamSettings,
+  ) {
     this.progress = new StreamProgress(
-      { id: `chatcmpl-${settings.newId()}`, object: 'chat.completion.chunk', created: Math.floor(settings.now() / 1000), model: input.upstreamModel },
+      {
+        id: `chatcmpl-${settings.newId()}`,
+        object: 'chat.completion.chunk',
+        created: Math.floor(settings.now() / 1000),
+        model: input.upstreamModel,
+      },
       input.clientWantsUsage,
       settings.now,
     );
@@ -149,8 +157,7 @@ export class AnthropicStreamTransformer implements StreamTransformer {
   private updateUsage(): void {
     const { input_tokens, output_tokens } = this.usage;
     if (typeof input_tokens === 'number') {
-      this.progress.promptTokens =
-        input_tokens + (this.usage.cache_read_input_tokens ?? 0) + (this.usage.cache_creation_input_tokens ?? 0);
+      this.progress.promptTokens = input_tokens + (this.usage.cache_read_input_tokens ?? 0) + (this.usage.cache_creation_input_tokens ?? 0);
     }
     this.progress.usage = this.finalUsageSeen && typeof output_tokens === 'number' ? mapAnthropicUsage(this.usage) : null;
   }

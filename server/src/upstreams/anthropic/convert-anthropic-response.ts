@@ -37,6 +37,7 @@ export function convertAnthropicResponse(response: AnthropicResponse, createdSec
     usage: usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
   };
   let counted = reasoning + text;
-  for (const call of toolCalls) counted += (call.function as { name: string; arguments: string }).name + (call.function as { arguments: string }).arguments;
+  for (const call of toolCalls)
+    counted += (call.function as { name: string; arguments: string }).name + (call.function as { arguments: string }).arguments;
   return { body, usage, text: counted };
 }

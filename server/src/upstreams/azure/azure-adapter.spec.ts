@@ -4,7 +4,12 @@ import { MissingBaseUrlError, UnsupportedRelayModeError } from '../upstream-erro
 import { createAzureAdapter } from './azure-adapter';
 import { AZURE_DEFAULT_API_VERSION, azureApiVersion, azureDeploymentName } from './azure-urls';
 
-const azureChannel = channel({ type: 3, key: 'azure-key-123', baseUrl: 'https://tollgate-test.openai.azure.com/', other: '2024-02-15-preview' });
+const azureChannel = channel({
+  type: 3,
+  key: 'azure-key-123',
+  baseUrl: 'https://tollgate-test.openai.azure.com/',
+  other: '2024-02-15-preview',
+});
 const input = (overrides: Partial<UpstreamRequestInput> = {}) =>
   chatInput({
     channel: azureChannel,
@@ -19,7 +24,9 @@ describe('Azure OpenAI adapter (type 3)', () => {
   describe('request', () => {
     it('calls the deployment URL (model without dots) with the api-version of the channel and the api-key header', () => {
       const request = adapter().buildRequest(input());
-      expect(request.url).toBe('https://tollgate-test.openai.azure.com/openai/deployments/gpt-35-turbo/chat/completions?api-version=2024-02-15-preview');
+      expect(request.url).toBe(
+        'https://tollgate-test.openai.azure.com/openai/deployments/gpt-35-turbo/chat/completions?api-version=2024-02-15-preview',
+      );
       expect(request.origin).toBe('https://tollgate-test.openai.azure.com');
       expect(request.method).toBe('POST');
       expect(request.headers).toEqual({ 'content-type': 'application/json', 'api-key': 'azure-key-123' });
@@ -38,11 +45,21 @@ describe('Azure OpenAI adapter (type 3)', () => {
 
     it('maps every relay mode onto the same deployment, embeddings and images included', () => {
       const embeddings = adapter().buildRequest(
-        input({ relayMode: 'embeddings', path: '/v1/embeddings', body: { model: 'text-embedding-3.5', input: 'x' }, upstreamModel: 'text-embedding-3.5' }),
+        input({
+          relayMode: 'embeddings',
+          path: '/v1/embeddings',
+          body: { model: 'text-embedding-3.5', input: 'x' },
+          upstreamModel: 'text-embedding-3.5',
+        }),
       );
       expect(embeddings.path).toBe('/openai/deployments/text-embedding-35/embeddings?api-version=2024-02-15-preview');
       const images = adapter().buildRequest(
-        input({ relayMode: 'images-generations', path: '/v1/images/generations', body: { model: 'dall-e-3', prompt: 'cat' }, upstreamModel: 'dall-e-3' }),
+        input({
+          relayMode: 'images-generations',
+          path: '/v1/images/generations',
+          body: { model: 'dall-e-3', prompt: 'cat' },
+          upstreamModel: 'dall-e-3',
+        }),
       );
       expect(images.path).toBe('/openai/deployments/dall-e-3/images/generations?api-version=2024-02-15-preview');
       expect(azureDeploymentName('gpt-4.1-mini')).toBe('gpt-41-mini');
@@ -52,7 +69,9 @@ describe('Azure OpenAI adapter (type 3)', () => {
       const request = adapter().buildRequest(
         input({ channel: { ...azureChannel, baseUrl: 'https://gateway.ai.cloudflare.com/v1/acct/gw/azure-openai/res' } }),
       );
-      expect(request.url).toBe('https://gateway.ai.cloudflare.com/v1/acct/gw/azure-openai/res/gpt-35-turbo/chat/completions?api-version=2024-02-15-preview');
+      expect(request.url).toBe(
+        'https://gateway.ai.cloudflare.com/v1/acct/gw/azure-openai/res/gpt-35-turbo/chat/completions?api-version=2024-02-15-preview',
+      );
     });
 
     it('forwards the body as sent (temperature 0, unknown fields) and removes stream_options, which older api-versions reject', () => {
@@ -99,7 +118,11 @@ describe('Azure OpenAI adapter (type 3)', () => {
     });
 
     it.each([
-      ['error-unauthorized.json', 401, { type: 'upstream_error', code: '401', message: expect.stringMatching(/^Access denied due to invalid subscription key/) }],
+      [
+        'error-unauthorized.json',
+        401,
+        { type: 'upstream_error', code: '401', message: expect.stringMatching(/^Access denied due to invalid subscription key/) },
+      ],
       ['error-rate-limit.json', 429, { type: 'upstream_error', code: '429' }],
       ['error-deployment-not-found.json', 404, { type: 'upstream_error', code: 'DeploymentNotFound' }],
       ['error-content-filter.json', 400, { type: 'upstream_error', param: 'prompt', code: 'content_filter' }],
@@ -111,12 +134,20 @@ describe('Azure OpenAI adapter (type 3)', () => {
   });
 
   describe('stream', () => {
-    const streamInput = (clientWantsUsage: boolean) => input({ isStream: true, clientWantsUsage, body: { model: 'gpt-3.5-turbo', messages: [], stream: true } });
+    const streamInput = (clientWantsUsage: boolean) =>
+      input({ isStream: true, clientWantsUsage, body: { model: 'gpt-3.5-turbo', messages: [], stream: true } });
     const bytes = fixture('azure', 'chat-stream.sse');
 
     it('forwards content-filter chunks, ignores the nested filter "error", and reports no usage (counted locally)', () => {
       const run = runStream(adapter().createStreamTransformer(streamInput(false)), [bytes]);
-      expect(run.summary).toMatchObject({ end: 'done', error: null, usage: null, completionText: 'Hello there!', finishReason: 'stop', eventsForwarded: 5 });
+      expect(run.summary).toMatchObject({
+        end: 'done',
+        error: null,
+        usage: null,
+        completionText: 'Hello there!',
+        finishReason: 'stop',
+        eventsForwarded: 5,
+      });
       expect(run.trailer).toBe('data: [DONE]\n\n');
     });
 
@@ -124,17 +155,28 @@ describe('Azure OpenAI adapter (type 3)', () => {
       const counted = { prompt_tokens: 8, completion_tokens: 3, total_tokens: 11 };
       const run = runStream(adapter().createStreamTransformer(streamInput(true)), [bytes], { usage: counted });
       expect(dataEvents(run.trailer)).toEqual([
-        { id: 'chatcmpl-B9AzureStream7', object: 'chat.completion.chunk', created: 1741580100, model: 'gpt-35-turbo', system_fingerprint: null, choices: [], usage: counted },
+        {
+          id: 'chatcmpl-B9AzureStream7',
+          object: 'chat.completion.chunk',
+          created: 1741580100,
+          model: 'gpt-35-turbo',
+          system_fingerprint: null,
+          choices: [],
+          usage: counted,
+        },
         '[DONE]',
       ]);
-      for (const pieces of randomSplits(bytes, 30)) expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { usage: counted })).toEqual(run);
+      for (const pieces of randomSplits(bytes, 30))
+        expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { usage: counted })).toEqual(run);
     });
 
     it('ends a stream cut mid-answer with an error event', () => {
       const cut = bytes.subarray(0, bytes.indexOf('" there!"'));
       const run = runStream(adapter().createStreamTransformer(streamInput(false)), [cut], { cause: 'connection_error', requestId: 'rid' });
       expect(run.summary.end).toBe('cut');
-      expect(dataEvents(run.trailer)).toEqual([{ error: expect.objectContaining({ code: 'upstream_stream_cut', message: expect.stringMatching(/\(request id: rid\)$/) }) }]);
+      expect(dataEvents(run.trailer)).toEqual([
+        { error: expect.objectContaining({ code: 'upstream_stream_cut', message: expect.stringMatching(/\(request id: rid\)$/) }) },
+      ]);
     });
   });
 });

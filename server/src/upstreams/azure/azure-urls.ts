@@ -32,8 +32,5 @@ export function azureTarget(input: UpstreamRequestInput, baseUrl: string): Pick<
   const task = input.path.startsWith('/v1/') ? input.path.slice(4) : input.path.replace(/^\/+/, '');
   const deployments = baseUrl.startsWith(CLOUDFLARE_GATEWAY) ? '' : '/openai/deployments';
   const version = encodeURIComponent(azureApiVersion(input.query, input.channel.other));
-  return upstreamTarget(
-    splitBaseUrl(baseUrl),
-    `${deployments}/${azureDeploymentName(input.upstreamModel)}/${task}?api-version=${version}`,
-  );
+  return upstreamTarget(splitBaseUrl(baseUrl), `${deployments}/${azureDeploymentName(input.upstreamModel)}/${task}?api-version=${version}`);
 }

@@ -11,7 +11,14 @@ import type { InlineMedia } from '../upstream-adapter';
 import { ConvertRequestError } from '../upstream-errors';
 import type { GeminiContent, GeminiPart } from './gemini-types';
 
-const EXTENSION_MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', heic: 'image/heic' };
+const EXTENSION_MIME: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  heic: 'image/heic',
+};
 
 function guessMimeType(url: string): string {
   const path = url.split(/[?#]/)[0];
@@ -26,7 +33,9 @@ function imagePart(part: OpenAIImagePart, media: ReadonlyMap<string, InlineMedia
   const url = imageUrlOf(part);
   if (isHttpUrl(url)) {
     const fetched = media?.get(url);
-    return fetched ? { inlineData: { mimeType: fetched.mimeType, data: fetched.data } } : { fileData: { mimeType: guessMimeType(url), fileUri: url } };
+    return fetched
+      ? { inlineData: { mimeType: fetched.mimeType, data: fetched.data } }
+      : { fileData: { mimeType: guessMimeType(url), fileUri: url } };
   }
   if (url.startsWith('gs://')) return { fileData: { mimeType: guessMimeType(url), fileUri: url } };
   const { mimeType, data } = parseDataUrl(url);

@@ -12,9 +12,10 @@ export function cleanGeminiSchema(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$schema' || key === 'additionalProperties' || key === 'strict') continue;
-    out[key] = key === 'properties' && typeof value === 'object' && value !== null
-      ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, cleanGeminiSchema(property)]))
-      : cleanGeminiSchema(value);
+    out[key] =
+      key === 'properties' && typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, cleanGeminiSchema(property)]))
+        : cleanGeminiSchema(value);
   }
   return out;
 }

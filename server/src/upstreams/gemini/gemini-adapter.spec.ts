@@ -1,4 +1,14 @@
-import { channel, chatInput, dataEvents, everySplit, fixture, FIXED_NOW, randomSplits, runStream, testSettings } from '../testing/upstream-test-kit';
+import {
+  channel,
+  chatInput,
+  dataEvents,
+  everySplit,
+  fixture,
+  FIXED_NOW,
+  randomSplits,
+  runStream,
+  testSettings,
+} from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
 import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-errors';
 import { parseConfig } from '../../config/app-config';
@@ -27,7 +37,9 @@ describe('Gemini adapter (type 24)', () => {
       expect(plain.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent');
       expect(plain.headers).toEqual({ 'content-type': 'application/json', 'x-goog-api-key': 'AIza-test-key' });
       expect(plain.url).not.toContain('key=');
-      const stream = adapter().buildRequest(input({ stream: true }, { isStream: true, channel: { ...geminiChannel, other: 'v1', baseUrl: 'http://fake:9000/' } }));
+      const stream = adapter().buildRequest(
+        input({ stream: true }, { isStream: true, channel: { ...geminiChannel, other: 'v1', baseUrl: 'http://fake:9000/' } }),
+      );
       expect(stream.url).toBe('http://fake:9000/v1/models/gemini-2.0-flash:streamGenerateContent?alt=sse');
       expect(stream.headers.accept).toBe('text/event-stream');
     });
@@ -61,7 +73,10 @@ describe('Gemini adapter (type 24)', () => {
         seed: 0,
         candidateCount: 1,
       });
-      expect(built({ max_completion_tokens: 7, response_format: { type: 'json_object' } }).generationConfig).toEqual({ maxOutputTokens: 7, responseMimeType: 'application/json' });
+      expect(built({ max_completion_tokens: 7, response_format: { type: 'json_object' } }).generationConfig).toEqual({
+        maxOutputTokens: 7,
+        responseMimeType: 'application/json',
+      });
       expect(built({}).generationConfig).toBeUndefined();
     });
 
@@ -69,7 +84,11 @@ describe('Gemini adapter (type 24)', () => {
       const body = built({
         messages: [
           { role: 'user', content: 'Weather in Boston?' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Boston"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Boston"}' } }],
+          },
           { role: 'tool', tool_call_id: 'call_1', content: '{"temp":21}' },
         ],
         tools: [
@@ -78,14 +97,28 @@ describe('Gemini adapter (type 24)', () => {
             function: {
               name: 'get_weather',
               description: 'Weather now',
-              parameters: { $schema: 'x', type: 'object', additionalProperties: false, properties: { location: { type: 'string', additionalProperties: false } }, required: ['location'] },
+              parameters: {
+                $schema: 'x',
+                type: 'object',
+                additionalProperties: false,
+                properties: { location: { type: 'string', additionalProperties: false } },
+                required: ['location'],
+              },
             },
           },
         ],
         tool_choice: { type: 'function', function: { name: 'get_weather' } },
       });
       expect(body.tools).toEqual([
-        { functionDeclarations: [{ name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }] },
+        {
+          functionDeclarations: [
+            {
+              name: 'get_weather',
+              description: 'Weather now',
+              parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+            },
+          ],
+        },
       ]);
       expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
       expect(body.contents).toEqual([
@@ -110,24 +143,32 @@ describe('Gemini adapter (type 24)', () => {
         { fileData: { mimeType: 'image/webp', fileUri: 'https://example.com/cat.webp' } },
         { inlineData: { mimeType: 'image/jpeg', data: 'ZG9n' } },
       ]);
-      expect(() => built({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] })).toThrow(ConvertRequestError);
+      expect(() => built({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] })).toThrow(
+        ConvertRequestError,
+      );
     });
 
     it('serves chat only', () => {
-      expect(() => adapter().buildRequest(input({}, { relayMode: 'embeddings', path: '/v1/embeddings' }))).toThrow(UnsupportedRelayModeError);
+      expect(() => adapter().buildRequest(input({}, { relayMode: 'embeddings', path: '/v1/embeddings' }))).toThrow(
+        UnsupportedRelayModeError,
+      );
     });
 
     it('sends GEMINI_SAFETY_SETTING as the threshold of every harm category (BLOCK_NONE unset or blank)', () => {
       const thresholds = (env: Record<string, string>) => {
         const registry = createUpstreamRegistry({ geminiSafetyThreshold: parseConfig(env).GEMINI_SAFETY_SETTING });
-        const body = JSON.parse(registry.get(24).buildRequest(input()).body as string) as { safetySettings: Array<{ category: string; threshold: string }> };
+        const body = JSON.parse(registry.get(24).buildRequest(input()).body as string) as {
+          safetySettings: Array<{ category: string; threshold: string }>;
+        };
         expect(body.safetySettings.map((setting) => setting.category)).toEqual([...GEMINI_HARM_CATEGORIES]);
         return [...new Set(body.safetySettings.map((setting) => setting.threshold))];
       };
       expect(thresholds({ GEMINI_SAFETY_SETTING: 'BLOCK_ONLY_HIGH' })).toEqual(['BLOCK_ONLY_HIGH']);
       expect(thresholds({ GEMINI_SAFETY_SETTING: '  ' })).toEqual(['BLOCK_NONE']);
       expect(thresholds({})).toEqual(['BLOCK_NONE']);
-      const body = JSON.parse(createUpstreamRegistry({ geminiSafetyThreshold: 'OFF' }).get(24).buildRequest(input()).body as string) as Record<string, any>;
+      const body = JSON.parse(
+        createUpstreamRegistry({ geminiSafetyThreshold: 'OFF' }).get(24).buildRequest(input()).body as string,
+      ) as Record<string, any>;
       expect(body.safetySettings[0].threshold).toBe('OFF');
     });
   });
@@ -135,13 +176,26 @@ describe('Gemini adapter (type 24)', () => {
   describe('response', () => {
     it('converts a text answer with its usage and the upstream model name', () => {
       const result = adapter().parseResponse(input(), json(fixture('gemini', 'generate-content.json')));
-      expect(result).toMatchObject({ ok: true, status: 200, passthrough: false, usage: { prompt_tokens: 2, completion_tokens: 11, total_tokens: 13 }, completionText: null });
+      expect(result).toMatchObject({
+        ok: true,
+        status: 200,
+        passthrough: false,
+        usage: { prompt_tokens: 2, completion_tokens: 11, total_tokens: 13 },
+        completionText: null,
+      });
       expect(JSON.parse((result as { body: string }).body)).toEqual({
         id: 'chatcmpl-5S3QZ5vYLqSbnvgP3q3FuAs',
         object: 'chat.completion',
         created,
         model: 'gemini-2.0-flash',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! 👋 How can I help you today?\n' }, logprobs: null, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'Hello! 👋 How can I help you today?\n' },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
         usage: { prompt_tokens: 2, completion_tokens: 11, total_tokens: 13 },
       });
     });
@@ -160,12 +214,20 @@ describe('Gemini adapter (type 24)', () => {
         finish_reason: 'tool_calls',
       });
       expect(result).toMatchObject({
-        usage: { prompt_tokens: 64, completion_tokens: 118, total_tokens: 182, prompt_tokens_details: { cached_tokens: 32 }, completion_tokens_details: { reasoning_tokens: 100 } },
+        usage: {
+          prompt_tokens: 64,
+          completion_tokens: 118,
+          total_tokens: 182,
+          prompt_tokens_details: { cached_tokens: 32 },
+          completion_tokens_details: { reasoning_tokens: 100 },
+        },
       });
     });
 
     it('maps MAX_TOKENS to length (new-api said stop for everything)', () => {
-      const body = JSON.parse((adapter().parseResponse(input(), json(fixture('gemini', 'generate-content-max-tokens.json'))) as { body: string }).body);
+      const body = JSON.parse(
+        (adapter().parseResponse(input(), json(fixture('gemini', 'generate-content-max-tokens.json'))) as { body: string }).body,
+      );
       expect(body.choices[0].finish_reason).toBe('length');
     });
 
@@ -178,8 +240,16 @@ describe('Gemini adapter (type 24)', () => {
     });
 
     it.each([
-      ['error-invalid-key.json', 400, { message: 'API key not valid. Please pass a valid API key.', type: 'INVALID_ARGUMENT', param: null, code: 400 }],
-      ['error-quota.json', 429, { message: 'Resource has been exhausted (e.g. check quota).', type: 'RESOURCE_EXHAUSTED', param: null, code: 429 }],
+      [
+        'error-invalid-key.json',
+        400,
+        { message: 'API key not valid. Please pass a valid API key.', type: 'INVALID_ARGUMENT', param: null, code: 400 },
+      ],
+      [
+        'error-quota.json',
+        429,
+        { message: 'Resource has been exhausted (e.g. check quota).', type: 'RESOURCE_EXHAUSTED', param: null, code: 429 },
+      ],
       ['error-not-found.json', 404, expect.objectContaining({ type: 'NOT_FOUND', code: 404 })],
     ])('maps %s to status %i and the OpenAI error shape', (name, status, error) => {
       expect(adapter().mapError(status, fixture('gemini', name))).toEqual({ ok: false, status, error });
@@ -195,21 +265,34 @@ describe('Gemini adapter (type 24)', () => {
       const identity = { id: 'chatcmpl-id1', object: 'chat.completion.chunk', created, model: 'gemini-2.0-flash' };
       expect(dataEvents(run.output)).toEqual([
         { ...identity, choices: [{ index: 0, delta: { role: 'assistant', content: 'Sure' }, finish_reason: null }] },
-        { ...identity, choices: [{ index: 0, delta: { content: ', here is a haiku about the sea:\n\nWaves fold into foam,\n' }, finish_reason: null }] },
-        { ...identity, choices: [{ index: 0, delta: { content: 'salt wind carries gull voices—\nthe tide keeps its time. 🌊\n' }, finish_reason: null }] },
+        {
+          ...identity,
+          choices: [{ index: 0, delta: { content: ', here is a haiku about the sea:\n\nWaves fold into foam,\n' }, finish_reason: null }],
+        },
+        {
+          ...identity,
+          choices: [{ index: 0, delta: { content: 'salt wind carries gull voices—\nthe tide keeps its time. 🌊\n' }, finish_reason: null }],
+        },
         { ...identity, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
         { ...identity, system_fingerprint: null, choices: [], usage: { prompt_tokens: 9, completion_tokens: 31, total_tokens: 40 } },
         '[DONE]',
       ]);
-      expect(run.summary).toMatchObject({ end: 'done', usage: { prompt_tokens: 9, completion_tokens: 31, total_tokens: 40 }, finishReason: 'stop', eventsForwarded: 4 });
+      expect(run.summary).toMatchObject({
+        end: 'done',
+        usage: { prompt_tokens: 9, completion_tokens: 31, total_tokens: 40 },
+        finishReason: 'stop',
+        eventsForwarded: 4,
+      });
     });
 
     it('gives the same output however the bytes are split', () => {
       for (const name of ['stream-text.sse', 'stream-function-call.sse', 'stream-error.sse']) {
         const bytes = fixture('gemini', name);
         const whole = runStream(adapter().createStreamTransformer(streamInput(true)), [bytes], { requestId: 'r' });
-        for (const pieces of everySplit(bytes, 7)) expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
-        for (const pieces of randomSplits(bytes, 20)) expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
+        for (const pieces of everySplit(bytes, 7))
+          expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
+        for (const pieces of randomSplits(bytes, 20))
+          expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
       }
     });
 
@@ -219,7 +302,12 @@ describe('Gemini adapter (type 24)', () => {
       expect(events[0].choices[0].delta).toEqual({
         role: 'assistant',
         tool_calls: [
-          { index: 0, id: 'call_id2', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Boston, MA","unit":"celsius"}' } },
+          {
+            index: 0,
+            id: 'call_id2',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"location":"Boston, MA","unit":"celsius"}' },
+          },
           { index: 1, id: 'call_id3', type: 'function', function: { name: 'get_time', arguments: '{"timezone":"America/New_York"}' } },
         ],
       });
@@ -228,10 +316,19 @@ describe('Gemini adapter (type 24)', () => {
     });
 
     it('ends with the error event of an error mid-stream, billing the prompt it reported and the text delivered (not 0 completion)', () => {
-      const run = runStream(adapter().createStreamTransformer(streamInput()), [fixture('gemini', 'stream-error.sse')], { requestId: 'rid' });
+      const run = runStream(adapter().createStreamTransformer(streamInput()), [fixture('gemini', 'stream-error.sse')], {
+        requestId: 'rid',
+      });
       expect(run.summary).toMatchObject({ end: 'upstream_error', usage: null, promptTokens: 9, completionText: 'The first' });
       expect(dataEvents(run.trailer)).toEqual([
-        { error: { message: 'The model is overloaded. Please try again later. (request id: rid)', type: 'UNAVAILABLE', param: null, code: 503 } },
+        {
+          error: {
+            message: 'The model is overloaded. Please try again later. (request id: rid)',
+            type: 'UNAVAILABLE',
+            param: null,
+            code: 503,
+          },
+        },
       ]);
       expect(run.output).not.toContain('[DONE]');
     });
@@ -245,9 +342,14 @@ describe('Gemini adapter (type 24)', () => {
     });
 
     it('fails a stream whose prompt was blocked', () => {
-      const blocked = Buffer.from(`data: ${JSON.stringify({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } })}\n\n`);
+      const blocked = Buffer.from(
+        `data: ${JSON.stringify({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } })}\n\n`,
+      );
       const run = runStream(adapter().createStreamTransformer(streamInput()), [blocked]);
-      expect(run.summary).toMatchObject({ end: 'upstream_error', error: { message: 'No candidates returned (prompt blocked: SAFETY)', type: 'server_error' } });
+      expect(run.summary).toMatchObject({
+        end: 'upstream_error',
+        error: { message: 'No candidates returned (prompt blocked: SAFETY)', type: 'server_error' },
+      });
     });
   });
 });

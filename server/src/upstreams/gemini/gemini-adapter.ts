@@ -25,7 +25,8 @@ export function createGeminiAdapter(settings: UpstreamSettings): UpstreamAdapter
       const parsed = parseJsonObject(response.body) as GeminiResponse | null;
       if (!parsed) return unreadableResponseError('not a JSON object');
       // Status kept as new-api keeps it: a 200 with no candidates is an error the relay does not retry.
-      if (!parsed.candidates || parsed.candidates.length === 0) return { ok: false, status: response.status, error: noCandidatesError(parsed) };
+      if (!parsed.candidates || parsed.candidates.length === 0)
+        return { ok: false, status: response.status, error: noCandidatesError(parsed) };
       const converted = convertGeminiResponse(
         parsed,
         {

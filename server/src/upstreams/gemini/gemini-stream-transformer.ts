@@ -31,9 +31,17 @@ export class GeminiStreamTransformer implements StreamTransformer {
   private toolCallIndex = 0;
   private lastUsage: TokenUsage | null = null;
 
-  constructor(input: UpstreamRequestInput, private readonly settings: UpstreamSettings) {
+  constructor(
+    input: UpstreamRequestInput,
+    private readonly settings: UpstreamSettings,
+  ) {
     this.progress = new StreamProgress(
-      { id: `chatcmpl-${settings.newId()}`, object: 'chat.completion.chunk', created: Math.floor(settings.now() / 1000), model: input.upstreamModel },
+      {
+        id: `chatcmpl-${settings.newId()}`,
+        object: 'chat.completion.chunk',
+        created: Math.floor(settings.now() / 1000),
+        model: input.upstreamModel,
+      },
       input.clientWantsUsage,
       settings.now,
     );

@@ -5,9 +5,20 @@ import { createOllamaAdapter, OLLAMA_BASE_URL } from './ollama-adapter';
 
 const ollamaChannel = channel({ type: 4, key: 'ignored-key', baseUrl: 'http://gpu-box:11434' });
 const chat = (overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({ channel: ollamaChannel, body: { model: 'llama3.2', messages: [{ role: 'user', content: 'Hello' }] }, upstreamModel: 'llama3.2', ...overrides });
+  chatInput({
+    channel: ollamaChannel,
+    body: { model: 'llama3.2', messages: [{ role: 'user', content: 'Hello' }] },
+    upstreamModel: 'llama3.2',
+    ...overrides,
+  });
 const embed = (body: Record<string, unknown>) =>
-  chatInput({ channel: ollamaChannel, relayMode: 'embeddings', path: '/v1/embeddings', body: { model: 'all-minilm', ...body }, upstreamModel: 'all-minilm' });
+  chatInput({
+    channel: ollamaChannel,
+    relayMode: 'embeddings',
+    path: '/v1/embeddings',
+    body: { model: 'all-minilm', ...body },
+    upstreamModel: 'all-minilm',
+  });
 const adapter = () => createOllamaAdapter(testSettings());
 const text = (body: string | Uint8Array | undefined) => (typeof body === 'string' ? body : Buffer.from(body!).toString('utf8'));
 const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
@@ -18,11 +29,21 @@ describe('Ollama adapter (type 4)', () => {
       const request = adapter().buildRequest(chat());
       expect(request.url).toBe('http://gpu-box:11434/v1/chat/completions');
       expect(request.headers).toEqual({ 'content-type': 'application/json' });
-      expect(adapter().buildRequest(chat({ channel: { ...ollamaChannel, baseUrl: null } })).url).toBe(`${OLLAMA_BASE_URL}/v1/chat/completions`);
+      expect(adapter().buildRequest(chat({ channel: { ...ollamaChannel, baseUrl: null } })).url).toBe(
+        `${OLLAMA_BASE_URL}/v1/chat/completions`,
+      );
     });
 
     it('forwards every field, max_tokens and temperature 0 included (new-api dropped max_tokens), and asks for stream usage', () => {
-      const body = { model: 'llama3', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 64, temperature: 0, stop: ['END'], stream: true, keep_alive: '5m' };
+      const body = {
+        model: 'llama3',
+        messages: [{ role: 'user', content: 'Hi' }],
+        max_tokens: 64,
+        temperature: 0,
+        stop: ['END'],
+        stream: true,
+        keep_alive: '5m',
+      };
       const request = adapter().buildRequest(chat({ body, upstreamModel: 'llama3.2', isStream: true }));
       expect(JSON.parse(text(request.body))).toEqual({ ...body, model: 'llama3.2', stream_options: { include_usage: true } });
       expect(request.headers.accept).toBe('text/event-stream');
@@ -39,7 +60,11 @@ describe('Ollama adapter (type 4)', () => {
     it('bills the usage chunk of a stream and forwards it only when the client asked', () => {
       const bytes = fixture('ollama', 'chat-stream-with-usage.sse');
       const hidden = runStream(adapter().createStreamTransformer(chat({ isStream: true })), [bytes]);
-      expect(hidden.summary).toMatchObject({ end: 'done', usage: { prompt_tokens: 27, completion_tokens: 3, total_tokens: 30 }, completionText: 'Hello!' });
+      expect(hidden.summary).toMatchObject({
+        end: 'done',
+        usage: { prompt_tokens: 27, completion_tokens: 3, total_tokens: 30 },
+        completionText: 'Hello!',
+      });
       expect(hidden.output).not.toContain('"usage"');
       const shown = runStream(adapter().createStreamTransformer(chat({ isStream: true, clientWantsUsage: true })), [bytes]);
       expect(shown.output).toBe(bytes.toString());
@@ -57,12 +82,19 @@ describe('Ollama adapter (type 4)', () => {
       expect(adapter().mapError(404, fixture('ollama', 'error-model-not-found.json'))).toEqual({
         ok: false,
         status: 404,
-        error: { message: 'model "llama9" not found, try pulling it first', type: 'upstream_error', param: '404', code: 'bad_response_status_code' },
+        error: {
+          message: 'model "llama9" not found, try pulling it first',
+          type: 'upstream_error',
+          param: '404',
+          code: 'bad_response_status_code',
+        },
       });
     });
 
     it('refuses modes Ollama does not serve', () => {
-      expect(() => adapter().buildRequest(chat({ relayMode: 'images-generations', path: '/v1/images/generations' }))).toThrow(UnsupportedRelayModeError);
+      expect(() => adapter().buildRequest(chat({ relayMode: 'images-generations', path: '/v1/images/generations' }))).toThrow(
+        UnsupportedRelayModeError,
+      );
     });
   });
 
@@ -82,7 +114,13 @@ describe('Ollama adapter (type 4)', () => {
     it("answers OpenAI's embeddings list with one item per input and the prompt_eval_count as usage", () => {
       const result = adapter().parseResponse(embed({ input: ['a', 'b'], encoding_format: 'float' }), json(fixture('ollama', 'embed.json')));
       const vectors = jsonFixture<{ embeddings: number[][] }>('ollama', 'embed.json').embeddings;
-      expect(result).toMatchObject({ ok: true, status: 200, passthrough: false, contentType: 'application/json', usage: { prompt_tokens: 8, completion_tokens: 0, total_tokens: 8 } });
+      expect(result).toMatchObject({
+        ok: true,
+        status: 200,
+        passthrough: false,
+        contentType: 'application/json',
+        usage: { prompt_tokens: 8, completion_tokens: 0, total_tokens: 8 },
+      });
       expect(JSON.parse(text((result as { body: string }).body))).toEqual({
         object: 'list',
         data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
@@ -92,7 +130,10 @@ describe('Ollama adapter (type 4)', () => {
     });
 
     it('encodes the vectors as base64 float32 when asked (the openai SDK default)', () => {
-      const result = adapter().parseResponse(embed({ input: ['a', 'b'], encoding_format: 'base64' }), json(fixture('ollama', 'embed.json')));
+      const result = adapter().parseResponse(
+        embed({ input: ['a', 'b'], encoding_format: 'base64' }),
+        json(fixture('ollama', 'embed.json')),
+      );
       const data = JSON.parse(text((result as { body: string }).body)).data as Array<{ embedding: string }>;
       const decoded = Buffer.from(data[0].embedding, 'base64');
       expect(decoded.length).toBe(16);
@@ -106,13 +147,19 @@ describe('Ollama adapter (type 4)', () => {
         status: 404,
         error: { message: 'model "llama9" not found, try pulling it first' },
       });
-      expect(adapter().parseResponse(embed({ input: 'x' }), json('not json'))).toMatchObject({ ok: false, status: 500, error: { code: 'unmarshal_response_body_failed' } });
+      expect(adapter().parseResponse(embed({ input: 'x' }), json('not json'))).toMatchObject({
+        ok: false,
+        status: 500,
+        error: { code: 'unmarshal_response_body_failed' },
+      });
     });
   });
 
   it('streams with the OpenAI error event when the body is cut', () => {
     const bytes = fixture('ollama', 'chat-stream-with-usage.sse');
-    const run = runStream(adapter().createStreamTransformer(chat({ isStream: true })), [bytes.subarray(0, 200)], { cause: 'connection_error' });
+    const run = runStream(adapter().createStreamTransformer(chat({ isStream: true })), [bytes.subarray(0, 200)], {
+      cause: 'connection_error',
+    });
     expect(run.summary.end).toBe('cut');
     expect(dataEvents(run.trailer)).toEqual([{ error: expect.objectContaining({ code: 'upstream_stream_cut' }) }]);
   });

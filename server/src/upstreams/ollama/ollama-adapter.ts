@@ -41,7 +41,15 @@ export function createOllamaAdapter(settings: UpstreamSettings): UpstreamAdapter
       const parsed = parseJsonObject(response.body) as OllamaEmbedResponse | null;
       if (!parsed) return unreadableResponseError('not a JSON object');
       const { body, usage } = convertOllamaEmbedResponse(parsed, input.upstreamModel, input.body?.encoding_format);
-      return { ok: true, status: 200, body: JSON.stringify(body), contentType: 'application/json', passthrough: false, usage, completionText: null };
+      return {
+        ok: true,
+        status: 200,
+        body: JSON.stringify(body),
+        contentType: 'application/json',
+        passthrough: false,
+        usage,
+        completionText: null,
+      };
     },
   };
 }

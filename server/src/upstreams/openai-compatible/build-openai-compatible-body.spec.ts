@@ -42,7 +42,10 @@ describe('buildOpenAICompatibleBody', () => {
 
   it('does not force usage on non-stream requests, and drops stream_options for upstreams that reject it', () => {
     const input = chatInput({ body: { model: 'm', stream_options: { include_usage: true } }, upstreamModel: 'm' });
-    expect(JSON.parse(buildOpenAICompatibleBody(input, 'force', null) as string)).toEqual({ model: 'm', stream_options: { include_usage: true } });
+    expect(JSON.parse(buildOpenAICompatibleBody(input, 'force', null) as string)).toEqual({
+      model: 'm',
+      stream_options: { include_usage: true },
+    });
     expect(JSON.parse(buildOpenAICompatibleBody(input, 'remove', null) as string)).toEqual({ model: 'm' });
   });
 
@@ -54,6 +57,9 @@ describe('buildOpenAICompatibleBody', () => {
 
   it('sets the model when the client sent none (moderations default)', () => {
     const input = chatInput({ relayMode: 'moderations', body: { input: 'text' }, upstreamModel: 'text-moderation-latest' });
-    expect(JSON.parse(buildOpenAICompatibleBody(input, 'keep', null) as string)).toEqual({ input: 'text', model: 'text-moderation-latest' });
+    expect(JSON.parse(buildOpenAICompatibleBody(input, 'keep', null) as string)).toEqual({
+      input: 'text',
+      model: 'text-moderation-latest',
+    });
   });
 });

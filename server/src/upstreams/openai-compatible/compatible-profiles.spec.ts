@@ -7,7 +7,13 @@ import { InvalidApiTypeError, MissingBaseUrlError, UnsupportedRelayModeError } f
 
 const registry = createUpstreamRegistry(testSettings());
 const text = (body: string | Uint8Array | undefined) => (typeof body === 'string' ? body : Buffer.from(body!).toString('utf8'));
-const streamBody = { model: 'm', messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true }, temperature: 0 };
+const streamBody = {
+  model: 'm',
+  messages: [{ role: 'user', content: 'Hi' }],
+  stream: true,
+  stream_options: { include_usage: true },
+  temperature: 0,
+};
 const input = (type: number, overrides: Partial<UpstreamRequestInput> = {}) =>
   chatInput({ channel: channel({ type, key: 'family-key' }), body: { model: 'm', messages: [] }, upstreamModel: 'm', ...overrides });
 
@@ -30,21 +36,27 @@ describe('the OpenAI-compatible family', () => {
     'type %i forwards the stream body as sent but without stream_options, which it was never sent by new-api',
     (type) => {
       const base = type === ChannelType.Custom ? { baseUrl: 'https://llm.example.com/v1/chat/completions' } : {};
-      const request = registry.get(type).buildRequest(input(type, { channel: channel({ type, ...base }), body: streamBody, isStream: true, clientWantsUsage: true }));
+      const request = registry
+        .get(type)
+        .buildRequest(input(type, { channel: channel({ type, ...base }), body: streamBody, isStream: true, clientWantsUsage: true }));
       const { stream_options: _dropped, ...expected } = streamBody;
       expect(JSON.parse(text(request.body))).toEqual(expected);
     },
   );
 
   it('uses a channel base URL over the default, with its path prefix and the client query', () => {
-    const request = registry.get(ChannelType.Moonshot).buildRequest(input(ChannelType.Moonshot, { channel: channel({ type: 25, baseUrl: 'http://proxy:8080/moonshot/' }), query: 'a=1' }));
+    const request = registry
+      .get(ChannelType.Moonshot)
+      .buildRequest(input(ChannelType.Moonshot, { channel: channel({ type: 25, baseUrl: 'http://proxy:8080/moonshot/' }), query: 'a=1' }));
     expect(request.url).toBe('http://proxy:8080/moonshot/v1/chat/completions?a=1');
     expect(request.origin).toBe('http://proxy:8080');
   });
 
   describe('Custom (8)', () => {
     const custom = (baseUrl: string | null, overrides: Partial<UpstreamRequestInput> = {}) =>
-      registry.get(ChannelType.Custom).buildRequest(input(ChannelType.Custom, { channel: channel({ type: 8, baseUrl }), upstreamModel: 'qwen-max', ...overrides }));
+      registry
+        .get(ChannelType.Custom)
+        .buildRequest(input(ChannelType.Custom, { channel: channel({ type: 8, baseUrl }), upstreamModel: 'qwen-max', ...overrides }));
 
     it('uses the base URL as the whole URL, {model} replaced, its own query kept and the client path not appended', () => {
       const request = custom('https://llm.example.com/deploy/{model}/chat?tenant=7', { path: '/v1/chat/completions', query: 'x=1' });
@@ -60,12 +72,16 @@ describe('the OpenAI-compatible family', () => {
   it('SiliconCloud serves chat, embeddings and rerank only; Jina embeddings and rerank only', () => {
     const silicon = registry.get(ChannelType.SiliconCloud);
     expect(silicon.buildRequest(input(40, { relayMode: 'rerank', path: '/v1/rerank' })).url).toBe('https://api.siliconflow.cn/v1/rerank');
-    expect(() => silicon.buildRequest(input(40, { relayMode: 'images-generations', path: '/v1/images/generations' }))).toThrow(UnsupportedRelayModeError);
+    expect(() => silicon.buildRequest(input(40, { relayMode: 'images-generations', path: '/v1/images/generations' }))).toThrow(
+      UnsupportedRelayModeError,
+    );
     expect(() => registry.get(ChannelType.Jina).buildRequest(input(38))).toThrow(UnsupportedRelayModeError);
   });
 
   it('falls back to the generic OpenAI protocol for a type without a profile, and refuses type 21', () => {
-    const request = registry.get(ChannelType.FastGPT + 100).buildRequest(input(122, { channel: channel({ type: 122, baseUrl: 'https://other.example.com' }) }));
+    const request = registry
+      .get(ChannelType.FastGPT + 100)
+      .buildRequest(input(122, { channel: channel({ type: 122, baseUrl: 'https://other.example.com' }) }));
     expect(request.url).toBe('https://other.example.com/v1/chat/completions');
     expect(() => registry.get(ChannelType.AIProxyLibrary)).toThrow(InvalidApiTypeError);
   });
@@ -77,7 +93,11 @@ describe('OpenAI (1)', () => {
   it('sends the Bearer key and OpenAI-Organization, to api.openai.com by default', () => {
     const request = adapter.buildRequest(input(1, { channel: channel({ openaiOrganization: 'org-123' }) }));
     expect(request.url).toBe('https://api.openai.com/v1/chat/completions');
-    expect(request.headers).toEqual({ 'content-type': 'application/json', authorization: 'Bearer sk-upstream-key', 'openai-organization': 'org-123' });
+    expect(request.headers).toEqual({
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-upstream-key',
+      'openai-organization': 'org-123',
+    });
   });
 
   it('forces include_usage on streams and keeps temperature 0', () => {
@@ -94,7 +114,11 @@ describe('OpenAI (1)', () => {
   });
 
   it('maps an invalid key to 401 with the upstream error object kept', () => {
-    const body = Buffer.from(JSON.stringify({ error: { message: 'Incorrect API key provided: sk-bad.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+    const body = Buffer.from(
+      JSON.stringify({
+        error: { message: 'Incorrect API key provided: sk-bad.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+      }),
+    );
     expect(adapter.mapError(401, body)).toEqual({
       ok: false,
       status: 401,

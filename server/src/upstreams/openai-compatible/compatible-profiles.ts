@@ -29,14 +29,49 @@ const modes = (...list: RelayMode[]): ReadonlySet<RelayMode> => new Set(list);
  * and SiliconCloud do).
  */
 export const compatibleProfiles: ReadonlyMap<number, CompatibleProfile> = new Map<number, CompatibleProfile>([
-  [ChannelType.Custom, { name: 'custom', defaultBaseUrl: '', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove', target: customTarget }],
-  [ChannelType.Zhinao360, { name: '360', defaultBaseUrl: 'https://ai.360.cn', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' }],
-  [ChannelType.FastGPT, { name: 'fastgpt', defaultBaseUrl: 'https://fastgpt.run/api/openapi', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' }],
-  [ChannelType.Moonshot, { name: 'moonshot', defaultBaseUrl: 'https://api.moonshot.cn', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' }],
-  [ChannelType.Yi, { name: 'yi', defaultBaseUrl: 'https://api.lingyiwanwu.com', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' }],
-  [ChannelType.MiniMax, { name: 'minimax', defaultBaseUrl: 'https://api.minimax.chat', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove', target: miniMaxTarget }],
-  [ChannelType.Jina, { name: 'jina', defaultBaseUrl: 'https://api.jina.ai', relayModes: modes('embeddings', 'rerank'), streamUsage: 'remove' }],
-  [ChannelType.SiliconCloud, { name: 'siliconcloud', defaultBaseUrl: 'https://api.siliconflow.cn', relayModes: modes('chat', 'embeddings', 'rerank'), streamUsage: 'remove' }],
+  [
+    ChannelType.Custom,
+    { name: 'custom', defaultBaseUrl: '', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove', target: customTarget },
+  ],
+  [
+    ChannelType.Zhinao360,
+    { name: '360', defaultBaseUrl: 'https://ai.360.cn', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' },
+  ],
+  [
+    ChannelType.FastGPT,
+    { name: 'fastgpt', defaultBaseUrl: 'https://fastgpt.run/api/openapi', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' },
+  ],
+  [
+    ChannelType.Moonshot,
+    { name: 'moonshot', defaultBaseUrl: 'https://api.moonshot.cn', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' },
+  ],
+  [
+    ChannelType.Yi,
+    { name: 'yi', defaultBaseUrl: 'https://api.lingyiwanwu.com', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' },
+  ],
+  [
+    ChannelType.MiniMax,
+    {
+      name: 'minimax',
+      defaultBaseUrl: 'https://api.minimax.chat',
+      relayModes: ALL_RELAY_MODES_BUT_RERANK,
+      streamUsage: 'remove',
+      target: miniMaxTarget,
+    },
+  ],
+  [
+    ChannelType.Jina,
+    { name: 'jina', defaultBaseUrl: 'https://api.jina.ai', relayModes: modes('embeddings', 'rerank'), streamUsage: 'remove' },
+  ],
+  [
+    ChannelType.SiliconCloud,
+    {
+      name: 'siliconcloud',
+      defaultBaseUrl: 'https://api.siliconflow.cn',
+      relayModes: modes('chat', 'embeddings', 'rerank'),
+      streamUsage: 'remove',
+    },
+  ],
 ]);
 
 /** Every other type without its own adapter: OpenAI's protocol on the channel's base URL. */

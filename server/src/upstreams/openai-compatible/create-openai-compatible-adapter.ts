@@ -1,13 +1,7 @@
 import { encodeMultipart } from '../shared/encode-multipart';
 import { mapUpstreamError } from '../shared/map-upstream-error';
 import { channelBaseUrl, splitBaseUrl, upstreamTarget, withQuery } from '../shared/upstream-url';
-import type {
-  UpstreamAdapter,
-  UpstreamRequest,
-  UpstreamRequestInput,
-  UpstreamResponse,
-  UpstreamSettings,
-} from '../upstream-adapter';
+import type { UpstreamAdapter, UpstreamRequest, UpstreamRequestInput, UpstreamResponse, UpstreamSettings } from '../upstream-adapter';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { buildOpenAICompatibleBody } from './build-openai-compatible-body';
 import { bearerAuth, type CompatibleProfile } from './compatible-profile';
@@ -24,7 +18,11 @@ export function defaultTarget(input: UpstreamRequestInput, baseUrl: string): Pic
 }
 
 /** Headers for an OpenAI-protocol request: only Accept comes from the client. */
-export function openAIRequestHeaders(input: UpstreamRequestInput, contentType: string, auth: Record<string, string>): Record<string, string> {
+export function openAIRequestHeaders(
+  input: UpstreamRequestInput,
+  contentType: string,
+  auth: Record<string, string>,
+): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': contentType, ...auth };
   const accept = input.clientHeaders?.accept ?? (input.isStream ? 'text/event-stream' : undefined);
   if (accept) headers.accept = accept;

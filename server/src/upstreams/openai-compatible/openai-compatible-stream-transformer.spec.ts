@@ -13,7 +13,8 @@ import type { UpstreamRequestInput, UpstreamSettings } from '../upstream-adapter
 import { OpenAICompatibleStreamTransformer } from './openai-compatible-stream-transformer';
 
 const streamInput = (overrides: Partial<UpstreamRequestInput> = {}) => chatInput({ isStream: true, ...overrides });
-const create = (input = streamInput(), settings: UpstreamSettings = testSettings()) => new OpenAICompatibleStreamTransformer(input, settings);
+const create = (input = streamInput(), settings: UpstreamSettings = testSettings()) =>
+  new OpenAICompatibleStreamTransformer(input, settings);
 const withUsage = fixture('openai-compatible', 'chat-stream-with-usage.sse');
 const usageLine = (text: string) => text.split('\n\n').find((event) => event.includes('"choices":[]'));
 
@@ -146,7 +147,14 @@ describe('OpenAICompatibleStreamTransformer', () => {
       expect(run.summary.completionText).toBe('The answer begins');
       expect(run.body).not.toContain('error');
       expect(dataEvents(run.trailer)).toEqual([
-        { error: { message: 'Upstream provider disconnected: context deadline exceeded (request id: rid)', type: 'server_error', param: null, code: 'provider_disconnected' } },
+        {
+          error: {
+            message: 'Upstream provider disconnected: context deadline exceeded (request id: rid)',
+            type: 'server_error',
+            param: null,
+            code: 'provider_disconnected',
+          },
+        },
       ]);
     });
 
@@ -154,7 +162,12 @@ describe('OpenAICompatibleStreamTransformer', () => {
       const run = runStream(create(), [fixture('openai-compatible', 'chat-stream-loose-framing.sse')]);
       expect(run.summary.end).toBe('done');
       expect(run.summary.completionText).toBe('Jawohl');
-      expect(run.body.split('\n\n').filter(Boolean).every((event) => event.startsWith('data: {"id":"chatcmpl-9f8e7d6c5b4a"'))).toBe(true);
+      expect(
+        run.body
+          .split('\n\n')
+          .filter(Boolean)
+          .every((event) => event.startsWith('data: {"id":"chatcmpl-9f8e7d6c5b4a"')),
+      ).toBe(true);
       expect(run.summary.eventsForwarded).toBe(3);
     });
 

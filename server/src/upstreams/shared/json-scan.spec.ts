@@ -44,7 +44,9 @@ describe('json-scan', () => {
     const json = '{"id":"c1","choices":[{"delta":{"content" : "a \\"b\\": c"},"finish_reason":null}],"usage":{"total_tokens":3}}';
     const buffer = Buffer.from(json);
     const keys: Array<[string, string]> = [];
-    forEachKey(buffer, 0, buffer.length, (keyStart, keyEnd, valueAt) => keys.push([buffer.toString('utf8', keyStart, keyEnd), json[valueAt]]));
+    forEachKey(buffer, 0, buffer.length, (keyStart, keyEnd, valueAt) =>
+      keys.push([buffer.toString('utf8', keyStart, keyEnd), json[valueAt]]),
+    );
     expect(keys).toEqual([
       ['id', '"'],
       ['choices', '['],

@@ -92,7 +92,9 @@ export function stringValueAt(buffer: Buffer, at: number, end: number): string |
   if (buffer[at] !== QUOTE) return null;
   const found = stringEnd(buffer, at + 1, end);
   if (!found) return null;
-  return found.escaped ? (JSON.parse(buffer.toString('utf8', at, found.close + 1)) as string) : buffer.toString('utf8', at + 1, found.close);
+  return found.escaped
+    ? (JSON.parse(buffer.toString('utf8', at, found.close + 1)) as string)
+    : buffer.toString('utf8', at + 1, found.close);
 }
 
 /**

@@ -2,7 +2,8 @@ import { mapUpstreamError } from './map-upstream-error';
 
 describe('mapUpstreamError', () => {
   it('keeps an OpenAI-shaped error verbatim with the upstream status', () => {
-    const body = '{"error":{"message":"Incorrect API key provided: sk-abc.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}';
+    const body =
+      '{"error":{"message":"Incorrect API key provided: sk-abc.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}';
     expect(mapUpstreamError(401, Buffer.from(body))).toEqual({
       ok: false,
       status: 401,
@@ -14,7 +15,12 @@ describe('mapUpstreamError', () => {
     const claude = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
     expect(mapUpstreamError(529, claude).error).toEqual({ message: 'Overloaded', type: 'overloaded_error', param: null, code: null });
     const gemini = '{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}';
-    expect(mapUpstreamError(400, gemini).error).toEqual({ message: 'API key not valid.', type: 'INVALID_ARGUMENT', param: null, code: 400 });
+    expect(mapUpstreamError(400, gemini).error).toEqual({
+      message: 'API key not valid.',
+      type: 'INVALID_ARGUMENT',
+      param: null,
+      code: 400,
+    });
   });
 
   it.each([

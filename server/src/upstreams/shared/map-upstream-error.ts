@@ -77,6 +77,11 @@ export function unreadableResponseError(detail: string): UpstreamFailure {
   return {
     ok: false,
     status: 500,
-    error: { message: `cannot read the upstream response: ${detail}`, type: 'upstream_error', param: '', code: 'unmarshal_response_body_failed' },
+    error: {
+      message: `cannot read the upstream response: ${detail}`,
+      type: 'upstream_error',
+      param: '',
+      code: 'unmarshal_response_body_failed',
+    },
   };
 }

@@ -20,8 +20,16 @@ describe('normalizeOpenAIUsage', () => {
   });
 
   it('completes embeddings usage and reads input/output spellings', () => {
-    expect(normalizeOpenAIUsage({ prompt_tokens: 8, total_tokens: 8 })).toEqual({ prompt_tokens: 8, completion_tokens: 0, total_tokens: 8 });
-    expect(normalizeOpenAIUsage({ input_tokens: 4, output_tokens: 6 })).toEqual({ prompt_tokens: 4, completion_tokens: 6, total_tokens: 10 });
+    expect(normalizeOpenAIUsage({ prompt_tokens: 8, total_tokens: 8 })).toEqual({
+      prompt_tokens: 8,
+      completion_tokens: 0,
+      total_tokens: 8,
+    });
+    expect(normalizeOpenAIUsage({ input_tokens: 4, output_tokens: 6 })).toEqual({
+      prompt_tokens: 4,
+      completion_tokens: 6,
+      total_tokens: 10,
+    });
   });
 
   it('treats zero, missing and malformed usage as not reported', () => {

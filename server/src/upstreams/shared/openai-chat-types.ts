@@ -59,7 +59,10 @@ export interface OpenAIChatRequest {
   tool_choice?: OpenAIToolChoice | null;
   parallel_tool_calls?: boolean | null;
   functions?: OpenAIFunctionDefinition[] | null;
-  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { name?: string; schema?: Record<string, unknown> } } | null;
+  response_format?: {
+    type: 'text' | 'json_object' | 'json_schema';
+    json_schema?: { name?: string; schema?: Record<string, unknown> };
+  } | null;
   user?: string;
   [key: string]: unknown;
 }
@@ -74,7 +77,7 @@ export function textOfContent(content: OpenAIChatMessage['content']): string {
 }
 
 export function imageUrlOf(part: OpenAIImagePart): string {
-  return typeof part.image_url === 'string' ? part.image_url : part.image_url?.url ?? '';
+  return typeof part.image_url === 'string' ? part.image_url : (part.image_url?.url ?? '');
 }
 
 /** `stop` as a list, empty when absent. */

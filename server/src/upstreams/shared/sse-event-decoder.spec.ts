@@ -15,8 +15,7 @@ function decode(text: string, splitAt?: number): Array<[string, string]> {
 
 describe('SseEventDecoder', () => {
   it('reads named events, comments, multi-line data and CRLF framing', () => {
-    const text =
-      ': keep-alive\n\nevent: ping\ndata: {"type": "ping"}\n\nid: 7\ndata:first\ndata: second\n\r\ndata: {"a":1}\r\n\r\n';
+    const text = ': keep-alive\n\nevent: ping\ndata: {"type": "ping"}\n\nid: 7\ndata:first\ndata: second\n\r\ndata: {"a":1}\r\n\r\n';
     expect(decode(text)).toEqual([
       ['ping', '{"type": "ping"}'],
       ['', 'first\nsecond'],

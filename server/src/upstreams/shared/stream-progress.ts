@@ -1,12 +1,4 @@
-import type {
-  ClientBytes,
-  OpenAIError,
-  StreamCloseCause,
-  StreamEnd,
-  StreamSummary,
-  TokenUsage,
-  TrailerOptions,
-} from '../upstream-adapter';
+import type { ClientBytes, OpenAIError, StreamCloseCause, StreamEnd, StreamSummary, TokenUsage, TrailerOptions } from '../upstream-adapter';
 import { type ChunkIdentity, DONE_EVENT, errorEvent, usageChunkEvent } from './openai-sse';
 
 /** Text kept for local counting is capped so a runaway stream cannot grow memory without bound. */

@@ -32,10 +32,7 @@ export function channelBaseUrl(baseUrl: string | null, defaultBaseUrl: string, a
 }
 
 /** `pathAndQuery` must start with '/'. */
-export function upstreamTarget(
-  base: SplitBaseUrl,
-  pathAndQuery: string,
-): Pick<UpstreamRequest, 'origin' | 'path' | 'url'> {
+export function upstreamTarget(base: SplitBaseUrl, pathAndQuery: string): Pick<UpstreamRequest, 'origin' | 'path' | 'url'> {
   const path = base.prefix + pathAndQuery;
   return { origin: base.origin, path, url: base.origin + path };
 }

@@ -13,11 +13,13 @@ export interface GitHubUser {
 }
 
 const tokenAnswer = z.object({ access_token: z.string().optional() }).loose();
-const userAnswer = z.object({
-  login: z.string().optional(),
-  name: z.string().nullish(),
-  email: z.string().nullish(),
-}).loose();
+const userAnswer = z
+  .object({
+    login: z.string().optional(),
+    name: z.string().nullish(),
+    email: z.string().nullish(),
+  })
+  .loose();
 
 /** GitHub's OAuth web flow: code → access token → /user. Hosts come from app-config for tests. */
 @Injectable()

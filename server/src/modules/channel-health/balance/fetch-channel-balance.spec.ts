@@ -35,7 +35,9 @@ describe('fetchChannelBalance', () => {
       '/v1/dashboard/billing/usage': { body: { total_usage: 100 } },
     });
     expect(await fetchChannelBalance({ type: 8, key: 'k', baseUrl: 'http://proxy.local/' }, getJson, now)).toBe(4);
-    expect(calls[1].url).toBe(`http://proxy.local/v1/dashboard/billing/usage?start_date=${formatDate(new Date(2024, 6, 7, 12))}&end_date=2024-10-15`);
+    expect(calls[1].url).toBe(
+      `http://proxy.local/v1/dashboard/billing/usage?start_date=${formatDate(new Date(2024, 6, 7, 12))}&end_date=2024-10-15`,
+    );
   });
 
   it('AIProxy, API2GPT, AIGC2D and SiliconCloud read their own fields', async () => {
@@ -64,13 +66,19 @@ describe('fetchChannelBalance', () => {
   });
 
   it('reports an upstream error with its status and message, and a malformed answer as such', async () => {
-    const failing = fakeGet({ '/v1/dashboard/billing/subscription': { status: 401, body: { error: { message: 'Incorrect API key provided' } } } });
+    const failing = fakeGet({
+      '/v1/dashboard/billing/subscription': { status: 401, body: { error: { message: 'Incorrect API key provided' } } },
+    });
     await expect(fetchChannelBalance({ type: 1, key: 'k', baseUrl: null }, failing.getJson, now)).rejects.toThrow(
       'status code: 401, Incorrect API key provided',
     );
     const malformed = fakeGet({ '/dashboard/billing/credit_grants': { body: { total_remaining: 'lots' } } });
-    await expect(fetchChannelBalance({ type: 12, key: 'k', baseUrl: null }, malformed.getJson, now)).rejects.toThrow('invalid balance response');
+    await expect(fetchChannelBalance({ type: 12, key: 'k', baseUrl: null }, malformed.getJson, now)).rejects.toThrow(
+      'invalid balance response',
+    );
     const refused = fakeGet({ '/api/report/getUserOverview': { body: { success: false, errorCode: 7, message: 'bad key' } } });
-    await expect(fetchChannelBalance({ type: 10, key: 'k', baseUrl: null }, refused.getJson, now)).rejects.toThrow('code: 7, message: bad key');
+    await expect(fetchChannelBalance({ type: 10, key: 'k', baseUrl: null }, refused.getJson, now)).rejects.toThrow(
+      'code: 7, message: bad key',
+    );
   });
 });

@@ -76,7 +76,8 @@ async function getObject(getJson: GetJson, url: string, headers: Record<string, 
 function errorMessage(body: unknown): string {
   if (!body || typeof body !== 'object') return typeof body === 'string' ? body.slice(0, 200) : '';
   const error = (body as { error?: unknown; message?: unknown }).error;
-  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
+  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string')
+    return (error as { message: string }).message;
   const message = (body as { message?: unknown }).message;
   return typeof message === 'string' ? message : '';
 }
@@ -96,13 +97,18 @@ async function openAIDashboard(channel: BalanceChannel, getJson: GetJson, now: D
   const start = subscription.has_payment_method
     ? `${now.getFullYear()}-${pad(now.getMonth() + 1)}-01`
     : formatDate(new Date(now.getTime() - 100 * 24 * 3600 * 1000));
-  const usage = await getObject(getJson, `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${formatDate(now)}`, bearer(channel.key));
+  const usage = await getObject(
+    getJson,
+    `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${formatDate(now)}`,
+    bearer(channel.key),
+  );
   return hardLimit - numberField(usage.total_usage, 'total_usage') / 100;
 }
 
 async function aiProxy(channel: BalanceChannel, getJson: GetJson): Promise<number> {
   const body = await getObject(getJson, `${host(channel)}/api/report/getUserOverview`, { 'Api-Key': channel.key });
-  if (body.success !== true) throw new BalanceQueryFailedError(`code: ${String(body.errorCode ?? body.code ?? '')}, message: ${String(body.message ?? '')}`);
+  if (body.success !== true)
+    throw new BalanceQueryFailedError(`code: ${String(body.errorCode ?? body.code ?? '')}, message: ${String(body.message ?? '')}`);
   return numberField((body.data as Record<string, unknown> | undefined)?.totalPoints, 'data.totalPoints');
 }
 
@@ -113,7 +119,8 @@ async function creditGrants(channel: BalanceChannel, getJson: GetJson, field: 't
 
 async function siliconFlow(channel: BalanceChannel, getJson: GetJson): Promise<number> {
   const body = await getObject(getJson, `${host(channel)}/v1/user/info`, bearer(channel.key));
-  if (body.code !== undefined && body.code !== 20000) throw new BalanceQueryFailedError(`code: ${String(body.code)}, message: ${String(body.message ?? '')}`);
+  if (body.code !== undefined && body.code !== 20000)
+    throw new BalanceQueryFailedError(`code: ${String(body.code)}, message: ${String(body.message ?? '')}`);
   return numberField((body.data as Record<string, unknown> | undefined)?.totalBalance, 'data.totalBalance');
 }
 

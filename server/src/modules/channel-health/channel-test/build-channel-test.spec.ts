@@ -21,8 +21,16 @@ describe('channel test request', () => {
   });
 
   it('sends one "hi" with max_tokens 1 (max_completion_tokens for o1-*), not streamed', () => {
-    expect(channelTestInput(channel, 'gpt-4o-mini').body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 });
-    expect(channelTestInput(channel, 'o1-mini').body).toEqual({ model: 'o1-mini', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 1 });
+    expect(channelTestInput(channel, 'gpt-4o-mini').body).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 1,
+    });
+    expect(channelTestInput(channel, 'o1-mini').body).toEqual({
+      model: 'o1-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_completion_tokens: 1,
+    });
     expect(channelTestInput(channel, 'gpt-4o-mini')).toMatchObject({ relayMode: 'chat', path: '/v1/chat/completions', isStream: false });
   });
 
@@ -41,6 +49,8 @@ describe('channel test request', () => {
     expect(channelTestQuota(ratio, { promptTokens: 1000, completionTokens: 500 }, 500_000)).toBe(225);
     expect(channelTestQuota(ratio, { promptTokens: 0, completionTokens: 0 }, 500_000)).toBe(1);
     expect(channelTestQuota({ ...ratio, modelRatio: 0 }, { promptTokens: 8, completionTokens: 1 }, 500_000)).toBe(0);
-    expect(channelTestQuota({ modelPrice: 0.04, modelRatio: 30, completionRatio: 1 }, { promptTokens: 8, completionTokens: 1 }, 500_000)).toBe(20_000);
+    expect(
+      channelTestQuota({ modelPrice: 0.04, modelRatio: 30, completionRatio: 1 }, { promptTokens: 8, completionTokens: 1 }, 500_000),
+    ).toBe(20_000);
   });
 });

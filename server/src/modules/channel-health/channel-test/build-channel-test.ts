@@ -30,7 +30,10 @@ export function assertTestable(type: number): void {
  * `?model=` if given (the channel's model mapping applies), else the channel's test_model, else its first
  * model, else gpt-3.5-turbo (no mapping in those cases, as in new-api).
  */
-export function chooseTestModel(channel: Pick<TestableChannel, 'models' | 'testModel' | 'modelMapping'>, requested: string | undefined): { model: string; upstreamModel: string } {
+export function chooseTestModel(
+  channel: Pick<TestableChannel, 'models' | 'testModel' | 'modelMapping'>,
+  requested: string | undefined,
+): { model: string; upstreamModel: string } {
   const asked = (requested ?? '').trim();
   if (asked) {
     const mapped = channel.modelMapping[asked];
@@ -46,7 +49,13 @@ export function channelTestInput(channel: TestableChannel, upstreamModel: string
   if (upstreamModel.startsWith('o1-')) body.max_completion_tokens = 1;
   else body.max_tokens = 1;
   return {
-    channel: { type: channel.type, key: channel.key, baseUrl: channel.baseUrl, other: channel.other, openaiOrganization: channel.openaiOrganization },
+    channel: {
+      type: channel.type,
+      key: channel.key,
+      baseUrl: channel.baseUrl,
+      other: channel.other,
+      openaiOrganization: channel.openaiOrganization,
+    },
     relayMode: 'chat',
     path: '/v1/chat/completions',
     query: '',

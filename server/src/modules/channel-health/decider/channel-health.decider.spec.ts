@@ -55,7 +55,11 @@ function seeded(seed: number): () => number {
  * Feeds outcomes through a sliding window the way the worker does (the window counts include the current
  * outcome), applying each decision to the state, and returns every decision taken.
  */
-function run(outcomes: ChannelOutcome[], spacingMs: number, state: ChannelHealthState = enabled): { decisions: HealthDecision[]; state: ChannelHealthState } {
+function run(
+  outcomes: ChannelOutcome[],
+  spacingMs: number,
+  state: ChannelHealthState = enabled,
+): { decisions: HealthDecision[]; state: ChannelHealthState } {
   const seen: Array<{ at: number; failed: boolean; counted: boolean }> = [];
   const decisions: HealthDecision[] = [];
   let current = state;
@@ -64,7 +68,12 @@ function run(outcomes: ChannelOutcome[], spacingMs: number, state: ChannelHealth
     const kind = classifyOutcome(outcome, current.type);
     seen.push({ at, failed: kind === 'fatal' || kind === 'transient', counted: kind !== 'client' });
     const inWindow = seen.filter((entry) => entry.counted && entry.at > at - policy.windowSeconds * 1000);
-    const decision = decideOnOutcome(outcome, current, { total: inWindow.length, failures: inWindow.filter((entry) => entry.failed).length }, policy);
+    const decision = decideOnOutcome(
+      outcome,
+      current,
+      { total: inWindow.length, failures: inWindow.filter((entry) => entry.failed).length },
+      policy,
+    );
     decisions.push(decision);
     if (decision.kind === 'disable') current = { ...current, status: ChannelStatus.AutoDisabled };
     if (decision.kind === 'enable') current = { ...current, status: ChannelStatus.Enabled };
@@ -99,7 +108,12 @@ describe('classifyOutcome', () => {
 
 describe('decideOnOutcome', () => {
   it('given an enabled channel, when the upstream answers 401, then it is disabled at once with the evidence', () => {
-    const decision = decideOnOutcome(failure({ status: 401, message: 'Incorrect API key provided', errorCode: 'invalid_api_key' }), enabled, quiet, policy);
+    const decision = decideOnOutcome(
+      failure({ status: 401, message: 'Incorrect API key provided', errorCode: 'invalid_api_key' }),
+      enabled,
+      quiet,
+      policy,
+    );
     expect(decision).toEqual({
       kind: 'disable',
       reasonCode: 'fatal_upstream_error',
@@ -137,13 +151,18 @@ describe('decideOnOutcome', () => {
   });
 
   it('given a channel failing most requests, then it is disabled once the failure count and the rate are both reached', () => {
-    const outcomes = Array.from({ length: 60 }, (_, index) => (index % 4 === 0 ? success() : failure({ status: 503, message: 'overloaded' })));
+    const outcomes = Array.from({ length: 60 }, (_, index) =>
+      index % 4 === 0 ? success() : failure({ status: 503, message: 'overloaded' }),
+    );
     const { decisions, state } = run(outcomes, 100);
     const disables = decisions.filter((decision) => decision.kind === 'disable');
     expect(disables).toHaveLength(1);
     expect(state.status).toBe(ChannelStatus.AutoDisabled);
     const first = decisions.findIndex((decision) => decision.kind === 'disable');
-    expect(disables[0]).toMatchObject({ reasonCode: 'failure_rate_exceeded', evidence: { windowFailures: 20, lastStatus: 503, lastMessage: 'overloaded' } });
+    expect(disables[0]).toMatchObject({
+      reasonCode: 'failure_rate_exceeded',
+      evidence: { windowFailures: 20, lastStatus: 503, lastMessage: 'overloaded' },
+    });
     expect((disables[0] as { evidence: { windowTotal: number } }).evidence.windowTotal).toBe(first + 1);
   });
 
@@ -165,7 +184,10 @@ describe('decideOnOutcome', () => {
 
   it('honours the global switch and the channel auto_ban for error-based disabling', () => {
     const fatal = failure({ status: 401 });
-    expect(decideOnOutcome(fatal, enabled, quiet, { ...policy, autoDisableEnabled: false })).toEqual({ kind: 'none', why: 'automatic disable is off' });
+    expect(decideOnOutcome(fatal, enabled, quiet, { ...policy, autoDisableEnabled: false })).toEqual({
+      kind: 'none',
+      why: 'automatic disable is off',
+    });
     expect(decideOnOutcome(fatal, { ...enabled, autoBan: false }, quiet, policy).kind).toBe('none');
   });
 
@@ -201,7 +223,9 @@ describe('decideOnOutcome', () => {
     });
     expect(decideOnOutcome(slow, { ...enabled, autoBan: false }, { total: 1, failures: 0 }, policy).kind).toBe('none');
     expect(decideOnOutcome(slow, enabled, { total: 1, failures: 0 }, { ...policy, responseTimeThresholdSeconds: 0 }).kind).toBe('none');
-    expect(decideOnOutcome(success({ source: 'test', responseTimeMs: 4_999 }), enabled, { total: 1, failures: 0 }, policy).kind).toBe('none');
+    expect(decideOnOutcome(success({ source: 'test', responseTimeMs: 4_999 }), enabled, { total: 1, failures: 0 }, policy).kind).toBe(
+      'none',
+    );
     // A slow test of an auto-disabled channel keeps it disabled rather than enabling it.
     expect(decideOnOutcome(slow, { ...enabled, status: ChannelStatus.AutoDisabled }, { total: 1, failures: 0 }, policy).kind).toBe('none');
   });
@@ -209,7 +233,12 @@ describe('decideOnOutcome', () => {
 
 describe('decideOnBalance', () => {
   it('disables an enabled auto_ban channel with no balance left, with the reason new-api gives', () => {
-    expect(decideOnBalance(0, enabled)).toMatchObject({ kind: 'disable', reasonCode: 'balance_exhausted', reason: '余额不足', evidence: { balance: 0 } });
+    expect(decideOnBalance(0, enabled)).toMatchObject({
+      kind: 'disable',
+      reasonCode: 'balance_exhausted',
+      reason: '余额不足',
+      evidence: { balance: 0 },
+    });
     expect(decideOnBalance(-1.5, enabled).kind).toBe('disable');
     expect(decideOnBalance(0.01, enabled).kind).toBe('none');
     expect(decideOnBalance(0, { ...enabled, autoBan: false }).kind).toBe('none');

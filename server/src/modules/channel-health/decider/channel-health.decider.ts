@@ -18,8 +18,17 @@ const GEMINI_CHANNEL_TYPE = 24;
 
 const FATAL_CODES = new Set(['invalid_api_key', 'account_deactivated', 'billing_not_active']);
 const FATAL_TYPES = new Set(['insufficient_quota', 'insufficient_user_quota', 'authentication_error', 'permission_error', 'forbidden']);
-const FATAL_PREFIXES = ['Your credit balance is too low', 'This organization has been disabled.', 'You exceeded your current quota', 'Permission denied'];
-const FATAL_FRAGMENTS = ['The security token included in the request is invalid', 'Operation not allowed', 'Your account is not authorized'];
+const FATAL_PREFIXES = [
+  'Your credit balance is too low',
+  'This organization has been disabled.',
+  'You exceeded your current quota',
+  'Permission denied',
+];
+const FATAL_FRAGMENTS = [
+  'The security token included in the request is invalid',
+  'Operation not allowed',
+  'Your account is not authorized',
+];
 
 export type OutcomeKind = 'ok' | 'fatal' | 'transient' | 'client';
 

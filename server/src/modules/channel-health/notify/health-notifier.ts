@@ -35,7 +35,9 @@ export class HealthNotifier {
     const subject = `通道「${channel.name}」（#${channel.id}）已被${verb}`;
     const body = decision.kind === 'disable' ? `${subject}，原因：${decision.reason}` : subject;
     this.logger.log(`${subject} (${decision.reasonCode}: ${decision.reason})`);
-    void this.send(subject, body).catch((error: unknown) => this.logger.warn(`channel notice not mailed: ${error instanceof Error ? error.message : String(error)}`));
+    void this.send(subject, body).catch((error: unknown) =>
+      this.logger.warn(`channel notice not mailed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   /**

@@ -2,8 +2,22 @@ import type { Queue } from 'bullmq';
 import type { ChannelOutcome, ChannelOutcomeJob } from './channel-outcome';
 import { ChannelOutcomeReporter } from './channel-outcome-reporter';
 
-const ok = (channelId: number, status = 200): ChannelOutcome => ({ channelId, ok: true, status, errorCode: null, message: '', source: 'relay' });
-const failure = (channelId: number, status = 502): ChannelOutcome => ({ channelId, ok: false, status, errorCode: null, message: 'Bad gateway', source: 'relay' });
+const ok = (channelId: number, status = 200): ChannelOutcome => ({
+  channelId,
+  ok: true,
+  status,
+  errorCode: null,
+  message: '',
+  source: 'relay',
+});
+const failure = (channelId: number, status = 502): ChannelOutcome => ({
+  channelId,
+  ok: false,
+  status,
+  errorCode: null,
+  message: 'Bad gateway',
+  source: 'relay',
+});
 
 function reporterWithQueue(add: jest.Mock = jest.fn().mockResolvedValue({})) {
   const queue = { add } as unknown as Queue<ChannelOutcomeJob>;
@@ -33,7 +47,9 @@ describe('ChannelOutcomeReporter', () => {
     for (let index = 0; index < 40; index++) reporter.report(ok(7));
     reporter.report(ok(8));
     reporter.report(failure(7));
-    expect(jobs()).toEqual([{ channelId: 7, ok: false, status: 502, errorCode: null, message: 'Bad gateway', source: 'relay', precedingSuccesses: 40 }]);
+    expect(jobs()).toEqual([
+      { channelId: 7, ok: false, status: 502, errorCode: null, message: 'Bad gateway', source: 'relay', precedingSuccesses: 40 },
+    ]);
     reporter.report(failure(7));
     expect(jobs()[1]).not.toHaveProperty('precedingSuccesses');
     await reporter.flush();
@@ -41,7 +57,7 @@ describe('ChannelOutcomeReporter', () => {
     expect(jobs()).toHaveLength(3);
   });
 
-  it('carries the upstream error\'s type beside its code (the decider matches both), and no type key when none', () => {
+  it("carries the upstream error's type beside its code (the decider matches both), and no type key when none", () => {
     const { reporter, jobs } = reporterWithQueue();
     reporter.report({ ...failure(7), status: 400, errorCode: 'key_revoked', errorType: 'authentication_error' });
     reporter.report(failure(7));

@@ -89,12 +89,10 @@ export class ChannelOutcomeReporter implements BeforeApplicationShutdown {
 
   private enqueue(data: ChannelOutcomeJob): Promise<void> {
     try {
-      return this.queue
-        .add('outcome', data, { removeOnComplete: 1000, removeOnFail: 5000 })
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.warn(`channel outcome for #${data.channelId} not queued: ${String(error)}`),
-        );
+      return this.queue.add('outcome', data, { removeOnComplete: 1000, removeOnFail: 5000 }).then(
+        () => undefined,
+        (error: unknown) => this.logger.warn(`channel outcome for #${data.channelId} not queued: ${String(error)}`),
+      );
     } catch (error) {
       this.logger.warn(`channel outcome for #${data.channelId} not queued: ${String(error)}`);
       return Promise.resolve();

@@ -32,7 +32,11 @@ export class PeriodicChannelRuns implements OnApplicationBootstrap {
 
   private async schedule(queue: Queue, scheduler: string, job: string, minutes: number): Promise<void> {
     if (minutes > 0) {
-      await queue.upsertJobScheduler(scheduler, { every: Math.round(minutes * 60_000) }, { name: job, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+      await queue.upsertJobScheduler(
+        scheduler,
+        { every: Math.round(minutes * 60_000) },
+        { name: job, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+      );
       this.logger.log(`${job} every ${minutes} minute(s)`);
     } else {
       await queue.removeJobScheduler(scheduler);

@@ -88,7 +88,9 @@ interface UserRow {
   deleted_at: Date | null;
 }
 
-type FillCommands = Redis & { tgFillIfCurrent(entry: string, generation: string, seen: string, value: string, ttl: number): Promise<number> };
+type FillCommands = Redis & {
+  tgFillIfCurrent(entry: string, generation: string, seen: string, value: string, ttl: number): Promise<number>;
+};
 
 /** Model limits as new-api stores them: a comma list. Blanks around names are not part of a name. */
 export function parseModelLimits(text: string): Set<string> {
@@ -266,7 +268,9 @@ export class TokenAuthCache implements OnModuleInit {
   }
 
   private async loadUser(id: number): Promise<UserRecord | null> {
-    const rows: UserRow[] = await this.dataSource.query('SELECT id, username, "group", role, status, deleted_at FROM users WHERE id = $1', [id]);
+    const rows: UserRow[] = await this.dataSource.query('SELECT id, username, "group", role, status, deleted_at FROM users WHERE id = $1', [
+      id,
+    ]);
     const row = rows[0];
     if (!row) return null;
     return { id: row.id, username: row.username, group: row.group, role: row.role, status: row.status, deleted: row.deleted_at !== null };

@@ -41,7 +41,11 @@ describe('TokenAuthenticator', () => {
     return row;
   }
 
-  async function refusal(authorization: string | undefined, ip = '127.0.0.1', model?: string): Promise<{ status: number; message: string; body: unknown }> {
+  async function refusal(
+    authorization: string | undefined,
+    ip = '127.0.0.1',
+    model?: string,
+  ): Promise<{ status: number; message: string; body: unknown }> {
     try {
       await authenticator.authenticate(authorization, ip, model);
     } catch (error) {
@@ -96,14 +100,20 @@ describe('TokenAuthenticator', () => {
           body: { error: { message: '未提供令牌 (request id: req-1)', type: 'new_api_error' } },
         });
       }
-      for (const header of ['Bearer ', `Bearer sk-${'a'.repeat(48)}`, 'Bearer sk-not$valid', `Bearer sk-${'b'.repeat(60)}`, "sk-' OR '1'='1"]) {
+      for (const header of [
+        'Bearer ',
+        `Bearer sk-${'a'.repeat(48)}`,
+        'Bearer sk-not$valid',
+        `Bearer sk-${'b'.repeat(60)}`,
+        "sk-' OR '1'='1",
+      ]) {
         expect(await refusal(header)).toMatchObject({ status: 401, message: '无效的令牌' });
       }
     });
   });
 
   describe('token state', () => {
-    it('refuses disabled, expired and exhausted statuses with new-api\'s messages', async () => {
+    it("refuses disabled, expired and exhausted statuses with new-api's messages", async () => {
       const { id, key } = await token(owner);
       await call(target, owner, 'put', '/api/token/?status_only=true', { id, status: 2 }).expect(200);
       expect(await refusal(`Bearer sk-${key}`)).toEqual(expect.objectContaining({ status: 401, message: '该令牌状态不可用' }));
@@ -113,7 +123,10 @@ describe('TokenAuthenticator', () => {
       expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 401, message: '该令牌已过期' });
       await db().query('UPDATE tokens SET status = 4 WHERE id = $1', [id]);
       await call(target, owner, 'put', '/api/token/', { id, name: 'touch again' }).expect(200);
-      expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 401, message: `该令牌额度已用尽 TokenStatusExhausted[${mask(key)}]` });
+      expect(await refusal(`Bearer sk-${key}`)).toMatchObject({
+        status: 401,
+        message: `该令牌额度已用尽 TokenStatusExhausted[${mask(key)}]`,
+      });
     });
 
     it('marks an enabled token past its expiry as expired (status 3) when it is used', async () => {
@@ -148,7 +161,10 @@ describe('TokenAuthenticator', () => {
       const admission = target.app.get(QuotaAdmissionService);
       const reserved = await admission.reserve({ requestId: 'in-flight', userId: rich.id, tokenId: id, amount: 100, leaseMs: 60_000 });
       expect(reserved.ok).toBe(true);
-      expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 401, message: `[${mask(key)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = 0` });
+      expect(await refusal(`Bearer sk-${key}`)).toMatchObject({
+        status: 401,
+        message: `[${mask(key)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = 0`,
+      });
       expect(await status(id)).toBe(1);
       await admission.release({ requestId: 'in-flight', userId: rich.id, tokenId: id });
       expect((await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1')).token.id).toBe(id);
@@ -160,11 +176,19 @@ describe('TokenAuthenticator', () => {
       const user = await seedCaller(target, { username: 'banme' });
       const { key } = await token(user);
       await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1');
-      expect((await call(target, root, 'post', '/api/user/manage', { id: user.id, action: 'disable' }).expect(200)).body.success).toBe(true);
+      expect((await call(target, root, 'post', '/api/user/manage', { id: user.id, action: 'disable' }).expect(200)).body.success).toBe(
+        true,
+      );
       await eventually(async () => (await refusal(`Bearer sk-${key}`).catch(() => null))?.status === 403);
       expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 403, message: '用户已被封禁' });
       await call(target, root, 'post', '/api/user/manage', { id: user.id, action: 'enable' }).expect(200);
-      await eventually(async () => (await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1').then(() => true, () => false)));
+      await eventually(
+        async () =>
+          await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1').then(
+            () => true,
+            () => false,
+          ),
+      );
       expect((await call(target, root, 'delete', `/api/user/${user.id}`).expect(200)).body.success).toBe(true);
       await eventually(async () => (await refusal(`Bearer sk-${key}`).catch(() => null))?.status === 403);
       expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 403, message: '用户已被封禁' });
@@ -176,7 +200,9 @@ describe('TokenAuthenticator', () => {
       const { key } = await token(owner);
       expect(await refusal(`Bearer sk-${key}-5`)).toMatchObject({ status: 403, message: '普通用户不支持指定渠道' });
       // That check is TokenAuth's own, so it holds on the model-list routes too.
-      await expect(authenticator.authenticate(`Bearer sk-${key}-5`, '127.0.0.1', undefined, { tokenAuthOnly: true })).rejects.toThrow('普通用户不支持指定渠道');
+      await expect(authenticator.authenticate(`Bearer sk-${key}-5`, '127.0.0.1', undefined, { tokenAuthOnly: true })).rejects.toThrow(
+        '普通用户不支持指定渠道',
+      );
     });
 
     it('gives admins the channel id, skips model limits, and answers 400 "无效的渠道 Id" for a non-number', async () => {
@@ -185,7 +211,9 @@ describe('TokenAuthenticator', () => {
       for (const part of ['abc', '', '0', '1.5']) {
         expect(await refusal(`Bearer sk-${key}-${part}`)).toMatchObject({ status: 400, message: '无效的渠道 Id' });
         // The id is Distribute's to read: TokenAuth alone (GET /v1/models) takes the key and ignores it.
-        expect(await authenticator.authenticate(`Bearer sk-${key}-${part}`, '127.0.0.1', undefined, { tokenAuthOnly: true })).toMatchObject({ specificChannelId: null });
+        expect(await authenticator.authenticate(`Bearer sk-${key}-${part}`, '127.0.0.1', undefined, { tokenAuthOnly: true })).toMatchObject(
+          { specificChannelId: null },
+        );
       }
     });
   });
@@ -201,38 +229,64 @@ describe('TokenAuthenticator', () => {
       }
     });
 
-    it('skips the IP allow list with tokenAuthOnly (the model-list and billing routes), keeping TokenAuth\'s checks', async () => {
-      const { id, key } = await token(owner, { name: 'lister', allow_ips: '203.0.113.7', model_limits_enabled: true, model_limits: 'gpt-4o' });
+    it("skips the IP allow list with tokenAuthOnly (the model-list and billing routes), keeping TokenAuth's checks", async () => {
+      const { id, key } = await token(owner, {
+        name: 'lister',
+        allow_ips: '203.0.113.7',
+        model_limits_enabled: true,
+        model_limits: 'gpt-4o',
+      });
       expect(await refusal(`Bearer sk-${key}`, '198.51.100.9')).toMatchObject({ status: 403, message: '您的 IP 不在令牌允许访问的列表中' });
       const caller = await authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { tokenAuthOnly: true });
       expect(caller).toMatchObject({ token: { id, key, name: 'lister' }, user: { id: owner.id } });
       // An explicit false is the normal check.
-      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { tokenAuthOnly: false })).rejects.toThrow('您的 IP 不在令牌允许访问的列表中');
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { tokenAuthOnly: false })).rejects.toThrow(
+        '您的 IP 不在令牌允许访问的列表中',
+      );
       // Model limits, status and owner still apply with the IP check skipped.
-      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', 'gpt-4', { tokenAuthOnly: true })).rejects.toThrow('该令牌无权访问模型 gpt-4');
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', 'gpt-4', { tokenAuthOnly: true })).rejects.toThrow(
+        '该令牌无权访问模型 gpt-4',
+      );
       await call(target, owner, 'put', '/api/token/?status_only=true', { id, status: 2 }).expect(200);
-      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { tokenAuthOnly: true })).rejects.toThrow('该令牌状态不可用');
+      await expect(authenticator.authenticate(`Bearer sk-${key}`, '198.51.100.9', undefined, { tokenAuthOnly: true })).rejects.toThrow(
+        '该令牌状态不可用',
+      );
     });
 
     it('checks model limits when a model is given: 403 "该令牌无权访问模型 X"; an empty list allows nothing', async () => {
       const limited = await token(owner, { model_limits_enabled: true, model_limits: 'gpt-4o, gpt-4o-mini' });
       const caller = await authenticator.authenticate(`Bearer sk-${limited.key}`, '127.0.0.1', 'gpt-4o-mini');
       expect([...(caller.token.modelLimits ?? [])]).toEqual(['gpt-4o', 'gpt-4o-mini']);
-      expect(await refusal(`Bearer sk-${limited.key}`, '127.0.0.1', 'gpt-4')).toMatchObject({ status: 403, message: '该令牌无权访问模型 gpt-4' });
+      expect(await refusal(`Bearer sk-${limited.key}`, '127.0.0.1', 'gpt-4')).toMatchObject({
+        status: 403,
+        message: '该令牌无权访问模型 gpt-4',
+      });
       // Without a model (GET /v1/models) the limits are not a refusal.
       await authenticator.authenticate(`Bearer sk-${limited.key}`, '127.0.0.1');
       const none = await token(owner, { model_limits_enabled: true, model_limits: '' });
-      expect(await refusal(`Bearer sk-${none.key}`, '127.0.0.1', 'gpt-4o')).toMatchObject({ status: 403, message: '该令牌无权访问模型 gpt-4o' });
+      expect(await refusal(`Bearer sk-${none.key}`, '127.0.0.1', 'gpt-4o')).toMatchObject({
+        status: 403,
+        message: '该令牌无权访问模型 gpt-4o',
+      });
     });
 
     it('uses the token group for routing and pricing, and refuses one that is no longer usable or has no ratio', async () => {
       const { key } = await token(owner, { group: 'vip' });
-      expect(await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1')).toMatchObject({ group: 'vip', token: { group: 'vip' }, user: { group: 'default' } });
+      expect(await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1')).toMatchObject({
+        group: 'vip',
+        token: { group: 'vip' },
+        user: { group: 'default' },
+      });
       await setOptions(target, { UserUsableGroups: JSON.stringify({ default: '默认分组' }) });
       expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 403, message: '令牌分组 vip 已被禁用' });
       // The group check is Distribute's: the model-list and billing routes still answer such a token.
-      expect(await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1', undefined, { tokenAuthOnly: true })).toMatchObject({ group: 'vip' });
-      await setOptions(target, { UserUsableGroups: JSON.stringify({ default: '默认分组', vip: 'vip分组' }), GroupRatio: JSON.stringify({ default: 1 }) });
+      expect(await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1', undefined, { tokenAuthOnly: true })).toMatchObject({
+        group: 'vip',
+      });
+      await setOptions(target, {
+        UserUsableGroups: JSON.stringify({ default: '默认分组', vip: 'vip分组' }),
+        GroupRatio: JSON.stringify({ default: 1 }),
+      });
       expect(await refusal(`Bearer sk-${key}`)).toMatchObject({ status: 403, message: '分组 vip 已被弃用' });
       await setOptions(target, { GroupRatio: JSON.stringify({ default: 1, vip: 1, svip: 1 }) });
       expect((await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1')).group).toBe('vip');
@@ -264,7 +318,9 @@ describe('TokenAuthenticator', () => {
     it('sees every token change at once: edit, disable, enable, delete', async () => {
       const { id, key } = await token(owner, { name: 'live' });
       await authenticator.authenticate(`Bearer sk-${key}`, '127.0.0.1', 'gpt-4o');
-      await call(target, owner, 'put', '/api/token/', { id, name: 'live', model_limits_enabled: true, model_limits: 'claude-3' }).expect(200);
+      await call(target, owner, 'put', '/api/token/', { id, name: 'live', model_limits_enabled: true, model_limits: 'claude-3' }).expect(
+        200,
+      );
       expect(await refusal(`Bearer sk-${key}`, '127.0.0.1', 'gpt-4o')).toMatchObject({ status: 403, message: '该令牌无权访问模型 gpt-4o' });
       await call(target, owner, 'put', '/api/token/', { id, allow_ips: '198.51.100.1' }).expect(200);
       expect(await refusal(`Bearer sk-${key}`, '127.0.0.1')).toMatchObject({ status: 403 });

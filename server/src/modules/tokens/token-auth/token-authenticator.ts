@@ -40,7 +40,8 @@ export const TokenAuthMessages = {
   exhaustedStatus: (key: string) => `该令牌额度已用尽 TokenStatusExhausted[${maskTokenKey(key)}]`,
   expired: '该令牌已过期',
   unavailable: '该令牌状态不可用',
-  exhausted: (key: string, remain: number) => `[${maskTokenKey(key)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${remain}`,
+  exhausted: (key: string, remain: number) =>
+    `[${maskTokenKey(key)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${remain}`,
   userBanned: '用户已被封禁',
   channelNotAllowed: '普通用户不支持指定渠道',
   invalidChannelId: '无效的渠道 Id',
@@ -74,7 +75,12 @@ export class TokenAuthenticator {
    * new-api makes in Distribute out (IP allow list, token group, forced channel id), which GET /v1/models,
    * /v1/models/:model and the billing routes do not run (so, as in new-api, they ignore the IP allow list).
    */
-  async authenticate(authorization: string | undefined, clientIp: string, model?: string, options?: AuthenticateOptions): Promise<RelayCaller> {
+  async authenticate(
+    authorization: string | undefined,
+    clientIp: string,
+    model?: string,
+    options?: AuthenticateOptions,
+  ): Promise<RelayCaller> {
     const { key, channelPart } = readRelayKey({ authorization });
     if (key === '') throw new TokenAuthError(401, TokenAuthMessages.missing);
     const token = isWellFormedTokenKey(key) ? await this.cache.token(key) : null;
@@ -86,7 +92,8 @@ export class TokenAuthenticator {
     if (channelPart !== undefined && user.role < Role.Admin) throw new TokenAuthError(403, TokenAuthMessages.channelNotAllowed);
 
     const distribute = options?.tokenAuthOnly !== true;
-    if (distribute && token.allowList && !isIpAllowed(token.allowList, clientIp)) throw new TokenAuthError(403, TokenAuthMessages.ipNotAllowed);
+    if (distribute && token.allowList && !isIpAllowed(token.allowList, clientIp))
+      throw new TokenAuthError(403, TokenAuthMessages.ipNotAllowed);
     if (distribute && token.group) {
       const verdict = this.groups.judge(token.group);
       if (!verdict.usable) throw new TokenAuthError(403, verdict.message);
@@ -94,7 +101,8 @@ export class TokenAuthenticator {
     let specificChannelId: number | null = null;
     if (distribute && channelPart !== undefined) {
       // Go's strconv.Atoi: an optional sign and digits. A channel id is positive; anything else names no channel.
-      if (!/^[+-]?\d{1,10}$/.test(channelPart) || Number(channelPart) <= 0) throw new TokenAuthError(400, TokenAuthMessages.invalidChannelId);
+      if (!/^[+-]?\d{1,10}$/.test(channelPart) || Number(channelPart) <= 0)
+        throw new TokenAuthError(400, TokenAuthMessages.invalidChannelId);
       specificChannelId = Number(channelPart);
     }
     // A forced channel skips the token's model limits, as in new-api (the admin chose the channel).
@@ -103,7 +111,14 @@ export class TokenAuthenticator {
     }
 
     return {
-      token: { id: token.id, name: token.name, key: token.key, group: token.group, unlimitedQuota: token.unlimitedQuota, modelLimits: token.modelSet },
+      token: {
+        id: token.id,
+        name: token.name,
+        key: token.key,
+        group: token.group,
+        unlimitedQuota: token.unlimitedQuota,
+        modelLimits: token.modelSet,
+      },
       user: { id: user.id, username: user.username, group: user.group, role: user.role },
       group: token.group || user.group,
       specificChannelId,

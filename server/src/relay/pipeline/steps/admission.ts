@@ -37,7 +37,11 @@ export async function reserve(deps: RelayDeps, context: RelayContext, amount: nu
   if (result.reason === 'user') {
     if (result.userAvailable <= 0) throw relayLocal(403, 'user quota is not enough', 'insufficient_user_quota');
     const what = context.mode === 'images-generations' ? 'image' : context.mode.startsWith('audio') ? 'audio' : 'chat';
-    throw relayLocal(400, `${what} pre-consumed quota failed, user quota: ${result.userAvailable}, need quota: ${Math.max(amount, referencePre)}`, 'insufficient_user_quota');
+    throw relayLocal(
+      400,
+      `${what} pre-consumed quota failed, user quota: ${result.userAvailable}, need quota: ${Math.max(amount, referencePre)}`,
+      'insufficient_user_quota',
+    );
   }
   // An empty token is what authentication reports (the check moved here to save a Redis round trip).
   if ((result.tokenAvailable ?? 0) <= 0 && deps.authenticator.tokenExhausted) {

@@ -5,7 +5,19 @@ import type { UpstreamHttpClient } from '../../upstream-client/upstream-http-cli
 export type UpstreamAnswer = Awaited<ReturnType<UpstreamHttpClient['send']>>;
 
 /** Upstream headers that describe the upstream connection, not the answer: never passed on to the client. */
-export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'proxy-connection', 'upgrade', 'trailer', 'te', 'date', 'server']);
+export const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'content-encoding',
+  'proxy-connection',
+  'upgrade',
+  'trailer',
+  'te',
+  'date',
+  'server',
+]);
 
 export function waitForDrain(response: ServerResponse): Promise<void> {
   return new Promise((resolve) => {

@@ -154,7 +154,12 @@ function failed(deps: RelayDeps, channel: RoutableChannel, failure: AttemptFailu
 }
 
 /** What the adapter builds the upstream call from: the client's body as sent, unless the channel overrides params or images are limited. */
-function upstreamInput(context: RelayContext, channel: RoutableChannel, upstreamModel: string, needsRemoteMedia = false): UpstreamRequestInput {
+function upstreamInput(
+  context: RelayContext,
+  channel: RoutableChannel,
+  upstreamModel: string,
+  needsRemoteMedia = false,
+): UpstreamRequestInput {
   const headers = context.request.headers;
   const clientHeaders: ClientHeaders = {
     accept: header(headers, 'accept'),

@@ -11,7 +11,13 @@ import { promptTokens, type RelayContext, type RelayDeps } from './relay-context
  * mid-file breaks the client's response off too (a binary body has no error event) and still charges the input
  * it was sent. An answer without one byte of audio charges nothing and releases the reservation.
  */
-export async function pipeAudio(deps: RelayDeps, context: RelayContext, channel: RoutableChannel, upstreamModel: string, answer: UpstreamAnswer): Promise<void> {
+export async function pipeAudio(
+  deps: RelayDeps,
+  context: RelayContext,
+  channel: RoutableChannel,
+  upstreamModel: string,
+  answer: UpstreamAnswer,
+): Promise<void> {
   const response = context.response;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) {
@@ -34,9 +40,23 @@ export async function pipeAudio(deps: RelayDeps, context: RelayContext, channel:
     deps.logger.warn(`channel #${channel.id}: audio stream broke off after ${bytes} bytes: ${String((error as Error)?.message ?? error)}`);
     answer.body.destroy();
   }
-  deps.outcomes.report({ channelId: channel.id, ok: !broken, status: broken ? 502 : 200, errorCode: broken ? 'cut' : null, message: '', source: 'relay' });
+  deps.outcomes.report({
+    channelId: channel.id,
+    ok: !broken,
+    status: broken ? 502 : 200,
+    errorCode: broken ? 'cut' : null,
+    message: '',
+    source: 'relay',
+  });
   if (bytes > 0) {
-    await settle(deps, context, channel, upstreamModel, { promptTokens: promptTokens(context, upstreamModel), completionTokens: 0, cachedTokens: 0 }, null);
+    await settle(
+      deps,
+      context,
+      channel,
+      upstreamModel,
+      { promptTokens: promptTokens(context, upstreamModel), completionTokens: 0, cachedTokens: 0 },
+      null,
+    );
   } else {
     await release(deps, context);
   }

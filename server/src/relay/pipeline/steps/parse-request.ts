@@ -7,7 +7,11 @@ import { relayLocal } from './error-answer';
 import { header, type RelayContext, type RelayHttpRequest } from './relay-context';
 
 /** JSON for every mode but audio uploads (multipart); the playground answers its own code, as new-api's does. */
-export function parseBody(request: RelayHttpRequest, mode: RelayMode, playground: boolean): { body: JsonObject; multipart: MultipartForm | null } {
+export function parseBody(
+  request: RelayHttpRequest,
+  mode: RelayMode,
+  playground: boolean,
+): { body: JsonObject; multipart: MultipartForm | null } {
   if (mode === 'audio-transcriptions' || mode === 'audio-translations') {
     const { body, form } = parseAudioForm(request.rawBody, header(request.headers, 'content-type'));
     return { body, multipart: form };

@@ -21,7 +21,8 @@ export async function answerPlain(
     usage = fromTokenUsage(result.usage);
   } else {
     usage = {
-      promptTokens: context.mode === 'audio-transcriptions' || context.mode === 'audio-translations' ? 0 : promptTokens(context, upstreamModel),
+      promptTokens:
+        context.mode === 'audio-transcriptions' || context.mode === 'audio-translations' ? 0 : promptTokens(context, upstreamModel),
       completionTokens: result.completionText ? countTextTokens(result.completionText, upstreamModel) : 0,
       cachedTokens: 0,
     };
@@ -41,7 +42,10 @@ export async function answerPlain(
   }
   headers['content-type'] = result.contentType || headers['content-type'] || 'application/json';
   headers['x-oneapi-request-id'] = context.request.requestId;
-  const payload = typeof result.body === 'string' ? Buffer.from(result.body) : Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength);
+  const payload =
+    typeof result.body === 'string'
+      ? Buffer.from(result.body)
+      : Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength);
   headers['content-length'] = String(payload.length);
   response.writeHead(result.status, headers);
   response.end(payload);

@@ -94,11 +94,15 @@ export function createContext(
   multipart: MultipartForm | null,
   playground: boolean,
 ): RelayContext {
-  const model = typeof body.model === 'string' && body.model !== '' ? body.model : (mode === 'embeddings' ? engineModelOf(request.path) : null) ?? defaultModelFor(mode);
+  const model =
+    typeof body.model === 'string' && body.model !== ''
+      ? body.model
+      : ((mode === 'embeddings' ? engineModelOf(request.path) : null) ?? defaultModelFor(mode));
   const streamable = mode === 'chat' || mode === 'completions';
   const isStream = streamable && body.stream === true;
   const streamOptions = body.stream_options;
-  const clientWantsUsage = isStream && typeof streamOptions === 'object' && streamOptions !== null && (streamOptions as JsonObject).include_usage === true;
+  const clientWantsUsage =
+    isStream && typeof streamOptions === 'object' && streamOptions !== null && (streamOptions as JsonObject).include_usage === true;
   return {
     request,
     response,

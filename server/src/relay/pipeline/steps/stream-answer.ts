@@ -1,4 +1,10 @@
-import type { StreamCloseCause, StreamSummary, TokenUsage, UpstreamAdapter, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
+import type {
+  StreamCloseCause,
+  StreamSummary,
+  TokenUsage,
+  UpstreamAdapter,
+  UpstreamRequestInput,
+} from '#server/upstreams/upstream-adapter';
 import type { RoutableChannel } from '../../relay-ports';
 import { countTextTokens } from '../../tokenizer/token-counter';
 import { isBodyTimeout } from '../../upstream-client/upstream-http-client';
@@ -79,7 +85,7 @@ export async function stream(
       channelId: channel.id,
       ok,
       status: ok ? 200 : 502,
-      errorCode: ok ? null : (summary.error?.code === null || summary.error?.code === undefined ? summary.end : String(summary.error.code)),
+      errorCode: ok ? null : summary.error?.code === null || summary.error?.code === undefined ? summary.end : String(summary.error.code),
       errorType: ok ? null : summary.error?.type || null,
       message: summary.error?.message ?? '',
       source: 'relay',

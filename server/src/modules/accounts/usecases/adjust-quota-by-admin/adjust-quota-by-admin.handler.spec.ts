@@ -56,7 +56,10 @@ describe('AdjustQuotaByAdminHandler', () => {
   });
 
   it('given the account moved since the form was filled, when the admin left the quota alone, then nothing is appended', async () => {
-    await given({ type: 'QuotaGranted', data: { amount: 500, kind: 'new_user' } }, { type: 'InviterRewarded', data: { amount: 5, inviteeId: 9 } });
+    await given(
+      { type: 'QuotaGranted', data: { amount: 500, kind: 'new_user' } },
+      { type: 'InviterRewarded', data: { amount: 5, inviteeId: 9 } },
+    );
     await given({ type: 'QuotaGranted', data: { amount: 100, kind: 'invitee_gift' } });
     // The form showed 500 (revision 1); the account has 600 now. The admin edited only the display name.
     expect(await when({ quota: 500, basisRevision: 1 })).toEqual({ changed: false, position: 0 });
@@ -64,10 +67,15 @@ describe('AdjustQuotaByAdminHandler', () => {
   });
 
   it('given the account moved since the form was filled, when the admin changed the quota, then the edit is refused with the current balance', async () => {
-    await given({ type: 'QuotaGranted', data: { amount: 500, kind: 'new_user' } }, { type: 'QuotaGranted', data: { amount: 500000, kind: 'invitee_gift' } });
+    await given(
+      { type: 'QuotaGranted', data: { amount: 500, kind: 'new_user' } },
+      { type: 'QuotaGranted', data: { amount: 500000, kind: 'invitee_gift' } },
+    );
     const attempt = when({ quota: 42, basisRevision: 0 });
     await expect(attempt).rejects.toBeInstanceOf(AccountChangedError);
-    await expect(when({ quota: 42, basisRevision: 0 })).rejects.toThrow('用户额度已在您编辑期间发生变化（当前为 ＄1.001000 额度），请刷新后重新修改');
+    await expect(when({ quota: 42, basisRevision: 0 })).rejects.toThrow(
+      '用户额度已在您编辑期间发生变化（当前为 ＄1.001000 额度），请刷新后重新修改',
+    );
     expect(await stored()).toHaveLength(2);
   });
 
@@ -84,7 +92,12 @@ describe('AdjustQuotaByAdminHandler', () => {
     store.appendToStream = async (stream, events, appendOptions) => {
       if (!raced) {
         raced = true;
-        await append(stream, [toNewAccountEvent({ type: 'QuotaGranted', data: { amount: 1, kind: 'invitee_gift' } }, { id: crypto.randomUUID(), metadata, annotation })]);
+        await append(stream, [
+          toNewAccountEvent(
+            { type: 'QuotaGranted', data: { amount: 1, kind: 'invitee_gift' } },
+            { id: crypto.randomUUID(), metadata, annotation },
+          ),
+        ]);
       }
       return append(stream, events, appendOptions);
     };

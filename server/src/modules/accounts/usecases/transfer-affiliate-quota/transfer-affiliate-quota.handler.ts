@@ -31,18 +31,18 @@ export class TransferAffiliateQuotaHandler implements ICommandHandler<TransferAf
     const minimum = this.options.getNumber('QuotaPerUnit');
     const result = await this.aggregates
       .loadAndAppend(
-      accountStream(input.userId),
-      evolveStored,
-      initialAccountState,
-      (state) =>
-        decide({ type: 'TransferAffiliateQuota', amount: input.amount, minimum, display }, state).map((event) =>
-          // A random id: the expected revision, not the id, is what keeps two transfers from spending one balance.
-          toNewAccountEvent(event, {
-            id: randomUUID(),
-            metadata: { correlationId: input.correlationId, actor: input.actor, clientIp: input.clientIp, reasonCode: 'aff_transfer' },
-            annotation: { username: input.username, quotaDisplay: display },
-          }),
-        ),
+        accountStream(input.userId),
+        evolveStored,
+        initialAccountState,
+        (state) =>
+          decide({ type: 'TransferAffiliateQuota', amount: input.amount, minimum, display }, state).map((event) =>
+            // A random id: the expected revision, not the id, is what keeps two transfers from spending one balance.
+            toNewAccountEvent(event, {
+              id: randomUUID(),
+              metadata: { correlationId: input.correlationId, actor: input.actor, clientIp: input.clientIp, reasonCode: 'aff_transfer' },
+              annotation: { username: input.username, quotaDisplay: display },
+            }),
+          ),
         { retries: TRANSFER_RETRIES },
       )
       .catch((error: unknown) => {

@@ -61,7 +61,12 @@ export class ApplyChannelOutcomeHandler implements ICommandHandler<ApplyChannelO
         return decide(command, state).map((event) =>
           toNewChannelEvent(event, {
             id: deterministicEventId('channel-health', `${input.causeKey}:${event.type}`),
-            metadata: { correlationId: input.correlationId, actor: input.actor, reasonCode: command.type === 'AutoDisableChannel' || command.type === 'AutoEnableChannel' ? command.reasonCode : 'channel_health' },
+            metadata: {
+              correlationId: input.correlationId,
+              actor: input.actor,
+              reasonCode:
+                command.type === 'AutoDisableChannel' || command.type === 'AutoEnableChannel' ? command.reasonCode : 'channel_health',
+            },
           }),
         );
       },

@@ -35,7 +35,12 @@ const jobId = (runId: string, channelId: number) => `${runId.replace(/:/g, '_')}
 const PENDING_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /** Failed jobs stay visible (BullMQ's failed set) after their retries; finished ones are kept briefly. */
-const JOB_OPTIONS = { attempts: 2, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: false };
+const JOB_OPTIONS = {
+  attempts: 2,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: false,
+};
 
 @CommandHandler(StartChannelRunsCommand)
 export class StartChannelRunsHandler implements ICommandHandler<StartChannelRunsCommand> {

@@ -45,7 +45,10 @@ export function toTestableChannel(entity: ChannelEntity): TestableChannel {
     baseUrl: entity.baseUrl || null,
     other: entity.other || null,
     openaiOrganization: entity.openaiOrganization,
-    models: entity.models.split(',').map((model) => model.trim()).filter(Boolean),
+    models: entity.models
+      .split(',')
+      .map((model) => model.trim())
+      .filter(Boolean),
     testModel: entity.testModel,
     modelMapping: parseMapping(entity.modelMapping),
   };
@@ -77,9 +80,10 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
       evolveStored,
       initialChannelState,
       (state) =>
-        decide({ type: 'RecordChannelTest', ok: run.ok, responseTimeMs: run.elapsedMs, model: run.model, error: run.ok ? null : run.message }, state).map(
-          (event) => toNewChannelEvent(event, { id: deterministicEventId('channel-test', input.causeKey), metadata }),
-        ),
+        decide(
+          { type: 'RecordChannelTest', ok: run.ok, responseTimeMs: run.elapsedMs, model: run.model, error: run.ok ? null : run.message },
+          state,
+        ).map((event) => toNewChannelEvent(event, { id: deterministicEventId('channel-test', input.causeKey), metadata })),
       { retries: 5 },
     );
     const logged = run.ok ? await this.logTest(entity.id, run, input, metadata) : 0;
@@ -109,7 +113,12 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
    * consume row when LogConsumeEnabled is off. The id derives from the test's cause, so a retried job logs once.
    * Answers the event's position.
    */
-  private async logTest(channelId: number, run: ChannelTestRun, input: TestChannelCommand['input'], metadata: MetadataInput): Promise<number> {
+  private async logTest(
+    channelId: number,
+    run: ChannelTestRun,
+    input: TestChannelCommand['input'],
+    metadata: MetadataInput,
+  ): Promise<number> {
     if (!this.options.getBool('LogConsumeEnabled')) return 0;
     const tables = this.pricing.tables();
     const pricing = pricingFor(tables, run.model, 'default');
@@ -130,7 +139,10 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
       useTimeSeconds: Math.trunc(run.elapsedMs / 1000),
       createdAt: Math.floor(Date.now() / 1000),
     };
-    const event = newEvent(LogsEventType.ChannelTestLogged, data, { id: deterministicEventId('channel-test-log', input.causeKey), metadata });
+    const event = newEvent(LogsEventType.ChannelTestLogged, data, {
+      id: deterministicEventId('channel-test-log', input.causeKey),
+      metadata,
+    });
     return (await this.store.appendToStream(LOGS_STREAM, [event], { expectedRevision: 'any' })).position;
   }
 }

@@ -29,11 +29,15 @@ export class CreateChannelsHandler implements ICommandHandler<CreateChannelsComm
         created.push(id);
         let status: number = ChannelStatus.Enabled;
         if (input.status === ChannelStatus.ManuallyDisabled) {
-          const decision = await this.writes.decideStatus(id, { type: 'DisableChannel' }, {
-            ...input,
-            reasonCode: 'channel_created_disabled',
-            eventId: deterministicEventId('channel-created-disabled', String(id)),
-          });
+          const decision = await this.writes.decideStatus(
+            id,
+            { type: 'DisableChannel' },
+            {
+              ...input,
+              reasonCode: 'channel_created_disabled',
+              eventId: deterministicEventId('channel-created-disabled', String(id)),
+            },
+          );
           status = decision.state.status;
           position = Math.max(position, decision.position);
         }

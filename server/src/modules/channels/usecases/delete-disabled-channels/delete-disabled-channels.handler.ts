@@ -15,7 +15,10 @@ export class DeleteDisabledChannelsHandler implements ICommandHandler<DeleteDisa
     const [deleted] = (await this.dataSource.query(
       'DELETE FROM channels WHERE id IN (SELECT channel_id FROM channel_status WHERE status IN (2, 3)) RETURNING id',
     )) as [Array<{ id: number }>, number];
-    await this.writes.settled(0, deleted.map((row) => row.id));
+    await this.writes.settled(
+      0,
+      deleted.map((row) => row.id),
+    );
     return deleted.length;
   }
 }

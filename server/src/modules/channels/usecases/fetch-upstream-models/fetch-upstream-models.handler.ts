@@ -40,14 +40,20 @@ export class FetchUpstreamModelsHandler implements IQueryHandler<FetchUpstreamMo
     if (type !== ChannelType.OpenAI) throw new ChannelInputError('fetch_models_openai_only');
     if (!key.trim()) throw new ChannelInputError('key_required_to_fetch');
     // A multi-line (batch) key: the first key speaks for all of them.
-    const bearer = key.split('\n').map((line) => line.trim()).find(Boolean) ?? '';
+    const bearer =
+      key
+        .split('\n')
+        .map((line) => line.trim())
+        .find(Boolean) ?? '';
     const url = `${normalizeBaseUrl(baseUrl) || OPENAI_DEFAULT_BASE_URL}/v1/models`;
     if (!/^https?:\/\//i.test(url)) throw new FetchModelsFailedError('base_url is not an http(s) address');
     let answer: { status: number; body: unknown };
     try {
       answer = await requestJson({ method: 'GET', url, headers: { authorization: `Bearer ${bearer}` }, timeoutMs: FETCH_TIMEOUT_MS });
     } catch (error) {
-      throw new FetchModelsFailedError(error instanceof ThirdPartyInvalidResponseError ? error.message : `upstream unreachable (${(error as Error).message})`);
+      throw new FetchModelsFailedError(
+        error instanceof ThirdPartyInvalidResponseError ? error.message : `upstream unreachable (${(error as Error).message})`,
+      );
     }
     if (answer.status !== 200) {
       const message = (answer.body as { error?: { message?: unknown } } | null)?.error?.message;

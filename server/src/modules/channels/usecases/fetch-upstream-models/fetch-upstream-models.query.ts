@@ -1,8 +1,6 @@
 import { Query } from '@nestjs/cqrs';
 
-export type FetchModelsSource =
-  | { channelId: number }
-  | { type: number; baseUrl: string; key: string };
+export type FetchModelsSource = { channelId: number } | { type: number; baseUrl: string; key: string };
 
 /**
  * The model ids an OpenAI-format upstream lists at `{base_url}/v1/models`, asked with the channel's key (GET

@@ -7,7 +7,8 @@ import { abilityRowsOf, fieldsOf } from '../../channel-record';
 import { ChannelWrites } from '../../channel-writes';
 import { FixAbilitiesCommand } from './fix-abilities.command';
 
-const rowKey = (row: AbilityEntity) => JSON.stringify([row.group, row.model, row.enabled, Number(row.priority), row.weight, row.tag ?? null]);
+const rowKey = (row: AbilityEntity) =>
+  JSON.stringify([row.group, row.model, row.enabled, Number(row.priority), row.weight, row.tag ?? null]);
 
 @CommandHandler(FixAbilitiesCommand)
 export class FixAbilitiesHandler implements ICommandHandler<FixAbilitiesCommand> {
@@ -28,7 +29,9 @@ export class FixAbilitiesHandler implements ICommandHandler<FixAbilitiesCommand>
       for (const channel of channels) {
         const fields = fieldsOf(channel);
         const status = statusOf.get(channel.id) ?? ChannelStatus.Enabled;
-        const expected = abilityRowsOf(channel.id, fields, status === ChannelStatus.Enabled).map(rowKey).sort();
+        const expected = abilityRowsOf(channel.id, fields, status === ChannelStatus.Enabled)
+          .map(rowKey)
+          .sort();
         const actual = (byChannel.get(channel.id) ?? []).sort();
         if (JSON.stringify(expected) === JSON.stringify(actual)) continue;
         await this.writes.writeAbilities(manager, channel.id, fields, status);

@@ -25,7 +25,8 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannelComman
       const update = channelUpdateFrom(input.body, fieldsOf(current), status);
       await manager.update(ChannelEntity, { id: input.id }, columnsOf(update.fields));
       if (update.status !== undefined) {
-        const command = update.status === ChannelStatus.Enabled ? ({ type: 'EnableChannel' } as const) : ({ type: 'DisableChannel' } as const);
+        const command =
+          update.status === ChannelStatus.Enabled ? ({ type: 'EnableChannel' } as const) : ({ type: 'DisableChannel' } as const);
         const decision = await this.writes.decideStatus(input.id, command, { ...input, reasonCode: 'admin_edit' });
         status = decision.state.status;
         position = decision.position;

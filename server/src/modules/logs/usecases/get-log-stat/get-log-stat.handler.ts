@@ -15,7 +15,9 @@ export class GetLogStatHandler implements IQueryHandler<GetLogStatQuery> {
       .add((p) => `created_at >= ${p}::bigint`, now - 60);
     if (total.impossible) return { quota: 0, rpm: 0, tpm: 0 };
     const [quota, rate] = await Promise.all([
-      this.dataSource.query(`SELECT coalesce(sum(quota), 0) AS quota FROM logs ${total.sql}`, total.params) as Promise<Array<{ quota: string }>>,
+      this.dataSource.query(`SELECT coalesce(sum(quota), 0) AS quota FROM logs ${total.sql}`, total.params) as Promise<
+        Array<{ quota: string }>
+      >,
       this.dataSource.query(
         `SELECT count(*) AS rpm, coalesce(sum(prompt_tokens), 0) + coalesce(sum(completion_tokens), 0) AS tpm FROM logs ${recent.sql}`,
         recent.params,

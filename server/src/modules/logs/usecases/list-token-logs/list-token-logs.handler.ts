@@ -12,7 +12,9 @@ export class ListTokenLogsHandler implements IQueryHandler<ListTokenLogsQuery> {
     const bare = key.startsWith('sk-') ? key.slice(3) : key;
     // Anything that cannot be a stored key matches nothing, without a query (and never a database error).
     if (!isWellFormedTokenKey(bare)) return [];
-    const tokens: Array<{ id: number }> = await this.dataSource.query('SELECT id FROM tokens WHERE key = $1 AND deleted_at IS NULL', [bare]);
+    const tokens: Array<{ id: number }> = await this.dataSource.query('SELECT id FROM tokens WHERE key = $1 AND deleted_at IS NULL', [
+      bare,
+    ]);
     if (tokens.length === 0) return [];
     const rows: LogRow[] = await this.dataSource.query(`SELECT ${LOG_COLUMNS} FROM logs WHERE token_id = $1 ORDER BY id DESC LIMIT $2`, [
       tokens[0].id,

@@ -30,9 +30,10 @@ export class PurgeLogsHandler implements ICommandHandler<PurgeLogsCommand> {
     if (decided.length === 0) return 0;
     const id = deterministicEventId('logs-purge', input.correlationId);
     const caughtUp = await this.readModelsCaughtUp();
-    const before: Array<{ count: string }> = await this.dataSource.query('SELECT count(*) AS count FROM logs WHERE created_at < $1::bigint', [
-      input.targetTimestamp,
-    ]);
+    const before: Array<{ count: string }> = await this.dataSource.query(
+      'SELECT count(*) AS count FROM logs WHERE created_at < $1::bigint',
+      [input.targetTimestamp],
+    );
     // Nothing that old, and no event still on its way to the table: the purge would delete nothing, so it
     // records nothing (the answer is the same 0). Behind projections, the event is appended anyway so that rows
     // still being projected are purged in ledger order.

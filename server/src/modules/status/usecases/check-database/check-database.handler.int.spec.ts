@@ -22,7 +22,10 @@ describe('CheckDatabaseHandler (GET /api/status/test)', () => {
 
   it('answers HTTP 503 "数据库连接失败" when the database is gone', async () => {
     // A real server that refuses connections: nothing listens on port 1.
-    const unreachable = new DataSource({ ...dataSourceOptions('postgres://postgres@127.0.0.1:1/none'), extra: { max: 1, connectionTimeoutMillis: 500 } });
+    const unreachable = new DataSource({
+      ...dataSourceOptions('postgres://postgres@127.0.0.1:1/none'),
+      extra: { max: 1, connectionTimeoutMillis: 500 },
+    });
     const error = await new CheckDatabaseHandler(unreachable).execute().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DatabaseUnavailableError);
     expect(error).toMatchObject({ message: '数据库连接失败', httpStatus: 503 });

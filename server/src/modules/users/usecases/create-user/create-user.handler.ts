@@ -55,10 +55,23 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand> {
     const user = await this.insert(input, inviter?.id ?? 0);
 
     const display = quotaDisplayFromOptions(this.options);
-    const metadata: MetadataInput = { correlationId: input.correlationId, actor: input.actor, clientIp: input.clientIp, reasonCode: `${input.source}_signup` };
-    const grants: AccountEvent[] = decide({ type: 'GrantQuota', amount: integerOption(this.options, 'QuotaForNewUser'), kind: 'new_user' }, initialAccountState);
+    const metadata: MetadataInput = {
+      correlationId: input.correlationId,
+      actor: input.actor,
+      clientIp: input.clientIp,
+      reasonCode: `${input.source}_signup`,
+    };
+    const grants: AccountEvent[] = decide(
+      { type: 'GrantQuota', amount: integerOption(this.options, 'QuotaForNewUser'), kind: 'new_user' },
+      initialAccountState,
+    );
     if (inviter) {
-      grants.push(...decide({ type: 'GrantQuota', amount: integerOption(this.options, 'QuotaForInvitee'), kind: 'invitee_gift' }, initialAccountState));
+      grants.push(
+        ...decide(
+          { type: 'GrantQuota', amount: integerOption(this.options, 'QuotaForInvitee'), kind: 'invitee_gift' },
+          initialAccountState,
+        ),
+      );
     }
     let position = 0;
     if (grants.length) {
@@ -112,7 +125,10 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand> {
    * sees this reward in the ledger (and refuses) or has already erased the row (and there is no reward).
    */
   private async rewardInviter(inviterId: number, inviteeId: number, metadata: MetadataInput, display: QuotaDisplay): Promise<number> {
-    const reward = decide({ type: 'RewardInviter', amount: integerOption(this.options, 'QuotaForInviter'), inviteeId }, initialAccountState);
+    const reward = decide(
+      { type: 'RewardInviter', amount: integerOption(this.options, 'QuotaForInviter'), inviteeId },
+      initialAccountState,
+    );
     if (!reward.length) return 0;
     return this.users.manager.transaction(async (manager) => {
       const inviter = await manager.findOne(UserEntity, { where: { id: inviterId }, lock: { mode: 'pessimistic_read' } });
@@ -139,7 +155,8 @@ export class CreateUserHandler implements ICommandHandler<CreateUserCommand> {
       ['telegram_id', input.telegramId],
     ];
     for (const [name, value] of fields) {
-      if (value !== undefined && (runeLength(value) > 64 || value.includes('\u0000'))) throw new InvalidInputError(`${name} 过长或含有非法字符`);
+      if (value !== undefined && (runeLength(value) > 64 || value.includes('\u0000')))
+        throw new InvalidInputError(`${name} 过长或含有非法字符`);
     }
     if (!input.username) throw new InvalidInputError('用户名不能为空');
   }
