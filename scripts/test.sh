@@ -19,6 +19,10 @@ bash scripts/ensure-chromium.sh
 echo "[test] type-checking"
 npx tsc -p tsconfig.json --noEmit
 if [ -f console/tsconfig.json ]; then npx tsc -p console/tsconfig.json --noEmit; fi
+# The layer boundaries (eslint.config.mjs) and one format (Prettier): a crossed boundary fails the run.
+echo "[test] linting"
+npx eslint .
+npx prettier --check . --log-level warn
 bash scripts/build.sh
 if [ "$in_git" = true ]; then
   changed="$(diff <(echo "$before") <(tracked_state) | sed -n 's/^[<>] [^ ]* //p' | sort -u || true)"
