@@ -141,37 +141,17 @@ export class LogsProjection implements Projection {
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
     if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return;
     const row = consumeLogRow(userId, event.data as Partial<QuotaConsumedData>, event.createdAt);
-    await manager.query(
-      `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 ${NOT_PURGED_LATER}
-       ON CONFLICT (event_id) DO NOTHING`,
-      [
-        event.position,
-        row.userId,
-        row.createdAt,
-        row.type,
-        row.content,
-        row.username,
-        row.tokenName,
-        row.modelName,
-        row.quota,
-        row.promptTokens,
-        row.completionTokens,
-        row.useTime,
-        row.isStream,
-        row.channelId,
-        row.tokenId,
-        row.group,
-        row.other,
-        event.id,
-      ],
-    );
+    await this.insertRow(event, row, manager);
   }
 
   /** The consume row of a channel test (user 1, "模型测试", not charged): a row, and nothing else. */
   private async channelTest(event: RecordedEvent, manager: EntityManager): Promise<void> {
     const row = channelTestLogRow(event.data, event.createdAt);
+    await this.insertRow(event, row, manager);
+  }
+
+  /** One row of the consume kind (a charge, or a channel test's), unless a later purge already covers its time. */
+  private async insertRow(event: RecordedEvent, row: ConsumeLogRow, manager: EntityManager): Promise<void> {
     await manager.query(
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
          completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
