@@ -1,5 +1,6 @@
-import { resolvePostgres } from '#server/infrastructure/resolve-postgres';
-import { resolveRedis } from '#server/infrastructure/resolve-redis';
+// Relative imports: Jest loads its global set-up without the moduleNameMapper, so an alias would resolve into dist/.
+import { resolvePostgres } from '../../server/src/infrastructure/resolve-postgres';
+import { resolveRedis } from '../../server/src/infrastructure/resolve-redis';
 
 /**
  * Finds Postgres and Redis exactly as `npm start` does (env, local server, embedded/started), then hands the
