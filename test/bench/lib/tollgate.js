@@ -24,8 +24,22 @@ async function buildTollgate(outDir, log) {
     const errors = (result.stdout + result.stderr).split('\n').filter((line) => line.includes('error TS'));
     log(`  tsc reported ${errors.length} type error(s) (emitted anyway); first: ${errors[0] ?? '?'}`);
   }
+  writeImportsMap(outDir);
   log(`  built in ${((Date.now() - started) / 1000).toFixed(1)} s -> ${path.relative(ROOT, main)}`);
   return main;
+}
+
+/**
+ * The build's own package.json "imports": the tree's aliases (#server/*, #projections/*) point into dist/, so a build
+ * elsewhere would run dist/'s code for every aliased import. Node reads the nearest package.json, which this is.
+ */
+function writeImportsMap(outDir) {
+  const imports = {};
+  for (const [alias, target] of Object.entries(require(path.join(ROOT, 'package.json')).imports ?? {})) {
+    const built = typeof target === 'string' ? target : target.default;
+    if (built.startsWith('./dist/')) imports[alias] = `./${built.slice('./dist/'.length)}`;
+  }
+  fs.writeFileSync(path.join(outDir, 'package.json'), `${JSON.stringify({ private: true, imports }, null, 2)}\n`);
 }
 
 /**
