@@ -72,7 +72,7 @@ describe('account decider', () => {
         .when(transfer(700000))
         .thenThrows(InsufficientAffiliateQuotaError, '划转失败 邀请额度不足！');
     });
-    it('checks the minimum before the balance, as the reference does', () => {
+    it('checks the minimum before the balance, as new-api does', () => {
       given([]).when(transfer(1)).thenThrows(AffiliateTransferBelowMinimumError);
     });
     it('cannot spend earnings that were already transferred', () => {

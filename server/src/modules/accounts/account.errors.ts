@@ -1,6 +1,6 @@
 import { DomainError } from '../../common/http/errors';
 
-/** POST /api/user/aff_transfer below QuotaPerUnit; the message words the minimum like a log line (reference §4.2). */
+/** POST /api/user/aff_transfer below QuotaPerUnit; the message words the minimum like a log line, as new-api does. */
 export class AffiliateTransferBelowMinimumError extends DomainError {
   constructor(
     readonly minimum: number,

@@ -22,7 +22,7 @@ export interface QuotaGranted {
   data: { amount: number; kind: QuotaGrantKind };
 }
 
-/** The inviter's reward goes to pending invite earnings (aff_quota), not to quota (reference §3.4). */
+/** The inviter's reward goes to pending invite earnings (aff_quota), not to quota; the invitee moves it with an affiliate transfer. */
 export interface InviterRewarded {
   type: 'InviterRewarded';
   data: { amount: number; inviteeId: number };

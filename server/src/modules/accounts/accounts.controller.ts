@@ -8,10 +8,10 @@ import { InvalidParamsError } from '../../common/http/errors';
 import { userActor } from '../../ledger/event-envelope';
 import { TransferAffiliateQuotaCommand } from './usecases/transfer-affiliate-quota/transfer-affiliate-quota.command';
 
-/** `{quota:int}`, required and non-zero like the reference's `binding:"required"`. */
+/** `{quota:int}`, required and non-zero like new-api's `binding:"required"`. */
 const transferBody = z.object({ quota: z.number().int() });
 
-/** Account routes that live under /api/user (the reference's paths). */
+/** Account routes that live under /api/user (new-api's paths). */
 @Controller('api/user')
 export class AccountsController {
   constructor(private readonly commandBus: CommandBus) {}

@@ -1,5 +1,5 @@
 /**
- * How quota amounts are worded in log lines and messages (console-api-behaviour.md §9.1, §10): in currency mode
+ * How quota amounts are worded in log lines and messages, as new-api words them: in currency mode
  * `＄%.6f 额度` (full-width ＄, quota / QuotaPerUnit), otherwise `%d 点额度`.
  *
  * The display settings are passed in rather than read from the options, so the wording is pure: events record

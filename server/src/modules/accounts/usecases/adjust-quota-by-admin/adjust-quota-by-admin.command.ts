@@ -9,7 +9,7 @@ export interface AdjustQuotaByAdminInput {
   quota: number;
   /**
    * The account revision the admin's form was filled from (`account_revision` of GET /api/user/:id; -1 for an
-   * account without events). Absent: the current revision, i.e. the reference's "compare with now".
+   * account without events). Absent: the current revision, i.e. new-api's "compare with now".
    */
   basisRevision?: number;
   adminId: number;

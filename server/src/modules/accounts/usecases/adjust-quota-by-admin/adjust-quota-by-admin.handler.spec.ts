@@ -79,7 +79,7 @@ describe('AdjustQuotaByAdminHandler', () => {
     expect(await stored()).toHaveLength(2);
   });
 
-  it('given no basis revision (an old client), then the current balance is the basis, as in the reference', async () => {
+  it('given no basis revision (an old client), then the current balance is the basis, as in new-api', async () => {
     await given({ type: 'QuotaGranted', data: { amount: 500, kind: 'new_user' } });
     expect(await when({ quota: 500 })).toEqual({ changed: false, position: 0 });
     expect((await when({ quota: 9 })).changed).toBe(true);
