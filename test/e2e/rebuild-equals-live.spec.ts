@@ -7,8 +7,8 @@ import { balanceRow, call, type Caller, dataSource, projected, register, rootCal
 /**
  * Rebuild equals live: a scripted scenario through the HTTP API (50 registrations, a third of them invited, with
  * the new-user, inviter and invitee gifts; affiliate transfers; admin quota edits; admin create and manage;
- * redemption codes issued, edited, disabled, deleted and redeemed), then the code `npm run projections:rebuild` runs (rebuildProjectionsIn) empties every projection table and replays
- * the ledger: the tables must come back equal, row for row.
+ * redemption codes issued, edited, disabled, deleted and redeemed), then the code `npm run projections:rebuild`
+ * runs (rebuildProjectionsIn) empties every projection table and replays the ledger: the tables must come back equal, row for row.
  */
 describe('projections: rebuild equals live', () => {
   let target: TestApp;
