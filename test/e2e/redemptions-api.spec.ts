@@ -105,6 +105,7 @@ describe('redemptions API', () => {
     expect((await call(target, root, 'get', '/api/redemption/search?keyword=me').expect(200)).body.data).toEqual([]);
     expect((await call(target, root, 'get', `/api/redemption/search?keyword=${code.id}`).expect(200)).body.data).toEqual([code]);
     expect((await call(target, root, 'get', '/api/redemption/search?keyword=%25').expect(200)).body.data).toEqual([]);
+    expect((await call(target, root, 'get', '/api/redemption/search?keyword=a%00b').expect(200)).body.data).toEqual([]);
     expect((await call(target, root, 'get', `/api/redemption/${code.id}`).expect(200)).body).toEqual({
       success: true,
       message: '',

@@ -25,7 +25,9 @@ export class RedemptionReader {
   }
 
   /** `id = keyword OR name LIKE 'keyword%'` (a prefix match), newest first, unpaged. */
-  search(keyword: string): Promise<RedemptionEntity[]> {
+  async search(keyword: string): Promise<RedemptionEntity[]> {
+    // Postgres text cannot hold NUL, so no name starts with one (and the driver would refuse the parameter).
+    if (keyword.includes('\u0000')) return [];
     const id = /^\d{1,10}$/.test(keyword) && Number(keyword) <= 2147483647 ? Number(keyword) : -1;
     return this.rows
       .createQueryBuilder('r')
