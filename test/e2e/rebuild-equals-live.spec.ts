@@ -6,9 +6,9 @@ import { balanceRow, call, type Caller, dataSource, projected, register, rootCal
 
 /**
  * Rebuild equals live: a scripted scenario through the HTTP API (50 registrations, a third of them invited, with
- * the new-user, inviter and invitee gifts; affiliate transfers; admin quota edits; admin create and manage), then
- * the code `npm run projections:rebuild` runs (rebuildProjectionsIn) empties every projection table and replays
- * the ledger: the tables must come back equal, row for row.
+ * the new-user, inviter and invitee gifts; affiliate transfers; admin quota edits; admin create and manage;
+ * redemption codes issued, edited, disabled, deleted and redeemed), then the code `npm run projections:rebuild`
+ * runs (rebuildProjectionsIn) empties every projection table and replays the ledger: the tables must come back equal, row for row.
  */
 describe('projections: rebuild equals live', () => {
   let target: TestApp;
@@ -28,7 +28,7 @@ describe('projections: rebuild equals live', () => {
       .get(ProjectionRegistry)
       .all()
       .flatMap((projection) => projection.tables);
-    expect(tables).toEqual(expect.arrayContaining(['account_balances', 'logs']));
+    expect(tables).toEqual(expect.arrayContaining(['account_balances', 'logs', 'redemptions']));
     return [...new Set(tables)].sort();
   }
 
@@ -111,12 +111,28 @@ describe('projections: rebuild equals live', () => {
     // A gift after the deletions, so the ledger interleaves streams of live and deleted users.
     await register(target, 'rb-late', { affCode: affCodes[0] });
 
+    // Redemption codes: a batch, edits, a disabled and a deleted code, redeems (one refused), a second batch.
+    const issued = await call(target, root, 'post', '/api/redemption/', { name: 'rb', quota: 3000, count: 6 });
+    const keys = issued.body.data as string[];
+    const codes = (await call(target, root, 'get', '/api/redemption/?p=0')).body.data as Array<{ id: number; key: string }>;
+    const idOf = (key: string) => codes.find((code) => code.key === key)!.id;
+    await expectOk(call(target, root, 'put', '/api/redemption/', { id: idOf(keys[0]), name: 'rb-edited', quota: 4000 }), 'edit code');
+    await expectOk(call(target, root, 'put', '/api/redemption/?status_only=true', { id: idOf(keys[1]), status: 2 }), 'disable code');
+    await expectOk(call(target, root, 'delete', `/api/redemption/${idOf(keys[2])}`), 'delete code');
+    for (const [index, key] of [keys[0], keys[3], keys[4]].entries()) {
+      await expectOk(call(target, users[10 + index], 'post', '/api/user/topup', { key }), `redeem ${key}`);
+    }
+    expect((await call(target, users[13], 'post', '/api/user/topup', { key: keys[1] })).body.success).toBe(false);
+    await expectOk(call(target, root, 'delete', `/api/redemption/${idOf(keys[3])}`), 'delete a used code');
+    await expectOk(call(target, root, 'post', '/api/redemption/', { name: 'rb2', quota: 0, count: 2 }), 'second batch');
+
     await projected(target);
     const tables = projectionTables();
     const db = dataSource(target);
     const live = await snapshotTables(db, tables);
     expect(live.account_balances.length).toBeGreaterThanOrEqual(50);
     expect(live.logs.length).toBeGreaterThan(50);
+    expect(live.redemptions).toHaveLength(8);
 
     const lines: string[] = [];
     const report = await rebuildProjectionsIn(target.app, { waitSeconds: 30 }, (line) => lines.push(line));

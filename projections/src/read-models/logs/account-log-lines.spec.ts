@@ -36,4 +36,15 @@ describe('accountLogLine', () => {
   it('writes no row for the root account initial quota, like new-api', () => {
     expect(accountLogLine({ type: 'QuotaGranted', data: { amount: 100000000, kind: 'root_initial' } }, currency)).toBeNull();
   });
+
+  it('words a redemption credit as a top-up row (type 1) with the code id, as new-api does', () => {
+    expect(accountLogLine({ type: 'QuotaRedeemed', data: { amount: 250000, redemptionId: 42 } }, currency)).toEqual({
+      type: 1,
+      content: '通过兑换码充值 ＄0.500000 额度，兑换码ID 42',
+    });
+    expect(accountLogLine({ type: 'QuotaRedeemed', data: { amount: 100, redemptionId: 7 } }, points)).toEqual({
+      type: 1,
+      content: '通过兑换码充值 100 点额度，兑换码ID 7',
+    });
+  });
 });

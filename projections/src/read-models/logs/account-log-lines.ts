@@ -29,5 +29,7 @@ export function accountLogLine(event: AccountEvent, display: QuotaDisplay): LogL
         // No space between the two amounts: new-api's format string is "从 %s修改为 %s".
         content: `管理员将用户额度从 ${amount(event.data.before)}修改为 ${amount(event.data.after)}`,
       };
+    case 'QuotaRedeemed':
+      return { type: LogType.TopUp, content: `通过兑换码充值 ${amount(event.data.amount)}，兑换码ID ${event.data.redemptionId}` };
   }
 }

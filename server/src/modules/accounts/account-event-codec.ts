@@ -40,6 +40,8 @@ export function toAccountEvent(event: EventShape): AccountEvent {
         type: 'QuotaAdjustedByAdmin',
         data: { before: amount(data, 'before'), after: amount(data, 'after'), adminId: amount(data, 'adminId') },
       };
+    case 'QuotaRedeemed':
+      return { type: 'QuotaRedeemed', data: { amount: amount(data, 'amount'), redemptionId: amount(data, 'redemptionId') } };
   }
 }
 

@@ -13,6 +13,7 @@ export const AccountEventType = {
   InviterRewarded: 'InviterRewarded',
   AffiliateQuotaTransferred: 'AffiliateQuotaTransferred',
   QuotaAdjustedByAdmin: 'QuotaAdjustedByAdmin',
+  QuotaRedeemed: 'QuotaRedeemed',
 } as const;
 
 export type QuotaGrantKind = 'new_user' | 'invitee_gift' | 'root_initial';
@@ -40,7 +41,16 @@ export interface QuotaAdjustedByAdmin {
   data: { before: number; after: number; adminId: number };
 }
 
-export type AccountEvent = QuotaGranted | InviterRewarded | AffiliateQuotaTransferred | QuotaAdjustedByAdmin;
+/**
+ * A redemption code's quota credited to the user who redeemed it (POST /api/user/topup), appended after the code's
+ * RedemptionCodeRedeemed won the race; its event id derives from the code, so it can be appended only once.
+ */
+export interface QuotaRedeemed {
+  type: 'QuotaRedeemed';
+  data: { amount: number; redemptionId: number };
+}
+
+export type AccountEvent = QuotaGranted | InviterRewarded | AffiliateQuotaTransferred | QuotaAdjustedByAdmin | QuotaRedeemed;
 export type AccountEventTypeName = AccountEvent['type'];
 
 /**

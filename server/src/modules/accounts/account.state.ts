@@ -35,6 +35,8 @@ export function evolve(state: AccountState, event: AccountEvent): AccountState {
       return { ...state, affQuota: state.affQuota - event.data.amount, quota: state.quota + event.data.amount };
     case 'QuotaAdjustedByAdmin':
       return { ...state, quota: event.data.after };
+    case 'QuotaRedeemed':
+      return { ...state, quota: state.quota + event.data.amount };
     default:
       return assertNever(event);
   }
