@@ -22,6 +22,7 @@ import { RelayModule } from './relay/relay.module';
 import { LogsModule } from './modules/logs/logs.module';
 import { TokensModule } from './modules/tokens/tokens.module';
 import { ChannelHealthModule } from './modules/channel-health/channel-health.module';
+import { PricingApiModule } from './modules/pricing/pricing-api.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -54,6 +55,7 @@ export class AppModule {
         GroupsModule,
         MetricsModule,
         ChannelsModule,
+        PricingApiModule,
         RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],
