@@ -23,6 +23,7 @@ import { LogsModule } from './modules/logs/logs.module';
 import { TokensModule } from './modules/tokens/tokens.module';
 import { ChannelHealthModule } from './modules/channel-health/channel-health.module';
 import { PricingApiModule } from './modules/pricing/pricing-api.module';
+import { DataDashboardModule } from './modules/data-dashboard/data-dashboard.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -56,6 +57,7 @@ export class AppModule {
         MetricsModule,
         ChannelsModule,
         PricingApiModule,
+        DataDashboardModule,
         RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],
