@@ -23,6 +23,8 @@ import { LogsModule } from './modules/logs/logs.module';
 import { TokensModule } from './modules/tokens/tokens.module';
 import { ChannelHealthModule } from './modules/channel-health/channel-health.module';
 import { RedemptionsModule } from './modules/redemptions/redemptions.module';
+import { PricingApiModule } from './modules/pricing/pricing-api.module';
+import { DataDashboardModule } from './modules/data-dashboard/data-dashboard.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -56,6 +58,8 @@ export class AppModule {
         MetricsModule,
         ChannelsModule,
         RedemptionsModule,
+        PricingApiModule,
+        DataDashboardModule,
         RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],

@@ -8,7 +8,7 @@ import { type Caller, call, dataSource, eventStore, projected, rootCaller, setOp
 
 jest.setTimeout(120_000);
 
-const TABLES = ['logs', 'log_purges', 'token_balances', 'channel_status', 'account_balances'];
+const TABLES = ['logs', 'log_purges', 'token_balances', 'channel_status', 'account_balances', 'quota_data'];
 
 /**
  * Rebuild equals live after a mixed load: users, tokens, channels, plain and streamed requests, a failed upstream
@@ -162,6 +162,7 @@ describe('relay: projections rebuilt from the ledger equal the live ones after a
     expect(live.log_purges).toHaveLength(1);
     expect(live.token_balances.length).toBeGreaterThanOrEqual(3);
     expect(live.channel_status.length).toBe(3);
+    expect(live.quota_data.length).toBeGreaterThanOrEqual(3);
     const usedOnSpare: Array<{ used_quota: string }> = await dataSource(target).query(
       'SELECT used_quota FROM channel_status WHERE channel_id = $1',
       [spare],
@@ -171,12 +172,13 @@ describe('relay: projections rebuilt from the ledger equal the live ones after a
     // Damage every table first, so equality shows the replay rebuilt them, then rebuild through the CLI's function.
     await dataSource(target).query(
       `UPDATE logs SET quota = quota + 1; DELETE FROM log_purges; UPDATE token_balances SET remain_quota = 0;
-       UPDATE channel_status SET status = 1, used_quota = 0; UPDATE account_balances SET quota = 0`,
+       UPDATE channel_status SET status = 1, used_quota = 0; UPDATE account_balances SET quota = 0;
+       UPDATE quota_data SET token_used = 0`,
     );
     const lines: string[] = [];
     const report = await rebuildProjectionsIn(target.app, { waitSeconds: 10 }, (line) => lines.push(line));
     expect(report.projections.map((projection) => projection.name).sort()).toEqual(
-      expect.arrayContaining(['account-balances', 'channel-status', 'logs', 'token-balances']),
+      expect.arrayContaining(['account-balances', 'channel-status', 'logs', 'quota-data', 'token-balances']),
     );
     expect(report.position).toBe(head);
     await projected(target);

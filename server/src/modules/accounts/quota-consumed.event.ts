@@ -68,4 +68,9 @@ export interface QuotaConsumedData {
    * same way whatever the option says later. Written only when false; absent reads as true.
    */
   logConsume?: boolean;
+  /**
+   * The DataExportEnabled option when the request was settled: false → the quota-data projection leaves the
+   * dashboard's hourly row alone (as does logConsume false). Recorded like logConsume; absent reads as true.
+   */
+  dataExport?: boolean;
 }

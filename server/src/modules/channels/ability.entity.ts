@@ -9,7 +9,7 @@ const bigintAsNumber = {
  * The routing table (new-api's `abilities`): one row per group × model × channel, rebuilt by the channels command
  * handlers whenever a channel's configuration or status changes, in the same transaction. `enabled` is the
  * channel's status after its last status event (status 1). The relay does not read this table (ChannelRouter keeps
- * its own snapshot); it serves the pricing page, the user's model list fallbacks and `POST /api/channel/fix`.
+ * its own snapshot, which the pricing page also reads); it serves the user's model list fallbacks and `POST /api/channel/fix`.
  */
 @Entity({ name: 'abilities' })
 export class AbilityEntity {

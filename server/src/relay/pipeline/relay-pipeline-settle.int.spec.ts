@@ -61,6 +61,22 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
     expect(await logRowOf(loggedId)).toEqual([{ type: 2 }]);
   });
 
+  it('honours DataExportEnabled: off records dataExport false in the charge, on leaves the key out', async () => {
+    await setOptions(pipeline.target, { DataExportEnabled: 'false' });
+    let quiet: Response;
+    try {
+      quiet = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    } finally {
+      await setOptions(pipeline.target, { DataExportEnabled: 'true' });
+    }
+    expect(quiet.status).toBe(200);
+    const [charge] = await charges(quiet.headers.get('x-oneapi-request-id')!);
+    expect(charge.data).toMatchObject({ dataExport: false, quota: 8 });
+    expect(charge.data).not.toHaveProperty('logConsume');
+    const exported = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+    expect((await charges(exported.headers.get('x-oneapi-request-id')!))[0].data).not.toHaveProperty('dataExport');
+  });
+
   it('records facts in the charge, and the log row gets the wording and other JSON new-api shows', async () => {
     const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
     const requestId = response.headers.get('x-oneapi-request-id')!;

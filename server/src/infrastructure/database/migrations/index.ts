@@ -11,6 +11,7 @@ import { CreateChannels1732300004000 } from '#server/modules/channels/1732300004
 import { CreateChannelStatus1732300004100 } from '#projections/read-models/channel-status/1732300004100-create-channel-status';
 import { LedgerAppendMany1732300005000 } from './1732300005000-ledger-append-many';
 import { LedgerAppendManySetBased1732300005100 } from './1732300005100-ledger-append-many-set-based';
+import { CreateQuotaData1732300006400 } from '#projections/read-models/quota-data/1732300006400-create-quota-data';
 import { CreateRedemptionIds1732300007100 } from '#server/modules/redemptions/1732300007100-create-redemption-ids';
 import { CreateRedemptions1732300007200 } from '#projections/read-models/redemptions/1732300007200-create-redemptions';
 
@@ -31,6 +32,7 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateChannelStatus1732300004100,
   LedgerAppendMany1732300005000,
   LedgerAppendManySetBased1732300005100,
+  CreateQuotaData1732300006400,
   CreateRedemptionIds1732300007100,
   CreateRedemptions1732300007200,
 ];

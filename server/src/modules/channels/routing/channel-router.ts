@@ -128,6 +128,11 @@ export class ChannelRouter implements OnModuleInit, OnModuleDestroy {
     return this.table.modelsForGroup(group);
   }
 
+  /** The enabled abilities (model → groups) of the current snapshot; the same map until the next reload. */
+  enabledModelGroups(): ReadonlyMap<string, readonly string[]> {
+    return this.table.enabledModelGroups();
+  }
+
   /** Loads a fresh snapshot; resolves once the snapshot reflects everything committed before the call. */
   reload(): Promise<void> {
     if (this.inFlight) {

@@ -116,4 +116,17 @@ describe('RoutingTable', () => {
     expect(heavy / 2000).toBeGreaterThan(0.72);
     expect(heavy / 2000).toBeLessThan(0.78);
   });
+
+  it('lists the enabled abilities as model → groups, both sorted, the same map for the same snapshot', () => {
+    const table = new RoutingTable([
+      channel(1, { models: ['gpt-4o', 'b-model'], groups: ['vip', 'default'] }),
+      channel(2, { models: ['gpt-4o'], groups: ['default'] }),
+      channel(3, { models: ['off-model'], groups: ['default'], status: 2 }),
+    ]);
+    expect([...table.enabledModelGroups()]).toEqual([
+      ['b-model', ['default', 'vip']],
+      ['gpt-4o', ['default', 'vip']],
+    ]);
+    expect(table.enabledModelGroups()).toBe(table.enabledModelGroups());
+  });
 });

@@ -74,6 +74,7 @@ export class RoutingTable {
   private readonly byId = new Map<number, RoutableChannel>();
   private readonly index = new Map<string, Map<string, Tier[]>>();
   private readonly groupModels = new Map<string, string[]>();
+  private modelGroups: ReadonlyMap<string, readonly string[]> | null = null;
 
   constructor(
     channels: readonly RoutableChannel[],
@@ -144,6 +145,24 @@ export class RoutingTable {
   /** The models enabled channels serve in `group`, sorted. */
   modelsForGroup(group: string): string[] {
     return [...(this.groupModels.get(group) ?? [])];
+  }
+
+  /**
+   * The enabled abilities as model → the groups offering it (both sorted), built once per snapshot, so a caller
+   * may cache what it derives from them by this map's identity.
+   */
+  enabledModelGroups(): ReadonlyMap<string, readonly string[]> {
+    if (this.modelGroups) return this.modelGroups;
+    const groupsByModel = new Map<string, string[]>();
+    for (const group of [...this.groupModels.keys()].sort()) {
+      for (const model of this.groupModels.get(group) ?? []) {
+        const groups = groupsByModel.get(model);
+        if (groups) groups.push(group);
+        else groupsByModel.set(model, [group]);
+      }
+    }
+    this.modelGroups = new Map([...groupsByModel.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return this.modelGroups;
   }
 
   /** Every channel of the snapshot. */

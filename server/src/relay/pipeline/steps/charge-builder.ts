@@ -73,6 +73,7 @@ export function buildCharge(
   };
   if (content !== undefined) data.content = content;
   if (!deps.options.getBool('LogConsumeEnabled')) data.logConsume = false;
+  if (!deps.options.getBool('DataExportEnabled')) data.dataExport = false;
   return data;
 }
 

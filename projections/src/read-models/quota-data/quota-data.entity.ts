@@ -1,0 +1,42 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+const bigintAsNumber = {
+  to: (value: number | undefined) => value,
+  from: (value: string | number | null) => (value === null ? 0 : Number(value)),
+};
+
+/**
+ * One dashboard row: the charges of one user (by id and name) on one model in one UTC hour. Written only by the
+ * quota-data projection; `id` is the ledger position of the row's first charge, so a rebuild gives the same ids.
+ */
+@Entity({ name: 'quota_data' })
+export class QuotaDataEntity {
+  @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
+  id!: number;
+
+  @Column({ type: 'integer', name: 'user_id' })
+  userId!: number;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  username!: string;
+
+  @Column({ type: 'varchar', length: 256, name: 'model_name', default: '' })
+  modelName!: string;
+
+  /** Unix seconds of the hour's start. */
+  @Column({ type: 'bigint', name: 'created_at', transformer: bigintAsNumber })
+  createdAt!: number;
+
+  @Column({ type: 'integer', default: 0 })
+  count!: number;
+
+  @Column({ type: 'bigint', default: 0, transformer: bigintAsNumber })
+  quota!: number;
+
+  @Column({ type: 'bigint', name: 'token_used', default: 0, transformer: bigintAsNumber })
+  tokenUsed!: number;
+
+  /** Global ledger position of the last charge folded in (each counts once even if replayed by hand). */
+  @Column({ type: 'bigint', default: 0, transformer: bigintAsNumber })
+  position!: number;
+}
