@@ -157,8 +157,10 @@ const variables = {
   CONSOLE_DIST: text('console/dist'),
   /** Shown by GET /api/status. */
   VERSION: text('v0.3.0.0-tollgate'),
-  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
-  METRICS_TOKEN: optionalText('unset: open'),
+  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is closed (404). */
+  METRICS_TOKEN: optionalText('unset: `/metrics` answers 404'),
+  /** Opens GET /metrics to anyone when no METRICS_TOKEN is set (a scraper on a network you trust). */
+  METRICS_PUBLIC: flag(false, 'true'),
   /** Take the client address from X-Forwarded-For (behind a reverse proxy you control). */
   TRUST_PROXY: flag(false, 'true'),
   /** Postgres connections per process (TypeORM's pool). */
