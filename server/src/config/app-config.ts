@@ -122,8 +122,8 @@ const variables = {
   EVENTSTORE_URL: optionalText('unset: the Postgres `events` table'),
   /** Prefix for every Redis key and BullMQ queue, so several installations can share one Redis. */
   REDIS_PREFIX: text('tollgate'),
-  /** Signs the session cookie. Unset: a random secret per boot (sessions die on restart, as in new-api). */
-  SESSION_SECRET: optionalText('random per boot'),
+  /** Signs the session cookie. Unset: generated once into DATA_DIR/session-secret (config/session-secret.ts). */
+  SESSION_SECRET: optionalText('generated once into `DATA_DIR/session-secret`'),
   SESSION_TTL_SECONDS: { ...integer(30 * 24 * 3600, 1), documentedDefault: '`2592000` (30 days)' },
   DATA_DIR: text('./data'),
   /**
