@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { type INestApplication, Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -10,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module';
 import { ConsoleExceptionFilter } from './common/http/console-exception.filter';
 import { answerFrameworkError, MAX_PATH_PARAM_LENGTH } from './common/http/framework-errors';
+import { SECURITY_HEADERS } from './common/http/security-headers';
 import { HTTP_BODY_LIMIT } from './common/http/server-options';
 import type { AppConfig } from './config/app-config';
 import { resolveSessionSecret } from './config/session-secret';
@@ -43,6 +45,7 @@ export function nestLogLevels(level: AppConfig['LOG_LEVEL']): LogLevel[] | false
 export async function configureHttpApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   await app.register(fastifyCookie as never, { secret: sessionSecret(config) } as never);
+  await app.register(fastifyHelmet as never, SECURITY_HEADERS as never);
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Oneapi-Request-Id', request.id);
   });
