@@ -1,17 +1,20 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import type { INestApplication, LogLevel } from '@nestjs/common';
+import { type INestApplication, Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module';
 import { ConsoleExceptionFilter } from './common/http/console-exception.filter';
 import { answerFrameworkError, MAX_PATH_PARAM_LENGTH } from './common/http/framework-errors';
+import { SECURITY_HEADERS } from './common/http/security-headers';
 import { HTTP_BODY_LIMIT } from './common/http/server-options';
 import type { AppConfig } from './config/app-config';
+import { resolveSessionSecret } from './config/session-secret';
 
 /** Builds the Fastify-based Nest application with everything HTTP needs; shared by main.ts and tests. */
 export async function createHttpApp(config: AppConfig, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
@@ -41,8 +44,8 @@ export function nestLogLevels(level: AppConfig['LOG_LEVEL']): LogLevel[] | false
 
 export async function configureHttpApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
-  const secret = config.SESSION_SECRET ?? randomBytes(32).toString('hex');
-  await app.register(fastifyCookie as never, { secret } as never);
+  await app.register(fastifyCookie as never, { secret: sessionSecret(config) } as never);
+  await app.register(fastifyHelmet as never, SECURITY_HEADERS as never);
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Oneapi-Request-Id', request.id);
   });
@@ -53,6 +56,14 @@ export async function configureHttpApp(app: NestFastifyApplication, config: AppC
   }
   app.useGlobalFilters(new ConsoleExceptionFilter(existsSync(resolve(consoleDir, 'index.html'))));
   app.enableShutdownHooks();
+}
+
+/** SESSION_SECRET, else the one generated once into DATA_DIR (a restart keeps everyone signed in). */
+function sessionSecret(config: AppConfig): string {
+  if (config.SESSION_SECRET) return config.SESSION_SECRET;
+  const { secret, file, created } = resolveSessionSecret(config.DATA_DIR);
+  new Logger('Tollgate').log(`session secret: ${created ? 'generated into' : 'read from'} ${file} (SESSION_SECRET is unset)`);
+  return secret;
 }
 
 export type { INestApplication };

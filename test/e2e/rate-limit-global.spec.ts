@@ -16,6 +16,7 @@ describe('global rate limits', () => {
         GLOBAL_API_RATE_WINDOW_SECONDS: '2',
         GLOBAL_WEB_RATE_LIMIT: '2',
         GLOBAL_WEB_RATE_WINDOW_SECONDS: '600',
+        METRICS_PUBLIC: 'true',
       },
     });
   });

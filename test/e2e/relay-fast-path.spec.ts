@@ -21,6 +21,7 @@ interface Seen {
   status: number;
   contentType: string | null;
   cors: string | null;
+  nosniff: string | null;
   hasRequestId: boolean;
   body: unknown;
 }
@@ -114,6 +115,7 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
       status: response.status,
       contentType: response.headers.get('content-type'),
       cors: response.headers.get('access-control-allow-origin'),
+      nosniff: response.headers.get('x-content-type-options'),
       hasRequestId: requestId !== null && /^[0-9a-f-]{36}$/.test(requestId),
       body: normalise(text, requestId),
     };

@@ -13,7 +13,7 @@ describe('status routes', () => {
   const bootedBefore = Math.floor(Date.now() / 1000);
 
   beforeAll(async () => {
-    target = await createTestApp({ env: { VERSION: 'v0.3.0.0-test' } });
+    target = await createTestApp({ env: { VERSION: 'v0.3.0.0-test', METRICS_PUBLIC: 'true' } });
     const dataSource = target.app.get(DataSource);
     root = await seedUser(dataSource, { role: 100 });
     admin = await seedUser(dataSource, { role: 10 });
@@ -179,19 +179,39 @@ describe('status routes', () => {
   });
 });
 
-describe('GET /metrics with METRICS_TOKEN', () => {
-  let target: TestApp;
-  beforeAll(async () => {
-    target = await createTestApp({ env: { METRICS_TOKEN: 'scrape-token' } });
-  });
-  afterAll(async () => {
-    await target.close();
+describe('GET /metrics access', () => {
+  const scrape = async (env: Record<string, string>, authorizations: Array<string | undefined>) => {
+    const target = await createTestApp({ env });
+    try {
+      const answers: Array<{ status: number; text: string }> = [];
+      for (const authorization of authorizations) {
+        const call = target.http().get('/metrics');
+        const response = authorization === undefined ? await call : await call.set('Authorization', authorization);
+        answers.push({ status: response.status, text: response.text });
+      }
+      return answers;
+    } finally {
+      await target.close();
+    }
+  };
+
+  it('is closed by default: 404 with or without credentials', async () => {
+    const answers = await scrape({}, [undefined, 'Bearer anything']);
+    expect(answers.map((answer) => answer.status)).toEqual([404, 404]);
+    for (const answer of answers) expect(answer.text).not.toContain('process_cpu_user_seconds_total');
   });
 
-  it('requires the bearer token', async () => {
-    await target.http().get('/metrics').expect(401);
-    await target.http().get('/metrics').set('Authorization', 'Bearer wrong').expect(401);
-    const response = await target.http().get('/metrics').set('Authorization', 'Bearer scrape-token').expect(200);
-    expect(response.text).toContain('process_cpu_user_seconds_total');
+  it('with METRICS_TOKEN, requires the bearer token (401 without it or with a wrong one)', async () => {
+    const answers = await scrape({ METRICS_TOKEN: 'scrape-token' }, [undefined, 'Bearer wrong', 'scrape-token', 'Bearer scrape-token']);
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 200]);
+    expect(answers[3].text).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('with METRICS_PUBLIC=true, is open to anyone; a METRICS_TOKEN set as well still wins', async () => {
+    const open = await scrape({ METRICS_PUBLIC: 'true' }, [undefined]);
+    expect(open[0].status).toBe(200);
+    expect(open[0].text).toContain('process_cpu_user_seconds_total');
+    const both = await scrape({ METRICS_PUBLIC: 'true', METRICS_TOKEN: 'scrape-token' }, [undefined, 'Bearer scrape-token']);
+    expect(both.map((answer) => answer.status)).toEqual([401, 200]);
   });
 });

@@ -122,8 +122,8 @@ const variables = {
   EVENTSTORE_URL: optionalText('unset: the Postgres `events` table'),
   /** Prefix for every Redis key and BullMQ queue, so several installations can share one Redis. */
   REDIS_PREFIX: text('tollgate'),
-  /** Signs the session cookie. Unset: a random secret per boot (sessions die on restart, as in new-api). */
-  SESSION_SECRET: optionalText('random per boot'),
+  /** Signs the session cookie. Unset: generated once into DATA_DIR/session-secret (config/session-secret.ts). */
+  SESSION_SECRET: optionalText('generated once into `DATA_DIR/session-secret`'),
   SESSION_TTL_SECONDS: { ...integer(30 * 24 * 3600, 1), documentedDefault: '`2592000` (30 days)' },
   DATA_DIR: text('./data'),
   /**
@@ -157,8 +157,10 @@ const variables = {
   CONSOLE_DIST: text('console/dist'),
   /** Shown by GET /api/status. */
   VERSION: text('v0.3.0.0-tollgate'),
-  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
-  METRICS_TOKEN: optionalText('unset: open'),
+  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is closed (404). */
+  METRICS_TOKEN: optionalText('unset: `/metrics` answers 404'),
+  /** Opens GET /metrics to anyone when no METRICS_TOKEN is set (a scraper on a network you trust). */
+  METRICS_PUBLIC: flag(false, 'true'),
   /** Take the client address from X-Forwarded-For (behind a reverse proxy you control). */
   TRUST_PROXY: flag(false, 'true'),
   /** Postgres connections per process (TypeORM's pool). */

@@ -1,12 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, NotFoundException, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { MetricsService } from './metrics.service';
 
 /**
- * GET /metrics in the Prometheus text format. Open by default (scrapers usually sit on a private network);
- * with METRICS_TOKEN set, a scraper must send `Authorization: Bearer <token>`.
+ * GET /metrics in the Prometheus text format. Closed by default (answers as an unknown route); with METRICS_TOKEN
+ * set, a scraper must send `Authorization: Bearer <token>`; METRICS_PUBLIC=true without a token opens it to anyone.
  */
 @Controller('metrics')
 export class MetricsController {
@@ -18,6 +18,7 @@ export class MetricsController {
   @Get()
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     const token = this.config.METRICS_TOKEN;
+    if (!token && !this.config.METRICS_PUBLIC) throw new NotFoundException();
     if (token && !sameSecret(authorization ?? '', `Bearer ${token}`)) {
       await reply.code(401).header('WWW-Authenticate', 'Bearer').type('text/plain; charset=utf-8').send('unauthorized\n');
       return;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { RELAY_NOSNIFF } from '../../common/http/security-headers';
 import type { HttpMetrics } from '../../modules/metrics';
 import type { RelayMode } from '../../upstreams/upstream-adapter';
 import type { RelayPipelineService } from '../pipeline/relay-pipeline.service';
@@ -29,6 +30,7 @@ export interface RelayFastPathOptions {
  * does what those do for these routes, and nothing else:
  *
  * - the request id: always a new UUID, never the client's (relay charges derive their event id from it);
+ * - `X-Content-Type-Options: nosniff`, the security header a JSON or SSE answer needs (Fastify's answers get helmet's);
  * - CORS as relayCorsHook does it for non-preflight requests (an Origin header gets the two allow headers);
  * - the body read as raw bytes with Fastify's limits and answers: Content-Length over the limit or a body that grows
  *   past it is 413 `无效的请求, http: request body too large`, a body shorter than its Content-Length or a broken
@@ -87,6 +89,7 @@ export class RelayFastPath {
     if (!route) return false;
     const started = performance.now();
     const requestId = randomUUID();
+    response.setHeader(RELAY_NOSNIFF[0], RELAY_NOSNIFF[1]);
     if (request.headers.origin) {
       response.setHeader('access-control-allow-origin', '*');
       response.setHeader('access-control-allow-credentials', 'true');
