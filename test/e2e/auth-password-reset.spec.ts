@@ -1,8 +1,10 @@
+import bcrypt from 'bcryptjs';
 import { DataSource } from 'typeorm';
 import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 import { SmtpFake } from '../fakes/smtp-fake';
 import { login, mailedLink, redis, setOptions, smtpOptions, users, usersSnapshot } from './auth-support';
+import { sessionFor } from './users-support';
 
 /** GET /api/reset_password and POST /api/user/reset (a single-use link, valid 10 minutes), end to end by mail. */
 describe('auth: password reset', () => {
@@ -24,6 +26,13 @@ describe('auth: password reset', () => {
   afterEach(async () => {
     await setOptions(target, { ...smtpOptions(smtp), ServerAddress: '' });
   });
+
+  /** Ivy's password is whatever the last reset made it: set a known one. */
+  async function freshIvyPassword(): Promise<string> {
+    const password = 'ivy-known-password';
+    await users(target).update({ id: ivy.id }, { password: await bcrypt.hash(password, 4) });
+    return password;
+  }
 
   async function mailedResetLink(email: string): Promise<URL> {
     const before = smtp.messages.length;
@@ -58,6 +67,19 @@ describe('auth: password reset', () => {
     const second = await target.http().post('/api/user/reset').send(body);
     expect(second.body).toEqual({ success: false, message: '重置链接非法或已过期' });
     expect((await login(target.http(), 'ivy', first.body.data)).body.success).toBe(true);
+  });
+
+  it('ends every session of the account once the password is reset', async () => {
+    const jan = await seedUser(target.app.get(DataSource), { username: 'jan', password: 'jan-old-password' });
+    await users(target).update({ id: jan.id }, { email: 'jan@example.com' });
+    const laptop = await sessionFor(target, 'jan', 'jan-old-password');
+    const phone = await sessionFor(target, 'jan', 'jan-old-password');
+    const ivySession = await sessionFor(target, 'ivy', await freshIvyPassword());
+    const link = await mailedResetLink('jan@example.com');
+    const body = { email: link.searchParams.get('email'), token: link.searchParams.get('token') };
+    expect((await target.http().post('/api/user/reset').send(body)).body.success).toBe(true);
+    for (const ended of [laptop, phone]) expect((await ended.get('/api/user/self')).status).toBe(401);
+    expect((await ivySession.get('/api/user/self')).body.success).toBe(true);
   });
 
   it('lets exactly one of two simultaneous clicks win', async () => {

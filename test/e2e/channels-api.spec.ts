@@ -194,16 +194,17 @@ describe('channels API', () => {
       expect((await call(target, admin, 'get', '/api/channel/?p=99&page_size=10')).body.data).toEqual([]);
     });
 
-    it('searches by id, name or exact key, filtered by model and group, key hidden', async () => {
-      const search = async (query: string) =>
-        (await call(target, admin, 'get', `/api/channel/search?${query}`)).body.data.map((channel: { id: number; key: string }) => {
+    it('searches by id, name or (root only) exact key, filtered by model and group, key hidden', async () => {
+      const search = async (query: string, caller: Caller = admin) =>
+        (await call(target, caller, 'get', `/api/channel/search?${query}`)).body.data.map((channel: { id: number; key: string }) => {
           expect(channel.key).toBe('');
           return channel.id;
         });
       expect(await search(`keyword=${ids[3]}`)).toEqual([ids[3]]);
       expect((await search('keyword=list-1')).sort()).toEqual([ids[1], ids[10], ids[11]].sort());
-      expect(await search('keyword=key-7')).toEqual([ids[7]]);
-      expect(await search('keyword=key-')).toEqual([]);
+      expect(await search('keyword=key-7', fixture.context.root)).toEqual([ids[7]]);
+      expect(await search('keyword=key-7')).toEqual([]);
+      expect(await search('keyword=key-', fixture.context.root)).toEqual([]);
       expect((await search('keyword=&model=odd-model')).length).toBe(6);
       expect((await search('keyword=&group=vip')).sort()).toEqual(ids.slice(0, 4).sort());
       expect((await search('keyword=&group=svip&model=even')).length).toBe(4);
@@ -224,7 +225,7 @@ describe('channels API', () => {
   });
 
   describe('PUT /api/channel/', () => {
-    it('changes only the fields sent non-empty, keeps the key when none is sent, and answers the channel with its key', async () => {
+    it('changes only the fields sent non-empty, keeps the key when none is sent, and answers the channel with its key hidden', async () => {
       const [id] = await create({ name: 'editable', key: 'keep-me', weight: 5, priority: 3, test_model: 'gpt-4o-mini' });
       const response = await call(target, admin, 'put', '/api/channel/', {
         id,
@@ -240,7 +241,7 @@ describe('channels API', () => {
         data: {
           id,
           name: 'edited',
-          key: 'keep-me',
+          key: '',
           weight: 0,
           priority: 3,
           base_url: 'http://x',
@@ -248,6 +249,7 @@ describe('channels API', () => {
           test_model: 'gpt-4o-mini',
         },
       });
+      expect((await dataSource(target).query('SELECT key FROM channels WHERE id = $1', [id]))[0].key).toBe('keep-me');
       expect((await abilities(id)).map((row: { weight: number }) => row.weight)).toEqual([0, 0]);
       const regrouped = await call(target, admin, 'put', '/api/channel/', { id, group: 'vip,default', models: 'm1', priority: -2000 });
       expect(regrouped.body.data).toMatchObject({ group: 'vip,default', models: 'm1', priority: -999 });

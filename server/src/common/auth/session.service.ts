@@ -22,7 +22,8 @@ interface RequestWithSession extends FastifyRequest {
 
 /**
  * Cookie sessions stored in Redis (cookie `session`, signed, 30 days): any api replica can serve any session,
- * and a session can be ended server-side.
+ * and a session can be ended server-side. Each user's logged-in session ids are also kept in a per-user set, so a
+ * password change can end them all; the guard reads only the session itself (no extra round trip per request).
  */
 @Injectable()
 export class SessionService {
@@ -34,6 +35,10 @@ export class SessionService {
 
   private key(id: string): string {
     return this.keys.key('session', id);
+  }
+
+  private userKey(userId: number): string {
+    return this.keys.key('session-user', userId);
   }
 
   private cookieId(request: FastifyRequest): string | null {
@@ -78,16 +83,44 @@ export class SessionService {
     await this.destroy(request, reply);
     const id = randomBytes(24).toString('base64url');
     const data: SessionData = { turnstile: previous.turnstile, userId: user.id, username: user.username };
-    await this.redis.set(this.key(id), JSON.stringify(data), 'EX', this.config.SESSION_TTL_SECONDS);
+    const ttl = this.config.SESSION_TTL_SECONDS;
+    // The index lives as long as the newest session in it; ids of sessions that expired before are harmless.
+    await this.redis
+      .multi()
+      .set(this.key(id), JSON.stringify(data), 'EX', ttl)
+      .sadd(this.userKey(user.id), id)
+      .expire(this.userKey(user.id), ttl)
+      .exec();
     this.setCookie(reply, id);
     (request as RequestWithSession).tollgateSession = { id, data };
   }
 
   async destroy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const id = this.cookieId(request);
-    if (id) await this.redis.del(this.key(id));
+    if (id) {
+      const { userId } = await this.get(request);
+      const ending = this.redis.multi().del(this.key(id));
+      if (userId) ending.srem(this.userKey(userId), id);
+      await ending.exec();
+    }
     (request as RequestWithSession).tollgateSession = { id: null, data: {} };
     void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  }
+
+  /**
+   * Ends every session of `userId` (after a password change or reset, or "log out everywhere"), except the one
+   * `keep` carries when it belongs to that user.
+   */
+  async endUserSessions(userId: number, keep?: FastifyRequest): Promise<void> {
+    const kept = keep ? this.cookieId(keep) : null;
+    const keptOwn = kept !== null && keep !== undefined && (await this.get(keep)).userId === userId ? kept : null;
+    const ids = (await this.redis.smembers(this.userKey(userId))).filter((id) => id !== keptOwn);
+    if (ids.length === 0) return;
+    await this.redis
+      .multi()
+      .del(...ids.map((id) => this.key(id)))
+      .srem(this.userKey(userId), ...ids)
+      .exec();
   }
 
   private setCookie(reply: FastifyReply, id: string): void {

@@ -71,15 +71,15 @@ export interface ChannelJson {
 }
 
 /**
- * new-api's channel JSON. Lists and single reads hide the key as
- * new-api does (`""`); the answer to an edit carries it. Status, test, balance and usage come from the
- * projection; a channel it has not seen yet is enabled, untested, unused.
+ * new-api's channel JSON. The key is never answered once saved (`""` keeps the field; the editor leaves it blank
+ * to keep the stored key). Status, test, balance and usage come from the projection; a channel it has not seen yet
+ * is enabled, untested, unused.
  */
-export function toChannelJson(row: ChannelViewRow, options: { withKey: boolean }): ChannelJson {
+export function toChannelJson(row: ChannelViewRow): ChannelJson {
   return {
     id: row.id,
     type: row.type,
-    key: options.withKey ? row.key : '',
+    key: '',
     openai_organization: row.openai_organization,
     test_model: row.test_model,
     status: row.status ?? 1,

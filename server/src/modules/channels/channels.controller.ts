@@ -25,6 +25,7 @@ import { UpdateChannelCommand } from './usecases/update-channel/update-channel.c
 const MAX_PAGE = 100_000_000;
 const MAX_PAGE_SIZE = 100_000;
 const ITEMS_PER_PAGE = 10;
+const ROOT_ROLE = 100;
 
 const batchBody = z.object({ ids: z.array(z.number().int()).nullish() });
 const fetchBody = z.object({ base_url: jsonText, type: jsonInteger, key: jsonText });
@@ -67,7 +68,7 @@ export class ChannelsController {
 
   @Get('search')
   @AdminAuth()
-  async search(@Query() query: unknown) {
+  async search(@CurrentUser() caller: AuthenticatedUser, @Query() query: unknown) {
     return ok(
       await this.queryBus.execute(
         new SearchChannelsQuery(
@@ -75,6 +76,7 @@ export class ChannelsController {
           queryText(query, 'group'),
           queryText(query, 'model'),
           goBool(queryText(query, 'id_sort')),
+          caller.role >= ROOT_ROLE,
         ),
       ),
     );
@@ -128,7 +130,7 @@ export class ChannelsController {
     if (input.id === undefined || input.id === 0) throw new InvalidParamsError();
     if (!isRowId(input.id)) throw new ChannelNotFoundError();
     await this.commandBus.execute(new UpdateChannelCommand({ id: input.id, body: input, ...context(caller, request) }));
-    return ok(await this.queryBus.execute(new GetChannelQuery(input.id, true)));
+    return ok(await this.queryBus.execute(new GetChannelQuery(input.id)));
   }
 
   @Delete('disabled')

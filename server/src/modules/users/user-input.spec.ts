@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { decodeBody, isRowId, jsonInteger, jsonText, parseGoInt, queryText, validateProfile } from './user-input';
+import {
+  cleanExternalName,
+  decodeBody,
+  isRowId,
+  jsonInteger,
+  jsonText,
+  normaliseName,
+  parseGoInt,
+  queryText,
+  validateProfile,
+} from './user-input';
 
 describe('users API input', () => {
   const schema = z.object({ name: jsonText, count: jsonInteger });
@@ -55,5 +65,41 @@ describe('users API input', () => {
     expect(() => validateProfile({ display_name: 'd'.repeat(21) })).toThrow('输入不合法 显示名称长度不能超过 20 个字符');
     expect(() => validateProfile({ email: `${'e'.repeat(45)}@x.com` })).toThrow('输入不合法 邮箱长度不能超过 50 个字符');
     expect(() => validateProfile({ group: 'g'.repeat(65) })).toThrow('输入不合法');
+  });
+
+  describe('look-alike names', () => {
+    const hidden = '输入不合法 用户名不能包含控制字符、零宽字符或双向控制字符';
+
+    it('normalises with NFKC: the full-width ｒｏｏｔ is root, ligatures and compatibility forms fold', () => {
+      expect(normaliseName('\uFF52\uFF4F\uFF4F\uFF54')).toBe('root');
+      expect(normaliseName('\uFB01le')).toBe('file');
+      expect(normaliseName('Ａｌｉｃｅ①')).toBe('Alice1');
+      expect(normaliseName('张三')).toBe('张三');
+      expect(normaliseName(undefined)).toBeUndefined();
+    });
+
+    it.each([
+      ['a zero-width space', 'ro\u200Bot'],
+      ['a right-to-left override', '\u202Eroot'],
+      ['a left-to-right isolate', 'ro\u2066ot'],
+      ['a zero-width joiner', 'ro\u200Dot'],
+      ['a byte-order mark', '\uFEFFroot'],
+      ['a control character', 'ro\u0007ot'],
+      ['a newline', 'root\n'],
+    ])('refuses a username or display name with %s, even after NFKC', (_, name) => {
+      expect(() => validateProfile({ username: normaliseName(name) })).toThrow(hidden);
+      expect(() => validateProfile({ display_name: normaliseName(name) })).toThrow(
+        '输入不合法 显示名称不能包含控制字符、零宽字符或双向控制字符',
+      );
+    });
+
+    it('accepts ordinary names in any script', () => {
+      for (const name of ['root', '张三', 'Zoë', 'user_01', 'Анна'])
+        expect(() => validateProfile({ username: name, display_name: name })).not.toThrow();
+    });
+
+    it("cleans a provider's display name instead of refusing it", () => {
+      expect(cleanExternalName('Bob\u202E\u200B Ｓｍｉｔｈ')).toBe('Bob Smith');
+    });
   });
 });

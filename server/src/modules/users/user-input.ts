@@ -58,6 +58,19 @@ export function isRowId(value: number | null | undefined): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= 2_147_483_647;
 }
 
+/** Unicode control (Cc) and format (Cf: zero-width, bidi overrides and isolates, BOM) characters. */
+const HIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}]/u;
+
+/** NFKC, so a look-alike (`ｒｏｏｔ`, full width) names the account it imitates; undefined stays undefined. */
+export function normaliseName<T extends string | undefined>(value: T): T {
+  return (value === undefined ? value : value.normalize('NFKC')) as T;
+}
+
+/** A name from elsewhere (an OAuth provider's display name): NFKC, hidden characters dropped rather than refused. */
+export function cleanExternalName(value: string): string {
+  return value.normalize('NFKC').replace(new RegExp(HIDDEN_CHARACTERS.source, 'gu'), '');
+}
+
 export interface ProfileFields {
   username?: string;
   display_name?: string;
@@ -69,10 +82,17 @@ export interface ProfileFields {
 /**
  * new-api's struct validation: username at most 12 characters, password 8–20, display name at most
  * 20, email at most 50. An empty password is not validated: on updates it means "unchanged".
- * The group is not validated by new-api; it is bounded here by its column (64).
+ * The group is not validated by new-api; it is bounded here by its column (64). Ours: usernames and display
+ * names (passed NFKC-normalised, `normaliseName`) may not hold control, zero-width or bidirectional characters.
  */
 export function validateProfile(fields: ProfileFields): void {
   if (fields.username !== undefined && runeLength(fields.username) > 12) throw new InvalidInputError('用户名长度不能超过 12 个字符');
+  if (fields.username !== undefined && HIDDEN_CHARACTERS.test(fields.username)) {
+    throw new InvalidInputError('用户名不能包含控制字符、零宽字符或双向控制字符');
+  }
+  if (fields.display_name !== undefined && HIDDEN_CHARACTERS.test(fields.display_name)) {
+    throw new InvalidInputError('显示名称不能包含控制字符、零宽字符或双向控制字符');
+  }
   if (fields.password) {
     const length = runeLength(fields.password);
     if (length < 8 || length > 20) throw new InvalidInputError('密码长度必须在 8 到 20 个字符之间');

@@ -3,6 +3,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AdminAuth, type AuthenticatedUser, CurrentUser } from '../../common/auth/auth.decorators';
+import { SessionService } from '../../common/auth/session.service';
 import { ok } from '../../common/http/envelope';
 import { InvalidParamsError } from '../../common/http/errors';
 import { CreateUserByAdminCommand } from './usecases/create-user-by-admin/create-user-by-admin.command';
@@ -53,6 +54,7 @@ export class UsersAdminController {
   constructor(
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
+    private readonly sessions: SessionService,
   ) {}
 
   @Get()
@@ -118,6 +120,8 @@ export class UsersAdminController {
         ...context(request),
       }),
     );
+    // A password set by an admin ends the user's sessions (the caller's own stays when it edits itself).
+    if (input.password) await this.sessions.endUserSessions(input.id, request);
     return ok();
   }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -43,6 +43,18 @@ export class UsersSelfController {
     );
     // new-api leaves the session's username stale; a session that has one keeps it in step.
     if (input.username && !user.useAccessToken) await this.sessions.update(request, reply, { username: input.username });
+    // A new password ends the account's other sessions; the one that changed it stays.
+    if (input.password) await this.sessions.endUserSessions(user.id, request);
+    return ok();
+  }
+
+  /** "Log out everywhere": ends every session of the caller, this one included. */
+  @Post('logout_all')
+  @HttpCode(200)
+  @UserAuth()
+  async logoutAll(@CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.sessions.endUserSessions(user.id);
+    await this.sessions.destroy(request, reply);
     return ok();
   }
 

@@ -9,6 +9,7 @@ import { UserEntity, UserStatus } from '../../users/user.entity';
 import { UsernameTakenError } from '../../users/user.errors';
 import { AuthError, type AuthErrorCode } from '../auth.errors';
 import type { RequestContext } from '../request-input';
+import { cleanExternalName } from '../../users/user-input';
 
 /** The user columns that hold a third-party identity. */
 export type ExternalIdField = 'githubId' | 'wechatId' | 'telegramId';
@@ -103,7 +104,8 @@ export class ExternalAccountsService {
         username,
         // Nobody knows it: such an account cannot log in with a password until its owner sets one.
         password: randomBytes(10).toString('hex'),
-        displayName: signUp.displayName,
+        // A provider's name is cleaned rather than refused: the sign-up is not the user's typing.
+        displayName: cleanExternalName(signUp.displayName),
         ...(signUp.email ? { email: signUp.email } : {}),
         [field]: externalId,
         inviterId: 0,

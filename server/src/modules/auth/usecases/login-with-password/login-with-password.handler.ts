@@ -8,6 +8,7 @@ import { InvalidParamsError } from '#server/common/http/errors';
 import { parseInput } from '#server/common/http/validation';
 import { OptionsService } from '#server/modules/options/options.service';
 import { UserEntity, UserStatus } from '#server/modules/users/user.entity';
+import { normaliseName } from '#server/modules/users/user-input';
 import { AuthError } from '../../auth.errors';
 import { jsonString } from '../../request-input';
 import { LoginWithPasswordCommand } from './login-with-password.command';
@@ -47,10 +48,15 @@ export class LoginWithPasswordHandler implements ICommandHandler<LoginWithPasswo
 
   /**
    * Login by username or email, soft-deleted users excluded. An exact username wins over an email match, so
-   * a user who picked someone else's email address as a username cannot shadow that account.
+   * a user who picked someone else's email address as a username cannot shadow that account. The name is
+   * NFKC-normalised as usernames are stored, so a look-alike (`ｒｏｏｔ`) reaches the real account and needs its
+   * password; the name as typed is tried after, for an account named before names were normalised.
    */
   private async findByNameOrEmail(name: string): Promise<UserEntity | null> {
-    const byName = await this.users.findOne({ where: { username: name } });
+    const normalised = normaliseName(name);
+    const byName =
+      (await this.users.findOne({ where: { username: normalised } })) ??
+      (normalised === name ? null : await this.users.findOne({ where: { username: name } }));
     if (byName) return byName;
     return this.users.findOne({ where: { email: name }, order: { id: 'ASC' } });
   }

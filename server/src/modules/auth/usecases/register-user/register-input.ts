@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvalidParamsError } from '#server/common/http/errors';
 import { parseInput } from '#server/common/http/validation';
-import { InvalidInputError, validateProfile } from '#server/modules/users/user-input';
+import { InvalidInputError, normaliseName, validateProfile } from '#server/modules/users/user-input';
 import { jsonString } from '../../request-input';
 
 /** The fields the server reads from a register body; `password2` is the console's business only. */
@@ -21,7 +21,9 @@ export type RegisterInput = z.infer<typeof registerBody>;
  * (it validated "min 8" only on a non-empty value path) and so is the username (it created nameless accounts).
  */
 export function parseRegisterInput(body: unknown): RegisterInput {
-  const input = parseInput(registerBody, body);
+  const decoded = parseInput(registerBody, body);
+  // The name as stored and compared: a look-alike of a taken name is taken.
+  const input = { ...decoded, username: normaliseName(decoded.username) };
   // Codes are 6 or 32 characters, invite codes 4: anything this long is not one and need not reach Redis.
   if (input.verification_code.length > 256 || input.aff_code.length > 256) throw new InvalidParamsError();
   if (!input.username) throw new InvalidInputError('用户名不能为空');

@@ -4,6 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import bcrypt from 'bcryptjs';
 import { IsNull, type Repository } from 'typeorm';
 import { z } from 'zod';
+import { SessionService } from '#server/common/auth/session.service';
 import { InvalidParamsError } from '#server/common/http/errors';
 import { parseInput } from '#server/common/http/validation';
 import { UserEntity } from '#server/modules/users/user.entity';
@@ -19,6 +20,7 @@ export class ResetPasswordHandler implements ICommandHandler<ResetPasswordComman
   constructor(
     private readonly codes: VerificationCodeStore,
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly sessions: SessionService,
   ) {}
 
   async execute({ body }: ResetPasswordCommand): Promise<string> {
@@ -31,8 +33,11 @@ export class ResetPasswordHandler implements ICommandHandler<ResetPasswordComman
     const password = randomBytes(6).toString('hex');
     const hash = await bcrypt.hash(password, 10);
     // Every live account with this address: they all proved ownership of it the same way.
-    const result = await this.users.update({ email, deletedAt: IsNull() }, { password: hash });
+    const live = { email, deletedAt: IsNull() };
+    const result = await this.users.update(live, { password: hash });
     if (!result.affected) throw new AuthError('email_not_registered');
+    // Whoever held a session under the old password is logged out.
+    for (const { id } of await this.users.find({ where: live, select: { id: true } })) await this.sessions.endUserSessions(id);
     return password;
   }
 }

@@ -8,9 +8,9 @@ import { GetChannelQuery } from './get-channel.query';
 export class GetChannelHandler implements IQueryHandler<GetChannelQuery> {
   constructor(private readonly dataSource: DataSource) {}
 
-  async execute({ id, withKey }: GetChannelQuery): Promise<ChannelJson> {
+  async execute({ id }: GetChannelQuery): Promise<ChannelJson> {
     const rows: ChannelViewRow[] = await this.dataSource.query(`${CHANNEL_VIEW_SELECT} WHERE c.id = $1`, [id]);
     if (!rows[0]) throw new ChannelNotFoundError();
-    return toChannelJson(rows[0], { withKey });
+    return toChannelJson(rows[0]);
   }
 }

@@ -16,6 +16,6 @@ export class ListChannelsHandler implements IQueryHandler<ListChannelsQuery> {
       pageSize,
       page * pageSize,
     ]);
-    return rows.map((row) => toChannelJson(row, { withKey: false }));
+    return rows.map((row) => toChannelJson(row));
   }
 }

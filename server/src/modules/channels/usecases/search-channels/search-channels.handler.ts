@@ -12,17 +12,23 @@ const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${ch
 export class SearchChannelsHandler implements IQueryHandler<SearchChannelsQuery> {
   constructor(private readonly dataSource: DataSource) {}
 
-  async execute({ keyword, group, model, idSort }: SearchChannelsQuery): Promise<ChannelJson[]> {
+  async execute({ keyword, group, model, idSort, matchKey }: SearchChannelsQuery): Promise<ChannelJson[]> {
     // No stored text holds NUL (Postgres text cannot), so such a search matches nothing.
     if ([keyword, group, model].some((text) => text.includes('\u0000'))) return [];
     const id = parseGoInt(keyword);
-    const parameters: unknown[] = [isRowId(id) ? id : 0, `%${literal(keyword)}%`, keyword, `%${literal(model)}%`];
-    let where = `(c.id = $1 OR c.name LIKE $2 OR c.key = $3) AND c.models LIKE $4`;
+    const parameters: unknown[] = [isRowId(id) ? id : 0, `%${literal(keyword)}%`, `%${literal(model)}%`];
+    let where = `(c.id = $1 OR c.name LIKE $2`;
+    // Only root may find a channel by its key: for an admin the answer would confirm a guessed key.
+    if (matchKey) {
+      parameters.push(keyword);
+      where += ` OR c.key = $${parameters.length}`;
+    }
+    where += `) AND c.models LIKE $3`;
     if (group) {
       parameters.push(`%,${literal(group)},%`);
-      where += ` AND (',' || c."group" || ',') LIKE $5`;
+      where += ` AND (',' || c."group" || ',') LIKE $${parameters.length}`;
     }
     const rows: ChannelViewRow[] = await this.dataSource.query(`${CHANNEL_VIEW_SELECT} WHERE ${where} ${channelOrder(idSort)}`, parameters);
-    return rows.map((row) => toChannelJson(row, { withKey: false }));
+    return rows.map((row) => toChannelJson(row));
   }
 }

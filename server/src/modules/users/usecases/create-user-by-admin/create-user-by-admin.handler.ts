@@ -2,7 +2,7 @@ import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { InvalidParamsError } from '#server/common/http/errors';
 import { userActor } from '#server/ledger/event-envelope';
 import { UserActionRefusedError } from '../../user.errors';
-import { validateProfile } from '../../user-input';
+import { normaliseName, validateProfile } from '../../user-input';
 import { CreateUserCommand } from '../create-user/create-user.command';
 import { CreateUserByAdminCommand } from './create-user-by-admin.command';
 
@@ -12,15 +12,16 @@ export class CreateUserByAdminHandler implements ICommandHandler<CreateUserByAdm
 
   async execute({ input }: CreateUserByAdminCommand): Promise<{ id: number }> {
     // new-api's order: trimmed username and password present, then the rules, then the role.
-    const username = input.username.trim();
+    const username = normaliseName(input.username).trim();
+    const displayName = normaliseName(input.displayName);
     if (!username || !input.password) throw new InvalidParamsError();
-    validateProfile({ username, password: input.password, display_name: input.displayName });
+    validateProfile({ username, password: input.password, display_name: displayName });
     if (input.role >= input.callerRole) throw new UserActionRefusedError('cannot_create_peer');
     return this.commandBus.execute(
       new CreateUserCommand({
         username,
         password: input.password,
-        displayName: input.displayName || username,
+        displayName: displayName || username,
         inviterId: 0,
         source: 'admin',
         actor: userActor(input.callerId, input.callerRole),

@@ -8,7 +8,7 @@ import { AdjustQuotaByAdminCommand } from '#server/modules/accounts/usecases/adj
 import { Role, UserEntity } from '../../user.entity';
 import { UserActionRefusedError, UsernameTakenError, UserNotFoundError } from '../../user.errors';
 import { isUniqueViolation, USERNAME_UNIQUE } from '../../user-credentials';
-import { InvalidInputError, validateProfile } from '../../user-input';
+import { InvalidInputError, normaliseName, validateProfile } from '../../user-input';
 import { USER_CHANGED_TOPIC } from '../../users.topics';
 import { EditUserCommand } from './edit-user.command';
 
@@ -21,7 +21,9 @@ export class EditUserHandler implements ICommandHandler<EditUserCommand> {
     private readonly invalidation: CacheInvalidationService,
   ) {}
 
-  async execute({ input }: EditUserCommand): Promise<void> {
+  async execute({ input: raw }: EditUserCommand): Promise<void> {
+    // Names are stored NFKC-normalised, so a look-alike of a taken name is taken.
+    const input = { ...raw, username: normaliseName(raw.username), displayName: normaliseName(raw.displayName) };
     validateProfile({ username: input.username, display_name: input.displayName, password: input.password, group: input.group });
     // new-api would write an empty username (its form always sends one); an account nobody can name is refused.
     if (input.username === '') throw new InvalidInputError('用户名不能为空');

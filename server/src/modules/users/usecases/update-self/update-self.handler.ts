@@ -5,7 +5,7 @@ import type { Repository } from 'typeorm';
 import { UserEntity } from '../../user.entity';
 import { UsernameTakenError, UserNotFoundError } from '../../user.errors';
 import { isUniqueViolation, USERNAME_UNIQUE } from '../../user-credentials';
-import { validateProfile } from '../../user-input';
+import { normaliseName, validateProfile } from '../../user-input';
 import { UpdateSelfCommand } from './update-self.command';
 
 @CommandHandler(UpdateSelfCommand)
@@ -13,10 +13,12 @@ export class UpdateSelfHandler implements ICommandHandler<UpdateSelfCommand> {
   constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>) {}
 
   async execute({ input }: UpdateSelfCommand): Promise<void> {
-    validateProfile({ username: input.username, display_name: input.displayName, password: input.password });
+    const username = normaliseName(input.username);
+    const displayName = normaliseName(input.displayName);
+    validateProfile({ username, display_name: displayName, password: input.password });
     const changes: Partial<UserEntity> = {};
-    if (input.username) changes.username = input.username;
-    if (input.displayName) changes.displayName = input.displayName;
+    if (username) changes.username = username;
+    if (displayName) changes.displayName = displayName;
     if (input.password) changes.password = await bcrypt.hash(input.password, 10);
     if (Object.keys(changes).length === 0) {
       if (!(await this.users.exists({ where: { id: input.userId } }))) throw new UserNotFoundError();
