@@ -293,6 +293,13 @@ describe('channel health', () => {
     expect((await channelEvents(claude)).map((event) => event.type)).not.toContain('ChannelBalanceUpdated');
   });
 
+  it('answers an unreachable upstream balance as a failed query (success:false), not a 500, and records nothing', async () => {
+    const unreachable = await createChannel('balance-unreachable', healthy, { base_url: 'http://127.0.0.1:1' });
+    const response = await call(target, root, 'get', `/api/channel/update_balance/${unreachable}`).expect(200);
+    expect(response.body).toEqual({ success: false, message: expect.stringMatching(/^request to the upstream failed: /) });
+    expect((await channelEvents(unreachable)).map((event) => event.type)).not.toContain('ChannelBalanceUpdated');
+  });
+
   it('updates every balance in the worker and disables an enabled channel with no balance left (余额不足)', async () => {
     const broke = await createChannel('broke', empty);
     const funded = await createChannel('funded', healthy);
