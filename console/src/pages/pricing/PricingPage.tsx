@@ -106,12 +106,13 @@ export const PricingPage = () => {
                     ),
                   },
                 }}
-                sx={{ minWidth: 240 }}
+                sx={{ width: { xs: '100%', md: 320 }, flexShrink: 0 }}
               />
               <Button
                 variant="outlined"
                 startIcon={<ContentCopyIcon />}
                 disabled={selected.size === 0}
+                sx={{ whiteSpace: 'nowrap', flexShrink: 0 }}
                 onClick={() => void copy([...selected].join(','))}
               >
                 {translate('app.pricing.copy_selected', { count: selected.size })}
@@ -244,7 +245,7 @@ const PricingRow = ({ entry, viewedGroup, groupRatio, selected, onToggle, onGrou
         <Chip
           size="small"
           variant="outlined"
-          color={perCall ? 'secondary' : 'info'}
+          color={perCall ? 'warning' : 'info'}
           label={translate(perCall ? 'app.pricing.per_call' : 'app.pricing.per_usage')}
         />
       </TableCell>
