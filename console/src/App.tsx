@@ -10,8 +10,10 @@ import { NotFoundPage } from './pages/NotFoundPage';
 import { PasswordResetConfirmPage } from './pages/PasswordResetConfirmPage';
 import { PasswordResetRequestPage } from './pages/PasswordResetRequestPage';
 import { PlaceholderPage } from './pages/PlaceholderPage';
+import { PricingPage } from './pages/pricing/PricingPage';
 import { RegisterPage } from './pages/RegisterPage';
 import { SettingsPage } from './pages/SettingsPage';
+import { TopUpPage } from './pages/topup/TopUpPage';
 import { authProvider } from './providers/authProvider';
 import { dataProvider } from './providers/dataProvider';
 import { i18nProvider } from './providers/i18nProvider';
@@ -25,14 +27,12 @@ const store = createConsoleStore();
 /** Screens of later releases: [path, menu label key, public?]. */
 const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/playground', 'app.menu.playground', false],
-  ['/pricing', 'app.menu.pricing', true],
   ['/about', 'app.menu.about', true],
   ['/channel/*', 'app.menu.channel', false],
   ['/chat', 'app.menu.chat', false],
   ['/chat2link', 'app.menu.chat', false],
   ['/token', 'app.menu.token', false],
   ['/redemption', 'app.menu.redemption', false],
-  ['/topup', 'app.menu.topup', false],
   ['/log', 'app.menu.log', false],
   ['/detail', 'app.menu.detail', false],
   ['/midjourney', 'app.menu.midjourney', false],
@@ -73,6 +73,8 @@ export const App = () => (
         <Route path="/" element={<HomePage />} />
         <Route path="/setting" element={<SettingsPage />} />
         <Route path="/user/edit" element={<UserSelfEdit />} />
+        <Route path="/pricing" element={<PricingPage />} />
+        <Route path="/topup" element={<TopUpPage />} />
         {LATER_SCREENS.map(([path, titleKey, isPublic]) => (
           <Route key={path} path={path} element={<PlaceholderPage titleKey={titleKey} isPublic={isPublic} />} />
         ))}
