@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isApiPath } from '../../http-paths';
 import { DomainError, INVALID_PARAMS } from './errors';
+import { isStorageUnavailable, STORAGE_UNAVAILABLE_MESSAGE } from './storage-unavailable';
 
 /** Fastify's own body errors: malformed JSON, wrong content type, empty JSON body, too large. */
 const BODY_ERRORS = new Set([
@@ -67,6 +68,12 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
       void reply
         .status(status >= 500 ? status : 200)
         .send({ success: false, message: String(Array.isArray(message) ? message.join('; ') : message) });
+      return;
+    }
+    if (isStorageUnavailable(exception)) {
+      // Postgres or Redis is away: say so and ask for a retry; the relay keeps serving from its caches and journal.
+      this.logger.warn(`${request.method} ${request.url}: storage unavailable: ${(exception as Error)?.message ?? String(exception)}`);
+      void reply.status(503).send({ success: false, message: STORAGE_UNAVAILABLE_MESSAGE });
       return;
     }
     this.logger.error(`${request.method} ${request.url}: ${(exception as Error)?.stack ?? String(exception)}`);
