@@ -4,6 +4,7 @@ import { useCreate, useGetOne, useTranslate, useUpdate } from 'react-admin';
 import { useApiNotify } from '../../hooks/useApiNotify';
 import { quotaPerUnit, renderQuota } from '../../lib/quota';
 import type { Redemption, RedemptionBatch } from '../../lib/types';
+import { ApiError } from '../../providers/httpClient';
 import { useStatus } from '../../providers/statusStore';
 
 /** Quick picks for the quota, in currency units (1$ = quota_per_unit). */
@@ -22,6 +23,12 @@ interface FormValues {
 const toInteger = (value: string): number => {
   const parsed = Number.parseInt(value, 10);
   return Number.isFinite(parsed) ? parsed : 0;
+};
+
+/** The keys a failed creation answered in `data` (the server's envelope is the error's body). */
+const keysMadeBeforeFailure = (error: unknown): string[] => {
+  const data = error instanceof ApiError ? (error.body as { data?: unknown } | undefined)?.data : undefined;
+  return Array.isArray(data) ? data.filter((key): key is string => typeof key === 'string') : [];
 };
 
 const RedemptionFields = ({
@@ -128,7 +135,12 @@ const CreateRedemptions = ({ onCreated, onCancel }: { onCreated: (batch: Redempt
           notify.success('app.redemptions.created');
           onCreated(batch as unknown as RedemptionBatch);
         },
-        onError: (error) => notify.error(error),
+        onError: (error) => {
+          notify.error(error);
+          // A batch that stopped part-way still answers the keys it made: offer those too.
+          const keys = keysMadeBeforeFailure(error);
+          if (keys.length > 0) onCreated({ id: `batch:${keys[0]}`, name: data.name, quota: data.quota, keys });
+        },
       },
     );
   };
