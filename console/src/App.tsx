@@ -18,6 +18,7 @@ import { authProvider } from './providers/authProvider';
 import { dataProvider } from './providers/dataProvider';
 import { i18nProvider } from './providers/i18nProvider';
 import { createConsoleStore } from './providers/store';
+import { redemptions } from './resources/redemptions';
 import { users, UserSelfEdit } from './resources/users';
 import { UserCreate } from './resources/users/UserCreate';
 import { UserEdit } from './resources/users/UserEdit';
@@ -32,7 +33,6 @@ const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/chat', 'app.menu.chat', false],
   ['/chat2link', 'app.menu.chat', false],
   ['/token', 'app.menu.token', false],
-  ['/redemption', 'app.menu.redemption', false],
   ['/log', 'app.menu.log', false],
   ['/detail', 'app.menu.detail', false],
   ['/midjourney', 'app.menu.midjourney', false],
@@ -83,6 +83,7 @@ export const App = () => (
         <Route path="edit/:id" element={<UserEdit />} />
         <Route path="add" element={<UserCreate />} />
       </Resource>
+      <Resource name="redemption" {...redemptions} />
     </Admin>
   </BrowserRouter>
 );

@@ -77,3 +77,29 @@ export interface PublicStatus {
   min_topup?: number;
   enable_online_topup?: boolean;
 }
+
+/** Redemption code statuses: 1 unused, 2 disabled, 3 used. */
+export const REDEMPTION_STATUS_UNUSED = 1;
+export const REDEMPTION_STATUS_DISABLED = 2;
+export const REDEMPTION_STATUS_USED = 3;
+
+/** A redemption code as GET /api/redemption/ answers it (`created_time` in seconds; `used_user_id` 0 when unused). */
+export interface Redemption {
+  id: number;
+  user_id: number;
+  key: string;
+  status: number;
+  name: string;
+  quota: number;
+  created_time: number;
+  redeemed_time: number;
+  used_user_id: number;
+}
+
+/** What creating a batch of codes gives back: the new keys, under the batch's name. */
+export interface RedemptionBatch {
+  id: string;
+  name: string;
+  quota: number;
+  keys: string[];
+}

@@ -1,12 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- react-admin's DataProvider methods are generic over the record type; the endpoints answer RaRecord, so each result is cast once here. */
 import type { DataProvider, RaRecord } from 'react-admin';
-import type { UserManageAction } from '../lib/types';
+import type { Redemption, UserManageAction } from '../lib/types';
+import { redemptionEndpoints, setRedemptionStatus } from './endpoints/redemptionEndpoints';
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
 
-/** One entry per react-admin resource; channels, tokens, redemptions and logs join here later. */
+/** One entry per react-admin resource; channels, tokens and logs join here later. */
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   user: userEndpoints,
+  redemption: redemptionEndpoints,
 };
 
 const endpointsFor = (resource: string): ResourceEndpoints => {
@@ -21,6 +23,7 @@ const unsupported = (resource: string, method: string): never => {
 
 export interface ConsoleDataProvider extends DataProvider {
   manageUser: (id: number, action: UserManageAction) => ReturnType<typeof manageUser>;
+  setRedemptionStatus: (id: number, status: number) => Promise<Redemption>;
 }
 
 export const dataProvider: ConsoleDataProvider = {
@@ -52,4 +55,5 @@ export const dataProvider: ConsoleDataProvider = {
   },
 
   manageUser: (id, action) => manageUser(id, action),
+  setRedemptionStatus: (id, status) => setRedemptionStatus(id, status),
 };
