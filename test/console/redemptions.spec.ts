@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { ApiSession } from './support/api-client';
-import { dismissDefaultPasswordWarning, expectText, loginThroughUi, waitForValue } from './support/console-actions';
+import { type AdminConsole, openAdminConsole } from './support/admin-console';
+import { expectText, loginThroughUi, waitForValue } from './support/console-actions';
 import { launchConsoleBrowser, uniqueName, type ConsoleBrowser } from './support/browser';
 import { waitForTableRows } from './support/page-state';
 import { redemptionDrawer, redemptionRow, rowOpacity } from './support/redemption-list';
 import { searchUsers } from './support/user-list';
-import { startConsoleTarget, type ConsoleTarget } from './support/target';
+import type { ConsoleTarget } from './support/target';
 
 // Each test drives a real browser; give it more than the root config's 30 s default.
 jest.setTimeout(60_000);
@@ -34,18 +35,18 @@ describe('console redemption codes', () => {
       .must<Code[]>('GET', `/api/redemption/search?keyword=${encodeURIComponent(name)}`)
       .then((codes) => codes.filter((code) => code.name === name));
 
+  let opened: AdminConsole | undefined;
+
   beforeAll(async () => {
-    target = await startConsoleTarget();
-    api = await ApiSession.login(target.baseUrl, target.root.username, target.root.password);
-    for (let index = 0; index < 11; index++) await api.must('POST', '/api/redemption/', { name: seeded(index), quota: 500000, count: 1 });
-    admin = await launchConsoleBrowser({ baseUrl: target.baseUrl, locale: 'zh-CN' });
-    await loginThroughUi(admin.page, target.root.username, target.root.password);
-    await dismissDefaultPasswordWarning(admin.page);
+    opened = await openAdminConsole(async (session) => {
+      for (let index = 0; index < 11; index++)
+        await session.must('POST', '/api/redemption/', { name: seeded(index), quota: 500000, count: 1 });
+    });
+    ({ target, api, admin } = opened);
   });
 
   afterAll(async () => {
-    await admin?.close();
-    await target?.stop();
+    await opened?.close();
   });
 
   it('creates codes in the drawer and offers them as a text file named after the codes', async () => {

@@ -1,8 +1,8 @@
-import { ApiSession } from './support/api-client';
-import { dismissDefaultPasswordWarning, expectText, loginThroughUi, waitForValue } from './support/console-actions';
+import { type AdminConsole, openAdminConsole } from './support/admin-console';
+import { expectText, loginThroughUi, waitForValue } from './support/console-actions';
 import { launchConsoleBrowser, uniqueName, type ConsoleBrowser } from './support/browser';
 import { runRowAction, searchUsers, userRow, waitForRowCount } from './support/user-list';
-import { startConsoleTarget, type ConsoleTarget } from './support/target';
+import type { ConsoleTarget } from './support/target';
 import { waitForTableRows } from './support/page-state';
 
 // Each test drives a real browser; give it more than the root config's 30 s default.
@@ -11,22 +11,20 @@ jest.setTimeout(60_000);
 describe('console user management', () => {
   let target: ConsoleTarget;
   let admin: ConsoleBrowser;
-  let api: ApiSession;
   const prefix = uniqueName('m').slice(0, 8);
   const name = (index: number) => `${prefix}${index}`;
 
+  let opened: AdminConsole | undefined;
+
   beforeAll(async () => {
-    target = await startConsoleTarget();
-    api = await ApiSession.login(target.baseUrl, target.root.username, target.root.password);
-    for (let index = 0; index < 12; index++) await api.createUser(name(index), 'password123');
-    admin = await launchConsoleBrowser({ baseUrl: target.baseUrl, locale: 'zh-CN' });
-    await loginThroughUi(admin.page, target.root.username, target.root.password);
-    await dismissDefaultPasswordWarning(admin.page);
+    opened = await openAdminConsole(async (session) => {
+      for (let index = 0; index < 12; index++) await session.createUser(name(index), 'password123');
+    });
+    ({ target, admin } = opened);
   });
 
   afterAll(async () => {
-    await admin?.close();
-    await target?.stop();
+    await opened?.close();
   });
 
   it('lists ten users a page and loads further pages one at a time', async () => {
