@@ -17,7 +17,9 @@ export interface TestApp {
  * The whole product (api + worker + projector by default) on a fresh database and a private Redis prefix.
  * `env` overrides configuration exactly as environment variables would.
  */
-export async function createTestApp(options: { env?: Record<string, string>; roles?: RuntimeRole[] } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { env?: Record<string, string>; roles?: RuntimeRole[]; redisUrl?: string } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const env = parseConfig({
     GLOBAL_API_RATE_LIMIT: '100000',
@@ -31,7 +33,7 @@ export async function createTestApp(options: { env?: Record<string, string>; rol
   const config: AppConfig = {
     ...env,
     DATABASE_URL: database.url,
-    REDIS_URL: testRedisUrl(),
+    REDIS_URL: options.redisUrl ?? testRedisUrl(),
     REDIS_PREFIX: options.env?.REDIS_PREFIX ?? testRedisPrefix(),
     roles: options.roles ?? ['api', 'worker', 'projector'],
   };

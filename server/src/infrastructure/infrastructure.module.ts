@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { dataSourceOptions } from './database/data-source';
 import { setPreparedStatements } from './database/named-statements';
 import { CacheInvalidationService } from './redis/cache-invalidation.service';
-import { REDIS, REDIS_SUBSCRIBER } from './redis/redis.constants';
+import { CONSOLE_REDIS_TIMEOUT_MS, REDIS, REDIS_CONSOLE, REDIS_SUBSCRIBER } from './redis/redis.constants';
 import { RedisKeys } from './redis/redis-keys';
 
 function redisClient(url: string): Redis {
@@ -21,6 +21,11 @@ function redisSubscriber(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, autoResubscribe: true });
 }
 
+/** Fails a command after one reconnect attempt or the deadline, whichever comes first (see REDIS_CONSOLE). */
+function redisConsole(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: CONSOLE_REDIS_TIMEOUT_MS, enableReadyCheck: true });
+}
+
 /** Configuration, Postgres (TypeORM) and Redis for every role. */
 @Global()
 @Module({})
@@ -28,6 +33,7 @@ export class InfrastructureModule implements OnApplicationShutdown {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(REDIS_SUBSCRIBER) private readonly subscriber: Redis,
+    @Inject(REDIS_CONSOLE) private readonly consoleRedis: Redis,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     setPreparedStatements(config.PG_PREPARED_STATEMENTS);
@@ -43,15 +49,17 @@ export class InfrastructureModule implements OnApplicationShutdown {
         { provide: APP_CONFIG, useValue: config },
         { provide: REDIS, useFactory: () => redisClient(config.REDIS_URL) },
         { provide: REDIS_SUBSCRIBER, useFactory: () => redisSubscriber(config.REDIS_URL) },
+        { provide: REDIS_CONSOLE, useFactory: () => redisConsole(config.REDIS_URL) },
         RedisKeys,
         CacheInvalidationService,
       ],
-      exports: [APP_CONFIG, REDIS, REDIS_SUBSCRIBER, RedisKeys, CacheInvalidationService],
+      exports: [APP_CONFIG, REDIS, REDIS_SUBSCRIBER, REDIS_CONSOLE, RedisKeys, CacheInvalidationService],
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.subscriber.disconnect();
+    await this.consoleRedis.quit().catch(() => this.consoleRedis.disconnect());
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { REDIS } from '../../infrastructure/redis/redis.constants';
+import { REDIS_CONSOLE } from '../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 
 export const SESSION_COOKIE = 'session';
@@ -28,7 +28,7 @@ interface RequestWithSession extends FastifyRequest {
 @Injectable()
 export class SessionService {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_CONSOLE) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

@@ -22,7 +22,8 @@ export function isStorageUnavailable(error: unknown, depth = 0): boolean {
   // node-postgres: a connection lost or never made within its timeout; Postgres: a database closed to connections.
   if (/^Connection terminated\b|is not currently accepting connections|^timeout exceeded when trying to connect/.test(message)) return true;
   // ioredis: the connection is gone and the command was not sent.
-  if (/^Connection is closed\.|^Stream isn't writeable|Reached the max retries per request limit/.test(message)) return true;
+  if (/^Connection is closed\.|^Stream isn't writeable|Reached the max retries per request limit|^Command timed out/.test(message))
+    return true;
   if (isStorageUnavailable(candidate.driverError, depth + 1) || isStorageUnavailable(candidate.cause, depth + 1)) return true;
   return Array.isArray(candidate.errors) && candidate.errors.some((inner) => isStorageUnavailable(inner, depth + 1));
 }

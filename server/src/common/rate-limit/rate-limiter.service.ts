@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { REDIS } from '../../infrastructure/redis/redis.constants';
+import { REDIS_CONSOLE } from '../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { SLIDING_LOG_SCRIPT } from './sliding-log.script';
 
@@ -22,7 +22,7 @@ export class RateLimiterService {
   private lastFailureLog = 0;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_CONSOLE) private readonly redis: Redis,
     private readonly keys: RedisKeys,
   ) {
     if (!('tollgateSlidingLog' in redis)) {
