@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InvalidParamsError } from '../../common/http/errors';
+import { decodeBody, isRowId, jsonInteger, jsonText } from '../users/user-input';
 import {
   RedeemFailedError,
   RedemptionCountTooLargeError,
@@ -18,28 +19,18 @@ export const MAX_REDEMPTION_QUOTA = 1_000_000_000_000;
 /** new-api's column default: a code created with quota 0 stores 100. */
 export const DEFAULT_REDEMPTION_QUOTA = 100;
 
-const integer = z.number().int().refine(Number.isSafeInteger);
-/** Postgres text cannot hold NUL: a string with one is refused here rather than failing in the database. */
-const text = z.string().refine((value) => !value.includes('\u0000'));
-/** Go's JSON decoding leaves a field at its zero value for `null`; so do we (null = absent). */
-const nullable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
-
+// Field types as every console body reads them (users-input's Go-like decoding: null is absent, NUL refused).
 const redemptionBody = z.object({
-  id: nullable(integer),
-  name: nullable(text),
-  quota: nullable(integer),
-  count: nullable(integer),
-  status: nullable(integer),
-  key: nullable(text),
+  id: jsonInteger,
+  name: jsonText,
+  quota: jsonInteger,
+  count: jsonInteger,
+  status: jsonInteger,
+  key: jsonText,
 });
 type RedemptionBody = z.infer<typeof redemptionBody>;
 
-function parseBody(input: unknown): RedemptionBody {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new InvalidParamsError();
-  const result = redemptionBody.safeParse(input);
-  if (!result.success) throw new InvalidParamsError();
-  return result.data;
-}
+const parseBody = (input: unknown): RedemptionBody => decodeBody(redemptionBody, input);
 
 /** new-api counts the name in UTF-8 bytes: 20 bytes ≈ 6 CJK characters. */
 function checkName(name: string): string {
@@ -72,7 +63,7 @@ export function parseIssueRedemptions(input: unknown): IssueRedemptionFields {
 
 function requireId(body: RedemptionBody): number {
   if (!body.id) throw new RedemptionIdRequiredError();
-  if (body.id < 0 || body.id > 2147483647) throw new RedemptionNotFoundError();
+  if (!isRowId(body.id)) throw new RedemptionNotFoundError();
   return body.id;
 }
 
