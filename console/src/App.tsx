@@ -18,6 +18,7 @@ import { authProvider } from './providers/authProvider';
 import { dataProvider } from './providers/dataProvider';
 import { i18nProvider } from './providers/i18nProvider';
 import { createConsoleStore } from './providers/store';
+import { logs } from './resources/logs';
 import { redemptions } from './resources/redemptions';
 import { users, UserSelfEdit } from './resources/users';
 import { UserCreate } from './resources/users/UserCreate';
@@ -33,7 +34,6 @@ const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/chat', 'app.menu.chat', false],
   ['/chat2link', 'app.menu.chat', false],
   ['/token', 'app.menu.token', false],
-  ['/log', 'app.menu.log', false],
   ['/detail', 'app.menu.detail', false],
   ['/midjourney', 'app.menu.midjourney', false],
   ['/task', 'app.menu.task', false],
@@ -84,6 +84,7 @@ export const App = () => (
         <Route path="add" element={<UserCreate />} />
       </Resource>
       <Resource name="redemption" {...redemptions} />
+      <Resource name="log" {...logs} />
     </Admin>
   </BrowserRouter>
 );

@@ -1,5 +1,6 @@
 import type { TranslationMessages } from 'react-admin';
 import type { AppMessages, ResourceMessages } from './en';
+import { zh as logsZh } from './logs';
 import { raZh } from './raZh';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
@@ -260,6 +261,7 @@ export const appZh: AppMessages = {
     delete_content: '相当于删除用户，此修改将不可逆',
     no_actions: '无可用操作',
   },
+  logs: logsZh,
   redemptions: {
     title: '管理兑换码',
     search: '搜索兑换码的 ID 和名称 …',
