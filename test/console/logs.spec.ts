@@ -183,7 +183,8 @@ describe('console usage logs (/log)', () => {
     await waitForLogRows(page, 1);
     await expectText(logRows(page).first(), '通过兑换码充值');
     await page.getByRole('combobox', { name: '类型' }).click();
-    await page.getByRole('option', { name: '全部' }).click();
+    // The empty choice is named "clear the value" for assistive technology; it reads 全部.
+    await page.getByRole('option').filter({ hasText: '全部' }).click();
     await waitForLogRows(page, own.total);
     await page.getByLabel('用户名称').fill('');
 

@@ -1,4 +1,5 @@
 import { useEffect, useMemo } from 'react';
+import { Box } from '@mui/material';
 import {
   Authenticated,
   DataTable,
@@ -109,86 +110,90 @@ export const LogList = () => {
       >
         <PageSizeKeeper />
         <LogStatChips />
-        <DataTable<LogEntry> rowClick={false} bulkActionButtons={false} sx={{ '& .RaDataTable-tableWrapper': { overflowX: 'auto' } }}>
-          <DataTable.Col<LogEntry>
-            source="created_at"
-            label="app.logs.columns.time"
-            disableSort
-            render={(log) => <span style={{ whiteSpace: 'nowrap' }}>{renderLogTime(log.created_at)}</span>}
-          />
-          {isAdmin && (
+        {/* Width 0 and min-width 100%: the table adds no width to the page (react-admin's layout grows to fit its
+            content) and scrolls sideways in its own box on a narrow screen. */}
+        <Box sx={{ width: 0, minWidth: '100%', overflowX: 'auto' }}>
+          <DataTable<LogEntry> rowClick={false} bulkActionButtons={false}>
             <DataTable.Col<LogEntry>
-              source="channel"
-              label="app.logs.columns.channel"
+              source="created_at"
+              label="app.logs.columns.time"
               disableSort
-              render={(log) => (log.channel ? <CopyTag text={String(log.channel)} testId="log-channel" /> : null)}
+              render={(log) => <span style={{ whiteSpace: 'nowrap' }}>{renderLogTime(log.created_at)}</span>}
             />
-          )}
-          {isAdmin && (
+            {isAdmin && (
+              <DataTable.Col<LogEntry>
+                source="channel"
+                label="app.logs.columns.channel"
+                disableSort
+                render={(log) => (log.channel ? <CopyTag text={String(log.channel)} testId="log-channel" /> : null)}
+              />
+            )}
+            {isAdmin && (
+              <DataTable.Col<LogEntry>
+                source="username"
+                label="app.logs.columns.user"
+                disableSort
+                render={(log) => <LogUserCell userId={log.user_id} username={log.username} />}
+              />
+            )}
             <DataTable.Col<LogEntry>
-              source="username"
-              label="app.logs.columns.user"
+              source="token_name"
+              label="app.logs.columns.token"
               disableSort
-              render={(log) => <LogUserCell userId={log.user_id} username={log.username} />}
+              render={(log) => (consumption(log) ? <CopyTag text={log.token_name} testId="log-token" /> : null)}
             />
-          )}
-          <DataTable.Col<LogEntry>
-            source="token_name"
-            label="app.logs.columns.token"
-            disableSort
-            render={(log) => (consumption(log) ? <CopyTag text={log.token_name} testId="log-token" /> : null)}
-          />
-          <DataTable.Col<LogEntry>
-            source="type"
-            label="app.logs.columns.type"
-            disableSort
-            render={(log) => <LogTypeChip type={log.type} />}
-          />
-          <DataTable.Col<LogEntry>
-            source="model_name"
-            label="app.logs.columns.model"
-            disableSort
-            render={(log) => (consumption(log) ? <CopyTag text={log.model_name} testId="log-model" /> : null)}
-          />
-          <DataTable.Col<LogEntry>
-            source="use_time"
-            label="app.logs.columns.use_time"
-            disableSort
-            render={(log) => (consumption(log) ? <UseTimeCell log={log} /> : null)}
-          />
-          <DataTable.Col<LogEntry>
-            source="prompt_tokens"
-            label="app.logs.columns.prompt"
-            disableSort
-            render={(log) => (consumption(log) ? <span data-testid="log-prompt">{log.prompt_tokens}</span> : null)}
-          />
-          <DataTable.Col<LogEntry>
-            source="completion_tokens"
-            label="app.logs.columns.completion"
-            disableSort
-            render={(log) => (consumption(log) ? <span data-testid="log-completion">{log.completion_tokens}</span> : null)}
-          />
-          <DataTable.Col<LogEntry>
-            source="quota"
-            label="app.logs.columns.cost"
-            disableSort
-            render={(log) => (consumption(log) ? <span data-testid="log-cost">{renderQuota(log.quota, status, 6)}</span> : null)}
-          />
-          {isAdmin && (
             <DataTable.Col<LogEntry>
-              source="other"
-              label="app.logs.columns.retry"
+              source="type"
+              label="app.logs.columns.type"
               disableSort
-              render={(log) => (consumption(log) ? <RetryPathCell log={log} /> : null)}
+              render={(log) => <LogTypeChip type={log.type} />}
             />
-          )}
-          <DataTable.Col<LogEntry>
-            source="content"
-            label="app.logs.columns.details"
-            disableSort
-            render={(log) => <LogDetailsCell log={log} />}
-          />
-        </DataTable>
+            <DataTable.Col<LogEntry>
+              source="model_name"
+              label="app.logs.columns.model"
+              disableSort
+              render={(log) => (consumption(log) ? <CopyTag text={log.model_name} testId="log-model" /> : null)}
+            />
+            <DataTable.Col<LogEntry>
+              source="use_time"
+              label="app.logs.columns.use_time"
+              disableSort
+              render={(log) => (consumption(log) ? <UseTimeCell log={log} /> : null)}
+            />
+            <DataTable.Col<LogEntry>
+              source="prompt_tokens"
+              label="app.logs.columns.prompt"
+              disableSort
+              render={(log) => (consumption(log) ? <span data-testid="log-prompt">{log.prompt_tokens}</span> : null)}
+            />
+            <DataTable.Col<LogEntry>
+              source="completion_tokens"
+              label="app.logs.columns.completion"
+              disableSort
+              render={(log) => (consumption(log) ? <span data-testid="log-completion">{log.completion_tokens}</span> : null)}
+            />
+            <DataTable.Col<LogEntry>
+              source="quota"
+              label="app.logs.columns.cost"
+              disableSort
+              render={(log) => (consumption(log) ? <span data-testid="log-cost">{renderQuota(log.quota, status, 6)}</span> : null)}
+            />
+            {isAdmin && (
+              <DataTable.Col<LogEntry>
+                source="other"
+                label="app.logs.columns.retry"
+                disableSort
+                render={(log) => (consumption(log) ? <RetryPathCell log={log} /> : null)}
+              />
+            )}
+            <DataTable.Col<LogEntry>
+              source="content"
+              label="app.logs.columns.details"
+              disableSort
+              render={(log) => <LogDetailsCell log={log} />}
+            />
+          </DataTable>
+        </Box>
       </List>
     </Authenticated>
   );
