@@ -10,6 +10,7 @@ import {
   logRow,
   logRows,
   waitForLogRows,
+  statDollars,
   watchFailures,
 } from './support/log-page';
 import { adminLogs, type LogRowJson, type SeededLogs, seedLogs } from './support/log-seed';
@@ -81,7 +82,7 @@ describe('console usage logs (/log)', () => {
     expect(consumed).toHaveLength(3);
     const now = Math.floor(Date.now() / 1000);
     const recent = consumed.filter((row) => row.created_at >= now - 60);
-    await expectText(page.getByTestId('log-stat-quota'), `消耗额度: ${dollars(sum(consumed, (row) => row.quota))}`);
+    await expectText(page.getByTestId('log-stat-quota'), `消耗额度: ${statDollars(sum(consumed, (row) => row.quota))}`);
     await expectText(page.getByTestId('log-stat-rpm'), `RPM: ${recent.length}`);
     await expectText(page.getByTestId('log-stat-tpm'), `TPM: ${sum(recent, (row) => row.prompt_tokens + row.completion_tokens)}`);
 
@@ -164,7 +165,7 @@ describe('console usage logs (/log)', () => {
     await waitForLogRows(page, 1);
     await expectText(
       page.getByTestId('log-stat-quota'),
-      `消耗额度: ${dollars(sum((await adminLogs(api, 'token_name=root-key')).items, (row) => row.quota))}`,
+      `消耗额度: ${statDollars(sum((await adminLogs(api, 'token_name=root-key')).items, (row) => row.quota))}`,
     );
     await page.getByLabel('令牌名称').fill('');
 
@@ -172,7 +173,10 @@ describe('console usage logs (/log)', () => {
     const own = await adminLogs(api, `username=${username}`);
     expect(own.items.map((row) => row.type).sort()).toEqual([1, 2, 2, 3]);
     await waitForLogRows(page, own.total);
-    await expectText(page.getByTestId('log-stat-quota'), `消耗额度: ${dollars(sum(own.items, (row) => (row.type === 2 ? row.quota : 0)))}`);
+    await expectText(
+      page.getByTestId('log-stat-quota'),
+      `消耗额度: ${statDollars(sum(own.items, (row) => (row.type === 2 ? row.quota : 0)))}`,
+    );
 
     await page.getByRole('combobox', { name: '类型' }).click();
     await page.getByRole('option', { name: '管理' }).click();
@@ -223,7 +227,7 @@ describe('console usage logs (/log)', () => {
       expect(await page.getByRole('button', { name: 'Clear logs' }).count()).toBe(0);
       await expectText(
         page.getByTestId('log-stat-quota'),
-        `Consumed: ${dollars(sum(own.items, (row) => (row.type === 2 ? row.quota : 0)))}`,
+        `Consumed: ${statDollars(sum(own.items, (row) => (row.type === 2 ? row.quota : 0)))}`,
       );
 
       const stream = logRow(page, 'gpt-3.5-turbo', seeded.user.tokenName);

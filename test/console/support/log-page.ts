@@ -26,6 +26,9 @@ export const columnHeaders = async (page: Page): Promise<string[]> =>
 /** `$` and the quota in dollars, as the console shows quota with display in currency on (500000 a dollar). */
 export const dollars = (quota: number, digits = 2): string => `$${(quota / 500000).toFixed(digits)}`;
 
+/** The stat chip's amount: two decimals, six when a positive amount would read $0.00. */
+export const statDollars = (quota: number): string => (quota > 0 && dollars(quota) === '$0.00' ? dollars(quota, 6) : dollars(quota));
+
 const plain = (value: number): string => String(Number(value.toFixed(6)));
 
 /** The zh lines of the price breakdown of a ratio-billed consumption row, from the row's `other` as the server holds it. */

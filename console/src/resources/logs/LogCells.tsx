@@ -40,7 +40,7 @@ export const UseTimeCell = ({ log }: { log: LogEntry }) => {
   const frt = log.is_stream ? parseLogOther(log.other)?.frt : undefined;
   const firstToken = typeof frt === 'number' && frt >= 0 ? frt / 1000 : null;
   return (
-    <Stack direction="row" spacing={0.5} useFlexGap sx={{ flexWrap: 'wrap' }} data-testid="log-use-time">
+    <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'nowrap' }} data-testid="log-use-time">
       <Chip size="small" color={useTimeColour(log.use_time)} label={translate('app.logs.seconds', { seconds: log.use_time })} />
       {firstToken !== null && (
         <Chip
@@ -78,6 +78,7 @@ export const ContentText = ({ text }: { text: string }) => (
     variant="body2"
     title={text}
     sx={{
+      minWidth: 180,
       maxWidth: 240,
       overflow: 'hidden',
       display: '-webkit-box',

@@ -80,7 +80,7 @@ export const LogDetailsCell = ({ log }: { log: LogEntry }) => {
         onClick={(event) => setAnchor(event.currentTarget)}
         aria-haspopup="dialog"
         title={translate('app.logs.show_breakdown')}
-        sx={{ textTransform: 'none', textAlign: 'left', justifyContent: 'flex-start', maxWidth: 240 }}
+        sx={{ textTransform: 'none', textAlign: 'left', justifyContent: 'flex-start', minWidth: 180, maxWidth: 240 }}
         data-testid="log-price"
       >
         {simple}

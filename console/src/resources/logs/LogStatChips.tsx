@@ -3,8 +3,15 @@ import { Chip, Stack } from '@mui/material';
 import { useListContext, useTranslate } from 'react-admin';
 import { useApiNotify } from '../../hooks/useApiNotify';
 import { renderQuota } from '../../lib/quota';
+import type { PublicStatus } from '../../lib/types';
 import { fetchLogStat, type LogEntry, type LogListFilter, type LogStat } from '../../providers/endpoints/logEndpoints';
 import { useStatus } from '../../providers/statusStore';
+
+/** Two decimals, or six when a small positive amount would read $0.00. */
+const statQuota = (quota: number, status: PublicStatus): string => {
+  const shown = renderQuota(quota, status);
+  return quota > 0 && /^\$0\.00$/.test(shown) ? renderQuota(quota, status, 6) : shown;
+};
 
 /**
  * The summary over the list's filters: consumed quota (consumption rows in the time range), and the requests (RPM)
@@ -39,7 +46,7 @@ export const LogStatChips = () => {
     <Stack direction="row" spacing={1} useFlexGap sx={{ p: 1, flexWrap: 'wrap' }} data-testid="log-stat">
       <Chip
         color="primary"
-        label={translate('app.logs.stat_quota', { quota: renderQuota(stat.quota, status) })}
+        label={translate('app.logs.stat_quota', { quota: statQuota(stat.quota, status) })}
         data-testid="log-stat-quota"
       />
       <Chip color="secondary" label={translate('app.logs.stat_rpm', { rpm: stat.rpm })} data-testid="log-stat-rpm" />
