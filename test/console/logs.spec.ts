@@ -14,10 +14,16 @@ import {
   watchFailures,
 } from './support/log-page';
 import { adminLogs, type LogRowJson, type SeededLogs, seedLogs } from './support/log-seed';
+import { bodyBackground } from './support/page-state';
 import { startConsoleTarget, type ConsoleTarget } from './support/target';
 
 // Each test drives a real browser; give it more than the root config's 30 s default.
 jest.setTimeout(60_000);
+
+const isDark = (rgb: string) => {
+  const [r, g, b] = (rgb.match(/\d+/g) ?? []).map(Number);
+  return r + g + b < 3 * 100;
+};
 
 const sum = (rows: LogRowJson[], pick: (row: LogRowJson) => number) => rows.reduce((total, row) => total + pick(row), 0);
 
@@ -208,6 +214,7 @@ describe('console usage logs (/log)', () => {
       await loginThroughUi(page, username, seeded.user.password, 'en');
       await page.getByRole('button', { name: 'Switch to dark mode' }).click();
       await page.getByRole('button', { name: 'Switch to light mode' }).waitFor();
+      expect(isDark(await bodyBackground(page))).toBe(true);
       const own = await seeded.user.session.must<{ items: LogRowJson[]; total: number }>('GET', '/api/log/self?p=1&page_size=100');
       expect(own.total).toBe(4);
       await openLogs(page, own.total);
@@ -247,6 +254,26 @@ describe('console usage logs (/log)', () => {
       expect(failures.errors).toEqual([]);
     } finally {
       await user.close();
+    }
+  });
+
+  it('shows the server’s refusal when the signed-in admin has lost the role', async () => {
+    const name = uniqueName('lx');
+    const id = await api.createUser(name, 'password123');
+    await api.must('POST', '/api/user/manage', { id, action: 'promote' });
+    const demoted = await launchConsoleBrowser({ baseUrl: target.baseUrl, locale: 'zh-CN' });
+    const failures = watchFailures(demoted.page);
+    try {
+      const { page } = demoted;
+      await loginThroughUi(page, name, 'password123');
+      await api.must('POST', '/api/user/manage', { id, action: 'demote' });
+      // The browser still holds the admin role it logged in with; the server refuses the admin routes.
+      await page.goto('/log');
+      await expectText(page, '无权进行此操作，权限不足');
+      expect(await logRows(page).count()).toBe(0);
+      expect(failures.errors).toEqual([]);
+    } finally {
+      await demoted.close();
     }
   });
 
