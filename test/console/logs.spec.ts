@@ -206,6 +206,21 @@ describe('console usage logs (/log)', () => {
     await expectText(page, '没有找到');
   });
 
+  it('remembers the page size locally', async () => {
+    const { page } = admin;
+    const all = await adminLogs(api);
+    await openLogs(page, all.total);
+    await page.getByRole('combobox', { name: /每页行数/ }).click();
+    await page.getByRole('option', { name: '20', exact: true }).click();
+    await page.waitForURL((url) => url.searchParams.get('perPage') === '20');
+    await page.goto('/');
+    const listed = page.waitForRequest((request) => request.url().includes('/api/log/?') && request.url().includes('page_size=20'));
+    await page.goto('/log');
+    await listed;
+    await waitForLogRows(page, all.total);
+    await expectText(page.getByRole('combobox', { name: /每页行数/ }), '20');
+  });
+
   it('shows a common user only their own rows, without the admin columns, filters and purge (en, dark, 375 px)', async () => {
     const user = await launchConsoleBrowser({ baseUrl: target.baseUrl, locale: 'en-US', viewport: { width: 375, height: 812 } });
     const failures = watchFailures(user.page);
