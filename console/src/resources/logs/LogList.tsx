@@ -62,6 +62,8 @@ const useLogFilters = (isAdmin: boolean) => {
         alwaysOn
         emptyText="app.logs.types.all"
         choices={LOG_TYPES.map((type) => ({ id: type, name: translate(`app.logs.types.${type}`) }))}
+        // The empty value reads "all", as new-api's type select does.
+        slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
         sx={{ minWidth: 140 }}
       />,
     );
