@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import CancelIcon from '@mui/icons-material/Cancel';
 import { Box, Button, Chip, FormControlLabel, FormHelperText, MenuItem, Stack, Switch, TextField, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { splitList, type OptionField } from './optionFields';
@@ -113,7 +114,13 @@ const ListInput = ({
       </Typography>
       <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', mb: 1 }}>
         {items.map((item) => (
-          <Chip key={item} label={item} disabled={disabled} onDelete={() => onChange(items.filter((other) => other !== item).join(','))} />
+          <Chip
+            key={item}
+            label={item}
+            disabled={disabled}
+            onDelete={() => onChange(items.filter((other) => other !== item).join(','))}
+            deleteIcon={<CancelIcon role="button" aria-hidden={false} aria-label={translate('app.options.list_remove', { item })} />}
+          />
         ))}
         {items.length === 0 ? <FormHelperText>{translate('app.options.list_empty')}</FormHelperText> : null}
       </Stack>
