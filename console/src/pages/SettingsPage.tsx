@@ -30,7 +30,8 @@ export const SettingsPage = () => {
           onChange={(_, value: SettingsTab) => setSearchParams({ tab: value })}
           variant="scrollable"
           allowScrollButtonsMobile
-          sx={{ mb: 2 }}
+          // Inline-size containment: the tab strip scrolls instead of widening the page past a phone's width.
+          sx={{ mb: 2, contain: 'inline-size' }}
         >
           {tabs.map((name) => (
             <Tab key={name} value={name} label={translate(`app.setting.tab_${name}`)} />
