@@ -118,7 +118,7 @@ describe('console system settings (super admin)', () => {
     start = options;
   });
 
-  it('asks before turning password login off and saves nothing when cancelled', async () => {
+  it('asks before turning password login off: nothing is saved when cancelled, the switch is when confirmed', async () => {
     const { page } = admin;
     await page.goto('/setting?tab=system');
     const login = settingsCard(page, '配置登录注册');
@@ -128,6 +128,16 @@ describe('console system settings (super admin)', () => {
     await expectText(dialog, '关闭密码登录后，所有没有绑定其他登录方式的用户（包括管理员）都将无法通过密码登录。确定继续吗？');
     await dialog.getByRole('button', { name: '取消' }).click();
     await dialog.waitFor({ state: 'hidden' });
+    await expect(readOptions(api)).resolves.toEqual(start);
+
+    // Confirmed, it is saved; switching it back on needs no confirmation.
+    await saveCard(login);
+    await dialog.getByRole('button', { name: '仍然保存' }).click();
+    await expectOutcome(login, ['已保存：允许通过密码进行登录']);
+    expect(changedOptionKeys(start, await readOptions(api))).toEqual(['PasswordLoginEnabled']);
+    await setSwitch(login, '允许通过密码进行登录', true);
+    await saveCard(login);
+    await expectOutcome(login, ['已保存：允许通过密码进行登录']);
     await expect(readOptions(api)).resolves.toEqual(start);
   });
 
