@@ -57,9 +57,15 @@ export const ClearLogs = () => {
           onChange={(event) => setWhen(event.target.value)}
           size="small"
           slotProps={{ inputLabel: { shrink: true } }}
-          sx={{ minWidth: 240 }}
+          sx={{ width: { xs: '100%', sm: 280 } }}
         />
-        <Button variant="outlined" color="error" onClick={ask} disabled={busy}>
+        <Button
+          variant="outlined"
+          color="error"
+          onClick={ask}
+          disabled={busy}
+          sx={{ flexShrink: 0, alignSelf: { xs: 'flex-start', sm: 'auto' } }}
+        >
           {translate('app.options.logs_clear')}
         </Button>
       </Stack>
