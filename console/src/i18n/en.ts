@@ -1,6 +1,7 @@
 import englishMessages from 'ra-language-english';
 import type { TranslationMessages } from 'react-admin';
 import { en as logsEn } from './logs';
+import { en as optionsTexts } from './settings';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -263,6 +264,7 @@ export const appEn = {
     no_actions: 'No actions',
   },
   logs: logsEn,
+  options: optionsTexts,
   redemptions: {
     title: 'Manage redemption codes',
     search: 'Search redemption code ID and name …',

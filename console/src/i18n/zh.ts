@@ -2,6 +2,7 @@ import type { TranslationMessages } from 'react-admin';
 import type { AppMessages, ResourceMessages } from './en';
 import { zh as logsZh } from './logs';
 import { raZh } from './raZh';
+import { zh as optionsTexts } from './settings';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
@@ -262,6 +263,7 @@ export const appZh: AppMessages = {
     no_actions: '无可用操作',
   },
   logs: logsZh,
+  options: optionsTexts,
   redemptions: {
     title: '管理兑换码',
     search: '搜索兑换码的 ID 和名称 …',

@@ -1,9 +1,12 @@
-import { Alert, Box, Tab, Tabs } from '@mui/material';
+import { Box, Tab, Tabs } from '@mui/material';
 import { Authenticated, Title, useTranslate } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
 import { useSessionUser } from '../hooks/useSessionUser';
 import { ROLE_ROOT } from '../lib/types';
+import { OperationTab } from './settings/OperationTab';
+import { OtherTab } from './settings/OtherTab';
 import { PersonalTab } from './settings/PersonalTab';
+import { SystemTab } from './settings/SystemTab';
 
 const ROOT_TABS = ['operation', 'system', 'other'] as const;
 type SettingsTab = 'personal' | (typeof ROOT_TABS)[number];
@@ -27,13 +30,17 @@ export const SettingsPage = () => {
           onChange={(_, value: SettingsTab) => setSearchParams({ tab: value })}
           variant="scrollable"
           allowScrollButtonsMobile
-          sx={{ mb: 2 }}
+          // Inline-size containment: the tab strip scrolls instead of widening the page past a phone's width.
+          sx={{ mb: 2, contain: 'inline-size' }}
         >
           {tabs.map((name) => (
             <Tab key={name} value={name} label={translate(`app.setting.tab_${name}`)} />
           ))}
         </Tabs>
-        {tab === 'personal' ? <PersonalTab /> : <Alert severity="info">{translate('app.setting.later')}</Alert>}
+        {tab === 'personal' ? <PersonalTab /> : null}
+        {tab === 'operation' ? <OperationTab /> : null}
+        {tab === 'system' ? <SystemTab /> : null}
+        {tab === 'other' ? <OtherTab /> : null}
       </Box>
     </Authenticated>
   );
