@@ -1,5 +1,6 @@
 import englishMessages from 'ra-language-english';
 import type { TranslationMessages } from 'react-admin';
+import { en as pagesEn } from './pages';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -337,4 +338,5 @@ export const en: TranslationMessages = {
   ...englishMessages,
   app: appEn,
   resources: resourcesEn,
+  pages: pagesEn,
 };

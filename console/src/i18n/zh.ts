@@ -1,5 +1,6 @@
 import type { TranslationMessages } from 'react-admin';
 import type { AppMessages, ResourceMessages } from './en';
+import { zh as pagesZh } from './pages';
 import { raZh } from './raZh';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
@@ -332,4 +333,5 @@ export const zh: TranslationMessages = {
   ...raZh,
   app: appZh,
   resources: resourcesZh,
+  pages: pagesZh,
 };
