@@ -103,6 +103,7 @@ describe('console playground', () => {
         { role: 'user', content: 'Hello there' },
       ],
     });
+    expect(fake.bodies()[sentBefore]).not.toHaveProperty('max_tokens'); // 0 means no bound
     const after = await eventually(self, (account) => account.request_count === before.request_count + 1);
     expect(after.request_count).toBe(before.request_count + 1);
     expect(after.used_quota).toBeGreaterThan(before.used_quota);
@@ -163,12 +164,21 @@ describe('console playground', () => {
     await replyReaches(page, 'complete');
     expect((fake.bodies()[sentBefore].messages as unknown[]).length).toBe(2); // the system prompt and this question only
 
+    // An upstream refusal: the reply shows the server's words and is marked as an error.
+    fake.next({
+      status: 400,
+      body: { error: { message: 'This model rejects the prompt', type: 'invalid_request_error', code: 'bad_prompt' } },
+    });
+    await send(page, 'Something odd');
+    await replyReaches(page, 'error');
+    await expectText(lastReply(page), 'This model rejects the prompt');
+
     // The session is gone: the playground says so in the reply and in a toast.
     await context.clearCookies();
     await send(page, 'Are you still there?');
     await replyReaches(page, 'error');
     await expectText(lastReply(page), '未登录或登录已过期，请重新登录');
-    expect(fake.requests.length).toBe(sentBefore + 1);
+    expect(fake.requests.length).toBe(sentBefore + 2);
     expect(faults()).toEqual([]);
   });
 

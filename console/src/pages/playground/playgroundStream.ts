@@ -7,7 +7,8 @@ export interface PlaygroundPayload {
   stream: true;
   model: string;
   group: string;
-  max_tokens: number;
+  /** Left out at 0 ("no bound"): new-api's request struct drops a zero before the upstream sees it. */
+  max_tokens?: number;
   temperature: number;
 }
 

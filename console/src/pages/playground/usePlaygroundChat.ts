@@ -50,6 +50,7 @@ export const usePlaygroundChat = (settings: PlaygroundSettings) => {
       const question: ChatMessage = { id: nextId++, role: 'user', content: text };
       const reply: ChatMessage = { id: nextId++, role: 'assistant', content: '', status: 'loading' };
       const history = [...messages, question].filter((message) => message.status !== 'error' && message.content !== '');
+      const maxTokens = Number.parseInt(settings.maxTokens, 10) || 0;
       const payload: PlaygroundPayload = {
         messages: [
           ...(settings.systemPrompt !== '' ? [{ role: 'system' as const, content: settings.systemPrompt }] : []),
@@ -58,7 +59,7 @@ export const usePlaygroundChat = (settings: PlaygroundSettings) => {
         stream: true,
         model: settings.model,
         group: settings.group,
-        max_tokens: Number.parseInt(settings.maxTokens, 10) || 0,
+        ...(maxTokens > 0 ? { max_tokens: maxTokens } : {}),
         temperature: settings.temperature,
       };
       setMessages((current) => [...current, question, reply]);
