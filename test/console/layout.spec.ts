@@ -1,7 +1,7 @@
 import { ApiSession } from './support/api-client';
 import { launchConsoleBrowser, type ConsoleBrowser } from './support/browser';
 import { expectText } from './support/console-actions';
-import { readGlobal, watchPageFaults } from './support/page-watch';
+import { horizontalOverflow, readGlobal, watchPageFaults } from './support/page-watch';
 import { startConsoleTarget, type ConsoleTarget } from './support/target';
 
 jest.setTimeout(60_000);
@@ -25,8 +25,8 @@ describe('console top bar and footer', () => {
     await target?.stop();
   });
 
-  it('shows the festive lantern on 1 January and 9 to 24 February only', async () => {
-    browser = await launchConsoleBrowser({ baseUrl: target.baseUrl, locale: 'zh-CN' });
+  it('shows the festive lantern on 1 January and 9 to 24 February only, within a 375 px top bar', async () => {
+    browser = await launchConsoleBrowser({ baseUrl: target.baseUrl, locale: 'zh-CN', viewport: { width: 375, height: 740 } });
     const { page } = browser;
     const lanternOn = async (day: string): Promise<boolean> => {
       await page.clock.setFixedTime(new Date(`${day}T12:00:00`));
@@ -35,6 +35,7 @@ describe('console top bar and footer', () => {
       return (await page.getByRole('button', { name: '新年快乐' }).count()) === 1;
     };
     expect(await lanternOn('2027-01-01')).toBe(true);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     expect(await lanternOn('2027-01-02')).toBe(false);
     expect(await lanternOn('2027-02-08')).toBe(false);
     expect(await lanternOn('2027-02-09')).toBe(true);
