@@ -146,6 +146,7 @@ describe('console playground', () => {
       await replyReaches(page, 'incomplete');
       await page.getByRole('button', { name: '停止' }).click();
       await replyReaches(page, 'complete');
+      await expectText(lastReply(page), '助手 · 已停止');
       const kept = await lastReply(page).innerText();
       await page.waitForTimeout(600);
       expect(await lastReply(page).innerText()).toBe(kept);

@@ -20,6 +20,7 @@ const MessageBubble = ({ message }: { message: ChatMessage }) => {
       <Typography variant="caption" color="text.secondary" sx={{ px: 0.5 }}>
         {translate(mine ? 'pages.playground.you' : 'pages.playground.assistant')}
         {message.status === 'error' ? ` · ${translate('pages.playground.error')}` : ''}
+        {message.stopped ? ` · ${translate('pages.playground.stopped')}` : ''}
       </Typography>
       <Paper
         variant="outlined"

@@ -11,6 +11,8 @@ export interface ChatMessage {
   role: 'user' | 'assistant';
   content: string;
   status?: MessageStatus;
+  /** The person stopped the stream: the reply keeps what had arrived. */
+  stopped?: boolean;
 }
 
 export interface PlaygroundSettings {
@@ -72,7 +74,7 @@ export const usePlaygroundChat = (settings: PlaygroundSettings) => {
         .then(() => updateReply(reply.id, (message) => ({ ...message, status: 'complete' })))
         .catch((error: unknown) => {
           if (isAbort(error)) {
-            updateReply(reply.id, (message) => ({ ...message, status: 'complete' }));
+            updateReply(reply.id, (message) => ({ ...message, status: 'complete', stopped: true }));
             return;
           }
           const expired = error instanceof PlaygroundError && error.expired;
