@@ -97,7 +97,7 @@ describe('console chat pages', () => {
     expect(faults()).toEqual([]);
   });
 
-  it('says the administrator has set no chat link, and the sidebar has no chat entry, when ChatLink is empty', async () => {
+  it('says the administrator has set no chat link on /chat and /chat2link, and the sidebar has no chat entry, when ChatLink is empty', async () => {
     await root.setOption('ChatLink', '');
     const { page } = browser;
     await page.goto('/chat');
@@ -105,6 +105,10 @@ describe('console chat pages', () => {
     expect(await page.locator('iframe').count()).toBe(0);
     await page.getByRole('menuitem', { name: '设置' }).waitFor();
     expect(await page.getByRole('menuitem', { name: '聊天' }).count()).toBe(0);
+    await page.goto('/chat2link');
+    await expectText(page, '管理员未设置聊天链接');
+    await page.waitForTimeout(300);
+    expect(new URL(page.url()).pathname).toBe('/chat2link');
     expect(faults()).toEqual([]);
   });
 });
