@@ -3,6 +3,9 @@ import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { BrowserRouter, Route } from 'react-router-dom';
 import { ConsoleLayout } from './layout/ConsoleLayout';
 import { darkTheme, lightTheme } from './layout/theme';
+import { AboutPage } from './pages/about/AboutPage';
+import { Chat2LinkPage } from './pages/chat/Chat2LinkPage';
+import { ChatPage } from './pages/chat/ChatPage';
 import { GitHubOAuthCallbackPage } from './pages/GitHubOAuthCallbackPage';
 import { HomePage } from './pages/HomePage';
 import { LoginPage } from './pages/LoginPage';
@@ -10,6 +13,7 @@ import { NotFoundPage } from './pages/NotFoundPage';
 import { PasswordResetConfirmPage } from './pages/PasswordResetConfirmPage';
 import { PasswordResetRequestPage } from './pages/PasswordResetRequestPage';
 import { PlaceholderPage } from './pages/PlaceholderPage';
+import { PlaygroundPage } from './pages/playground/PlaygroundPage';
 import { PricingPage } from './pages/pricing/PricingPage';
 import { RegisterPage } from './pages/RegisterPage';
 import { SettingsPage } from './pages/SettingsPage';
@@ -28,11 +32,7 @@ const store = createConsoleStore();
 
 /** Screens of later releases: [path, menu label key, public?]. */
 const LATER_SCREENS: Array<[string, string, boolean]> = [
-  ['/playground', 'app.menu.playground', false],
-  ['/about', 'app.menu.about', true],
   ['/channel/*', 'app.menu.channel', false],
-  ['/chat', 'app.menu.chat', false],
-  ['/chat2link', 'app.menu.chat', false],
   ['/token', 'app.menu.token', false],
   ['/detail', 'app.menu.detail', false],
   ['/midjourney', 'app.menu.midjourney', false],
@@ -75,6 +75,10 @@ export const App = () => (
         <Route path="/user/edit" element={<UserSelfEdit />} />
         <Route path="/pricing" element={<PricingPage />} />
         <Route path="/topup" element={<TopUpPage />} />
+        <Route path="/about" element={<AboutPage />} />
+        <Route path="/chat" element={<ChatPage />} />
+        <Route path="/chat2link" element={<Chat2LinkPage />} />
+        <Route path="/playground" element={<PlaygroundPage />} />
         {LATER_SCREENS.map(([path, titleKey, isPublic]) => (
           <Route key={path} path={path} element={<PlaceholderPage titleKey={titleKey} isPublic={isPublic} />} />
         ))}

@@ -2,6 +2,7 @@ import englishMessages from 'ra-language-english';
 import type { TranslationMessages } from 'react-admin';
 import { en as logsEn } from './logs';
 import { en as optionsTexts } from './settings';
+import { en as pagesEn } from './pages';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -341,4 +342,5 @@ export const en: TranslationMessages = {
   ...englishMessages,
   app: appEn,
   resources: resourcesEn,
+  pages: pagesEn,
 };

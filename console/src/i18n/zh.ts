@@ -1,6 +1,7 @@
 import type { TranslationMessages } from 'react-admin';
 import type { AppMessages, ResourceMessages } from './en';
 import { zh as logsZh } from './logs';
+import { zh as pagesZh } from './pages';
 import { raZh } from './raZh';
 import { zh as optionsTexts } from './settings';
 
@@ -336,4 +337,5 @@ export const zh: TranslationMessages = {
   ...raZh,
   app: appZh,
   resources: resourcesZh,
+  pages: pagesZh,
 };

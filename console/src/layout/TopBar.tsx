@@ -7,6 +7,7 @@ import { LanguageSwitch } from '../components/LanguageSwitch';
 import { SystemBrand } from '../components/SystemBrand';
 import { ThemeToggleButton } from '../components/ThemeToggleButton';
 import { useSessionUser } from '../hooks/useSessionUser';
+import { FestiveLantern } from './FestiveLantern';
 
 const LogoutMenuItem = () => {
   const translate = useTranslate();
@@ -55,6 +56,7 @@ const TopBarTools = () => {
   const translate = useTranslate();
   return (
     <>
+      <FestiveLantern />
       <Tooltip title={translate('app.topbar.about')}>
         <IconButton color="inherit" component={Link} to="/about" aria-label={translate('app.topbar.about')}>
           <InfoOutlinedIcon />
