@@ -13,6 +13,8 @@ import { PlaceholderPage } from './pages/PlaceholderPage';
 import { PricingPage } from './pages/pricing/PricingPage';
 import { RegisterPage } from './pages/RegisterPage';
 import { SettingsPage } from './pages/SettingsPage';
+import { StatementPage } from './pages/statement/StatementPage';
+import { UserStatementPage } from './pages/statement/UserStatementPage';
 import { TopUpPage } from './pages/topup/TopUpPage';
 import { authProvider } from './providers/authProvider';
 import { dataProvider } from './providers/dataProvider';
@@ -75,6 +77,7 @@ export const App = () => (
         <Route path="/user/edit" element={<UserSelfEdit />} />
         <Route path="/pricing" element={<PricingPage />} />
         <Route path="/topup" element={<TopUpPage />} />
+        <Route path="/statement" element={<StatementPage />} />
         {LATER_SCREENS.map(([path, titleKey, isPublic]) => (
           <Route key={path} path={path} element={<PlaceholderPage titleKey={titleKey} isPublic={isPublic} />} />
         ))}
@@ -82,6 +85,7 @@ export const App = () => (
       <Resource name="user" {...users}>
         <Route path="edit/:id" element={<UserEdit />} />
         <Route path="add" element={<UserCreate />} />
+        <Route path="statement/:id" element={<UserStatementPage />} />
       </Resource>
       <Resource name="redemption" {...redemptions} />
     </Admin>

@@ -1,8 +1,10 @@
 import englishMessages from 'ra-language-english';
 import type { TranslationMessages } from 'react-admin';
+import { en as statementEn } from './statement';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
+  statement: statementEn,
   common: {
     ok: 'OK',
     cancel: 'Cancel',

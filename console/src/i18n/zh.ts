@@ -1,9 +1,11 @@
 import type { TranslationMessages } from 'react-admin';
 import type { AppMessages, ResourceMessages } from './en';
 import { raZh } from './raZh';
+import { zh as statementZh } from './statement';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
+  statement: statementZh,
   common: {
     ok: '确定',
     cancel: '取消',

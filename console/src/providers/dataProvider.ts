@@ -4,11 +4,13 @@ import type { Redemption, UserManageAction } from '../lib/types';
 import { redemptionEndpoints, setRedemptionStatus } from './endpoints/redemptionEndpoints';
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
+import { statementEndpoints } from '../pages/statement/statementEndpoints';
 
 /** One entry per react-admin resource; channels, tokens and logs join here later. */
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   user: userEndpoints,
   redemption: redemptionEndpoints,
+  statement: statementEndpoints,
 };
 
 const endpointsFor = (resource: string): ResourceEndpoints => {
