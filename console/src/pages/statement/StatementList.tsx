@@ -1,5 +1,5 @@
 import { Box, Chip, Typography, useMediaQuery, type Theme } from '@mui/material';
-import { DataTable, DateInput, List, Pagination, SelectInput, TopToolbar, useTranslate } from 'react-admin';
+import { DataTable, DateInput, List, Pagination, SelectInput, SimpleList, TopToolbar, useTranslate } from 'react-admin';
 import { useStatus } from '../../providers/statusStore';
 import { StatementCsvButton } from './StatementCsvButton';
 import { renderActor, renderDelta, renderAmount, renderRef, renderTimestamp } from './statementFormat';
@@ -32,7 +32,12 @@ const Delta = ({ line }: { line: StatementLine }) => {
   const status = useStatus();
   const color = line.delta > 0 ? 'success.main' : line.delta < 0 ? 'error.main' : 'text.secondary';
   return (
-    <Typography variant="body2" sx={{ color, fontVariantNumeric: 'tabular-nums', whiteSpace: 'nowrap' }} data-testid="statement-delta">
+    <Typography
+      component="span"
+      variant="body2"
+      sx={{ color, fontVariantNumeric: 'tabular-nums', whiteSpace: 'nowrap' }}
+      data-testid="statement-delta"
+    >
       {renderDelta(line.delta, status)}
     </Typography>
   );
@@ -64,12 +69,14 @@ export interface StatementListProps {
 /**
  * The statement as a react-admin list over the `statement` resource (pages/statement/statementEndpoints.ts): kind
  * and date filters, 1-based pages with the server's total, the CSV download of everything the filters select. On a
- * phone the who/why/request columns give way to the essentials.
+ * tablet the who/why/request columns give way to the essentials; on a phone each line is a
+ * two-line list item (kind and change; time and details; the balance after on the right).
  */
 export const StatementList = ({ title, userId, ownerId }: StatementListProps) => {
   const translate = useTranslate();
   const status = useStatus();
   const filters = useFilters();
+  const phone = useMediaQuery<Theme>((theme) => theme.breakpoints.down('sm'));
   const small = useMediaQuery<Theme>((theme) => theme.breakpoints.down('md'));
   const own = userId === undefined;
   const Col = DataTable.Col<StatementLine>;
@@ -87,41 +94,60 @@ export const StatementList = ({ title, userId, ownerId }: StatementListProps) =>
       disableSyncWithLocation={!own}
       storeKey={own ? 'statement.self' : `statement.user.${userId}`}
     >
-      <DataTable<StatementLine> rowClick={false} bulkActionButtons={false}>
-        <Col source="created_at" label="app.statement.fields.created_at" disableSort render={(line) => renderTimestamp(line.created_at)} />
-        <Col source="kind" label="app.statement.fields.kind" disableSort render={(line) => <KindChip line={line} />} />
-        <Col source="delta" label="app.statement.fields.delta" disableSort align="right" render={(line) => <Delta line={line} />} />
-        <Col
-          source="balance"
-          label="app.statement.fields.balance"
-          disableSort
-          align="right"
-          render={(line) => renderAmount(line.balance, status)}
+      {phone ? (
+        <SimpleList<StatementLine>
+          linkType={false}
+          primaryText={(line) => (
+            <Box component="span" sx={{ display: 'flex', gap: 1, alignItems: 'center', flexWrap: 'wrap' }}>
+              <KindChip line={line} />
+              <Delta line={line} />
+            </Box>
+          )}
+          secondaryText={(line) => `${renderTimestamp(line.created_at)} · ${renderRef(line, status, translate)}`}
+          tertiaryText={(line) => <span data-testid="statement-balance">{renderAmount(line.balance, status)}</span>}
         />
-        <Col source="ref" label="app.statement.fields.ref" disableSort render={(line) => renderRef(line, status, translate)} />
-        {small ? null : (
+      ) : (
+        <DataTable<StatementLine> rowClick={false} bulkActionButtons={false}>
           <Col
-            source="actor"
-            label="app.statement.fields.actor"
+            source="created_at"
+            label="app.statement.fields.created_at"
             disableSort
-            render={(line) => renderActor(line, ownerId, own, translate)}
+            render={(line) => renderTimestamp(line.created_at)}
           />
-        )}
-        {small ? null : <Col source="reason" label="app.statement.fields.reason" disableSort />}
-        {small ? null : (
+          <Col source="kind" label="app.statement.fields.kind" disableSort render={(line) => <KindChip line={line} />} />
+          <Col source="delta" label="app.statement.fields.delta" disableSort align="right" render={(line) => <Delta line={line} />} />
           <Col
-            source="request_id"
-            label="app.statement.fields.request_id"
+            source="balance"
+            label="app.statement.fields.balance"
             disableSort
-            render={(line) => (
-              <Typography variant="caption" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
-                {line.request_id}
-              </Typography>
-            )}
+            align="right"
+            render={(line) => renderAmount(line.balance, status)}
           />
-        )}
-        {small ? null : <Col source="id" label="app.statement.fields.id" disableSort />}
-      </DataTable>
+          <Col source="ref" label="app.statement.fields.ref" disableSort render={(line) => renderRef(line, status, translate)} />
+          {small ? null : (
+            <Col
+              source="actor"
+              label="app.statement.fields.actor"
+              disableSort
+              render={(line) => renderActor(line, ownerId, own, translate)}
+            />
+          )}
+          {small ? null : <Col source="reason" label="app.statement.fields.reason" disableSort />}
+          {small ? null : (
+            <Col
+              source="request_id"
+              label="app.statement.fields.request_id"
+              disableSort
+              render={(line) => (
+                <Typography variant="caption" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>
+                  {line.request_id}
+                </Typography>
+              )}
+            />
+          )}
+          {small ? null : <Col source="id" label="app.statement.fields.id" disableSort />}
+        </DataTable>
+      )}
     </List>
   );
 };
