@@ -93,6 +93,8 @@ describe('console statement screens', () => {
     // The owner sees that an admin acted, not which one.
     await expectText(adjustment, /^管理员$/);
     await expectText(page.locator('tbody tr').first(), `兑换码 #`);
+    await expectText(page.locator('tbody tr').first(), '兑换码兑换');
+    await expectText(adjustment, '管理员修改额度');
 
     await page.getByLabel('类型').click();
     await page.getByRole('option', { name: '管理员调整' }).click();

@@ -35,6 +35,16 @@ export const en = {
     topup: 'Top-up',
     relay_charge: 'API usage',
   },
+  reasons: {
+    register_signup: 'Sign-up',
+    oauth_signup: 'Sign-up with a third-party account',
+    admin_signup: 'Account created by an admin',
+    root_signup: 'Root account set up',
+    admin_edit: 'Quota edited by an admin',
+    aff_transfer: 'Invite earnings moved to the balance',
+    redemption_credit: 'Code redeemed',
+    relay_request: 'API request',
+  },
   grants: {
     new_user: 'Sign-up gift',
     invitee_gift: 'Invitation code gift',
@@ -95,6 +105,16 @@ export const zh: Shape<typeof en> = {
     redemption: '兑换码充值',
     topup: '在线充值',
     relay_charge: 'API 调用扣费',
+  },
+  reasons: {
+    register_signup: '注册',
+    oauth_signup: '第三方账号注册',
+    admin_signup: '管理员创建账号',
+    root_signup: '初始化超级管理员',
+    admin_edit: '管理员修改额度',
+    aff_transfer: '邀请额度划转到余额',
+    redemption_credit: '兑换码兑换',
+    relay_request: 'API 请求',
   },
   grants: {
     new_user: '新用户注册赠送',

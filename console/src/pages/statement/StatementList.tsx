@@ -132,7 +132,14 @@ export const StatementList = ({ title, userId, ownerId }: StatementListProps) =>
               render={(line) => renderActor(line, ownerId, own, translate)}
             />
           )}
-          {small ? null : <Col source="reason" label="app.statement.fields.reason" disableSort />}
+          {small ? null : (
+            <Col
+              source="reason"
+              label="app.statement.fields.reason"
+              disableSort
+              render={(line) => <span title={line.reason}>{translate(`app.statement.reasons.${line.reason}`, { _: line.reason })}</span>}
+            />
+          )}
           {small ? null : (
             <Col
               source="request_id"
