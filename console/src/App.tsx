@@ -17,6 +17,8 @@ import { PlaygroundPage } from './pages/playground/PlaygroundPage';
 import { PricingPage } from './pages/pricing/PricingPage';
 import { RegisterPage } from './pages/RegisterPage';
 import { SettingsPage } from './pages/SettingsPage';
+import { StatementPage } from './pages/statement/StatementPage';
+import { UserStatementPage } from './pages/statement/UserStatementPage';
 import { TopUpPage } from './pages/topup/TopUpPage';
 import { authProvider } from './providers/authProvider';
 import { dataProvider } from './providers/dataProvider';
@@ -79,6 +81,7 @@ export const App = () => (
         <Route path="/chat" element={<ChatPage />} />
         <Route path="/chat2link" element={<Chat2LinkPage />} />
         <Route path="/playground" element={<PlaygroundPage />} />
+        <Route path="/statement" element={<StatementPage />} />
         {LATER_SCREENS.map(([path, titleKey, isPublic]) => (
           <Route key={path} path={path} element={<PlaceholderPage titleKey={titleKey} isPublic={isPublic} />} />
         ))}
@@ -86,6 +89,7 @@ export const App = () => (
       <Resource name="user" {...users}>
         <Route path="edit/:id" element={<UserEdit />} />
         <Route path="add" element={<UserCreate />} />
+        <Route path="statement/:id" element={<UserStatementPage />} />
       </Resource>
       <Resource name="redemption" {...redemptions} />
       <Resource name="log" {...logs} />

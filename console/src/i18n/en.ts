@@ -3,9 +3,11 @@ import type { TranslationMessages } from 'react-admin';
 import { en as logsEn } from './logs';
 import { en as optionsTexts } from './settings';
 import { en as pagesEn } from './pages';
+import { en as statementEn } from './statement';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
+  statement: statementEn,
   common: {
     ok: 'OK',
     cancel: 'Cancel',

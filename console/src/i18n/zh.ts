@@ -4,9 +4,11 @@ import { zh as logsZh } from './logs';
 import { zh as pagesZh } from './pages';
 import { raZh } from './raZh';
 import { zh as optionsTexts } from './settings';
+import { zh as statementZh } from './statement';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
+  statement: statementZh,
   common: {
     ok: '确定',
     cancel: '取消',

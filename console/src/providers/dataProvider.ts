@@ -5,12 +5,14 @@ import { logEndpoints } from './endpoints/logEndpoints';
 import { redemptionEndpoints, setRedemptionStatus } from './endpoints/redemptionEndpoints';
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
+import { statementEndpoints } from '../pages/statement/statementEndpoints';
 
 /** One entry per react-admin resource; channels, tokens and logs join here later. */
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   user: userEndpoints,
   redemption: redemptionEndpoints,
   log: logEndpoints,
+  statement: statementEndpoints,
 };
 
 const endpointsFor = (resource: string): ResourceEndpoints => {

@@ -2,7 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { Box, Button, Card, CardContent, CardHeader, Stack, TextField } from '@mui/material';
 import OpenInNewIcon from '@mui/icons-material/OpenInNew';
 import RedeemIcon from '@mui/icons-material/Redeem';
+import ReceiptLongIcon from '@mui/icons-material/ReceiptLong';
 import { Authenticated, Title, useTranslate } from 'react-admin';
+import { Link } from 'react-router-dom';
 import { useApiData } from '../../hooks/useApiData';
 import { useApiNotify } from '../../hooks/useApiNotify';
 import { renderQuota } from '../../lib/quota';
@@ -48,7 +50,20 @@ const TopUpContent = () => {
       <Title title={translate('app.menu.topup')} />
       <Stack spacing={2}>
         <Card>
-          <CardHeader title={translate('app.topup.balance_title')} />
+          <CardHeader
+            title={translate('app.topup.balance_title')}
+            action={
+              <Button
+                component={Link}
+                to="/statement"
+                size="small"
+                startIcon={<ReceiptLongIcon />}
+                title={translate('app.statement.open_hint')}
+              >
+                {translate('app.statement.open')}
+              </Button>
+            }
+          />
           <CardContent>
             <StatList
               stats={[

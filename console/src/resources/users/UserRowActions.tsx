@@ -5,6 +5,7 @@ import { Link } from 'react-router-dom';
 import { useApiNotify } from '../../hooks/useApiNotify';
 import { USER_STATUS_ENABLED, type User, type UserManageAction } from '../../lib/types';
 import type { ConsoleDataProvider } from '../../providers/dataProvider';
+import { StatementRowButton } from '../../pages/statement/StatementRowButton';
 
 /** Actions that change rights or can't be undone ask first, like new-api's pop-confirms. */
 const CONFIRMED: Partial<Record<UserManageAction, { title: string; content: string }>> = {
@@ -26,9 +27,12 @@ export const UserRowActions = () => {
   if (!user) return null;
   if (user.DeletedAt) {
     return (
-      <Typography variant="body2" color="text.disabled">
-        {translate('app.users.no_actions')}
-      </Typography>
+      <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
+        <Typography variant="body2" color="text.disabled">
+          {translate('app.users.no_actions')}
+        </Typography>
+        <StatementRowButton userId={Number(user.id)} />
+      </Stack>
     );
   }
 
@@ -72,6 +76,7 @@ export const UserRowActions = () => {
       <Button size="small" component={Link} to={`/user/edit/${user.id}`}>
         {translate('app.users.edit')}
       </Button>
+      <StatementRowButton userId={Number(user.id)} />
       <Confirm
         isOpen={Boolean(confirm)}
         title={confirm?.title ?? ''}

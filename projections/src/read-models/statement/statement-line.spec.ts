@@ -1,0 +1,93 @@
+import { eventMetadata, systemActor, userActor } from '#server/ledger/event-envelope';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { evolveStored } from '#server/modules/accounts/account-event-codec';
+import { type AccountState, initialAccountState } from '#server/modules/accounts/account.state';
+import { STATEMENT_KINDS, statementLine, type StatementLine } from './statement-line';
+
+const display = { inCurrency: true, quotaPerUnit: 500000 };
+let position = 0;
+
+function event(type: string, data: Record<string, unknown>, actor = systemActor(), reasonCode = 'test'): RecordedEvent {
+  position += 1;
+  return {
+    id: `e${position}`,
+    streamId: 'account-7',
+    revision: position - 1,
+    position: position * 10,
+    type,
+    data: { ...data, username: 'u7', quotaDisplay: display },
+    metadata: eventMetadata({ correlationId: `req-${position}`, reasonCode, actor }),
+    createdAt: new Date(1_732_600_000_000 + position * 1000),
+  };
+}
+
+describe('statement lines', () => {
+  const history = [
+    event('QuotaGranted', { amount: 1000, kind: 'new_user' }, systemActor(), 'password_signup'),
+    event('InviterRewarded', { amount: 400, inviteeId: 9 }),
+    event('AffiliateQuotaTransferred', { amount: 400 }, userActor(7, 1), 'aff_transfer'),
+    event('QuotaConsumed', { quota: 250, tokenId: 3, tokenName: 'main', modelName: 'gpt-4o-mini', requestId: 'r1' }, userActor(7, 1)),
+    event('QuotaAdjustedByAdmin', { before: 1150, after: 5000, adminId: 1 }, userActor(1, 100), 'admin_edit'),
+    event('QuotaRedeemed', { amount: 300, redemptionId: 12 }, userActor(7, 1), 'redemption_credit'),
+    event('QuotaAdjustedByAdmin', { before: 5300, after: 0, adminId: 1 }, userActor(1, 100), 'admin_edit'),
+    event('QuotaConsumed', { quota: 40, tokenId: 3, tokenName: 'main', modelName: 'gpt-4o', requestId: 'r2' }, userActor(7, 1)),
+  ];
+  const lines: StatementLine[] = [];
+  for (const recorded of history) lines.push(statementLine(recorded, 7, lines.at(-1)?.balance ?? 0));
+
+  it('gives each event its kind, signed delta and the balance after it, with the admin edit as the change it made', () => {
+    expect(lines.map((line) => [line.kind, line.delta, line.balance])).toEqual([
+      ['gift', 1000, 1000],
+      ['invite_reward', 0, 1000],
+      ['affiliate_transfer', 400, 1400],
+      ['relay_charge', -250, 1150],
+      ['admin_adjustment', 3850, 5000],
+      ['redemption', 300, 5300],
+      ['admin_adjustment', -5300, 0],
+      ['relay_charge', -40, -40],
+    ]);
+  });
+
+  it('chains: each balance minus its delta is the previous balance, the deltas sum to the balance, which is the account fold', () => {
+    lines.forEach((line, index) => expect(line.balance - line.delta).toBe(index === 0 ? 0 : lines[index - 1].balance));
+    expect(lines.reduce((sum, line) => sum + line.delta, 0)).toBe(lines.at(-1)!.balance);
+    const folded = history.reduce<AccountState>(evolveStored, initialAccountState);
+    expect(lines.at(-1)!.balance).toBe(folded.quota);
+  });
+
+  it('carries the envelope: ledger position as id, ledger time, actor, reason, request id and the reference', () => {
+    expect(lines[3]).toEqual({
+      position: 40,
+      userId: 7,
+      revision: 3,
+      createdAt: 1_732_600_004,
+      kind: 'relay_charge',
+      delta: -250,
+      balance: 1150,
+      actorType: 'user',
+      actorId: 7,
+      actorRole: 1,
+      reason: 'test',
+      requestId: 'req-4',
+      ref: { token_id: 3, token_name: 'main', model: 'gpt-4o-mini' },
+    });
+    expect(lines[0]).toMatchObject({
+      actorType: 'system',
+      actorId: null,
+      actorRole: null,
+      reason: 'password_signup',
+      ref: { grant: 'new_user' },
+    });
+    expect(lines[1].ref).toEqual({ invitee_id: 9, aff_amount: 400 });
+    expect(lines[4]).toMatchObject({ actorId: 1, actorRole: 100, ref: { before: 1150, after: 5000 } });
+    expect(lines[5].ref).toEqual({ code_id: 12 });
+  });
+
+  it('lists every kind once, and refuses a charge whose quota is not a safe integer', () => {
+    expect(STATEMENT_KINDS).toEqual(['gift', 'invite_reward', 'affiliate_transfer', 'admin_adjustment', 'redemption', 'relay_charge']);
+    expect(() => statementLine(event('QuotaConsumed', { quota: 1.5 }), 7, 0)).toThrow(/quota/);
+    const odd = statementLine(event('QuotaConsumed', { quota: 1, tokenName: 't\u0000k', modelName: `m${'x'.repeat(400)}` }), 7, 0);
+    expect(odd.ref).toMatchObject({ token_name: 'tk', model: `m${'x'.repeat(254)}` });
+    expect(() => statementLine(event('QuotaGranted', { amount: 'x', kind: 'new_user' }), 7, 0)).toThrow(/amount/);
+  });
+});

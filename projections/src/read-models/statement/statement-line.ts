@@ -1,0 +1,139 @@
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import type { AccountEvent } from '#server/modules/accounts/account.events';
+import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
+import { applyQuotaConsumed, evolve, initialAccountState } from '#server/modules/accounts/account.state';
+import { QUOTA_CONSUMED } from '#server/modules/accounts/quota-consumed.event';
+
+/** What a line points at: the redemption code, the token and model of a charge, the invitee of a reward … */
+export type StatementRef = Record<string, string | number>;
+
+interface KindEntry<E> {
+  kind: string;
+  ref: (data: E) => StatementRef;
+}
+
+type AccountEntries = { [T in AccountEvent['type']]: KindEntry<Extract<AccountEvent, { type: T }>['data']> };
+
+/** The relay charge's fields a statement line shows (QuotaConsumedData, checked). */
+export interface ChargeFacts {
+  quota: number;
+  tokenId: number;
+  tokenName: string;
+  modelName: string;
+}
+
+/**
+ * The one table from account event type to statement kind and reference. The amount and the balance are not
+ * here: they come from account.state's `evolve` (and applyQuotaConsumed), the fold the command side decides with,
+ * so a line's balance is the account-balances quota by construction. A new account event is one entry here (the
+ * mapped type makes it a compile error to forget it); its effect on quota is evolve's business.
+ *
+ * InviterRewarded credits pending invite earnings (aff_quota), not quota: it is shown with delta 0 so the
+ * statement explains where the later affiliate transfer came from; the reward itself is in `ref.aff_amount`.
+ */
+export const ACCOUNT_STATEMENT_KINDS: AccountEntries = {
+  QuotaGranted: { kind: 'gift', ref: (data) => ({ grant: data.kind }) },
+  InviterRewarded: { kind: 'invite_reward', ref: (data) => ({ invitee_id: data.inviteeId, aff_amount: data.amount }) },
+  AffiliateQuotaTransferred: { kind: 'affiliate_transfer', ref: () => ({}) },
+  QuotaAdjustedByAdmin: { kind: 'admin_adjustment', ref: (data) => ({ before: data.before, after: data.after }) },
+  QuotaRedeemed: { kind: 'redemption', ref: (data) => ({ code_id: data.redemptionId }) },
+};
+
+/** The relay's QuotaConsumed (not an AccountEvent: the settlement appends it). */
+export const CHARGE_STATEMENT_KIND: KindEntry<ChargeFacts> = {
+  kind: 'relay_charge',
+  ref: (charge) => ({ token_id: charge.tokenId, token_name: charge.tokenName, model: charge.modelName }),
+};
+
+/** Every kind a line can have, for the `kind` filter. */
+export const STATEMENT_KINDS: readonly string[] = [
+  ...new Set([...Object.values(ACCOUNT_STATEMENT_KINDS).map((entry) => entry.kind), CHARGE_STATEMENT_KIND.kind]),
+];
+
+export interface StatementLine {
+  /** The event's ledger position: the line's id, and its order. */
+  position: number;
+  userId: number;
+  /** The event's revision in `account-{userId}` (the replay guard). */
+  revision: number;
+  /** Unix seconds: the ledger time of the event. */
+  createdAt: number;
+  kind: string;
+  delta: number;
+  balance: number;
+  actorType: 'user' | 'system';
+  actorId: number | null;
+  actorRole: number | null;
+  reason: string;
+  requestId: string;
+  ref: StatementRef;
+}
+
+function safeInteger(data: Record<string, unknown>, key: string): number {
+  const value = data[key];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw new Error(`QuotaConsumed.${key} is not a safe integer: ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Longest text kept in a line (a model or token name, a reason): longer is cut rather than failing the projection. */
+const TEXT_WIDTH = 255;
+
+/** Text Postgres can store (no NUL, which neither text nor jsonb accepts) and at most TEXT_WIDTH characters. */
+export function storableText(value: unknown): string {
+  if (typeof value !== 'string') return '';
+  const clean = value.includes('\u0000') ? value.replace(/\u0000/g, '') : value;
+  const chars = Array.from(clean);
+  return chars.length > TEXT_WIDTH ? chars.slice(0, TEXT_WIDTH).join('') : clean;
+}
+
+/** The facts of a relay charge a line needs; throws on a quota that is not a safe integer (the projection stops on it). */
+export function chargeFacts(data: Record<string, unknown>): ChargeFacts {
+  return {
+    quota: safeInteger(data, 'quota'),
+    tokenId: typeof data.tokenId === 'number' ? data.tokenId : 0,
+    tokenName: storableText(data.tokenName),
+    modelName: storableText(data.modelName),
+  };
+}
+
+/** Everything of a line but its kind, amounts and reference: from the event's envelope. */
+function envelopeOf(event: RecordedEvent, userId: number) {
+  const actor = event.metadata?.actor;
+  const user = actor?.type === 'user';
+  return {
+    position: event.position,
+    userId,
+    revision: event.revision,
+    createdAt: Math.floor(event.createdAt.getTime() / 1000),
+    actorType: user ? ('user' as const) : ('system' as const),
+    actorId: user ? actor.userId : null,
+    actorRole: user ? actor.role : null,
+    reason: storableText(event.metadata?.reasonCode),
+    requestId: storableText(event.metadata?.correlationId),
+  };
+}
+
+/** The line of a relay charge taking the balance from `previous`. */
+export function chargeLine(event: RecordedEvent, userId: number, charge: ChargeFacts, previous: number): StatementLine {
+  const balance = applyQuotaConsumed({ ...initialAccountState, quota: previous }, charge.quota).quota;
+  return {
+    ...envelopeOf(event, userId),
+    kind: CHARGE_STATEMENT_KIND.kind,
+    delta: balance - previous,
+    balance,
+    ref: CHARGE_STATEMENT_KIND.ref(charge),
+  };
+}
+
+/**
+ * The line of any account-stream event the statement handles, given the balance before it (0 for the stream's
+ * first): its delta is what `evolve` did to quota, so an admin edit (which sets quota) shows the change it made.
+ */
+export function statementLine(event: RecordedEvent, userId: number, previous: number): StatementLine {
+  if (event.type === QUOTA_CONSUMED) return chargeLine(event, userId, chargeFacts(event.data), previous);
+  const domain = toAccountEvent(event);
+  const balance = evolve({ ...initialAccountState, quota: previous }, domain).quota;
+  const entry = ACCOUNT_STATEMENT_KINDS[domain.type] as KindEntry<AccountEvent['data']>;
+  return { ...envelopeOf(event, userId), kind: entry.kind, delta: balance - previous, balance, ref: entry.ref(domain.data) };
+}
