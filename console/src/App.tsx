@@ -19,6 +19,7 @@ import { dataProvider } from './providers/dataProvider';
 import { i18nProvider } from './providers/i18nProvider';
 import { createConsoleStore } from './providers/store';
 import { redemptions } from './resources/redemptions';
+import { tokens } from './resources/tokens';
 import { users, UserSelfEdit } from './resources/users';
 import { UserCreate } from './resources/users/UserCreate';
 import { UserEdit } from './resources/users/UserEdit';
@@ -32,7 +33,6 @@ const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/channel/*', 'app.menu.channel', false],
   ['/chat', 'app.menu.chat', false],
   ['/chat2link', 'app.menu.chat', false],
-  ['/token', 'app.menu.token', false],
   ['/log', 'app.menu.log', false],
   ['/detail', 'app.menu.detail', false],
   ['/midjourney', 'app.menu.midjourney', false],
@@ -84,6 +84,7 @@ export const App = () => (
         <Route path="add" element={<UserCreate />} />
       </Resource>
       <Resource name="redemption" {...redemptions} />
+      <Resource name="token" {...tokens} />
     </Admin>
   </BrowserRouter>
 );

@@ -1,6 +1,7 @@
 import type { TranslationMessages } from 'react-admin';
 import type { AppMessages, ResourceMessages } from './en';
 import { raZh } from './raZh';
+import { zh as tokensZh } from './tokens';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
@@ -260,6 +261,7 @@ export const appZh: AppMessages = {
     delete_content: '相当于删除用户，此修改将不可逆',
     no_actions: '无可用操作',
   },
+  tokens: tokensZh,
   redemptions: {
     title: '管理兑换码',
     search: '搜索兑换码的 ID 和名称 …',

@@ -2,6 +2,7 @@
 import type { DataProvider, RaRecord } from 'react-admin';
 import type { Redemption, UserManageAction } from '../lib/types';
 import { redemptionEndpoints, setRedemptionStatus } from './endpoints/redemptionEndpoints';
+import { setTokenStatus, tokenEndpoints, type Token } from './endpoints/tokenEndpoints';
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
 
@@ -9,6 +10,7 @@ import type { ResourceEndpoints } from './endpoints/types';
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   user: userEndpoints,
   redemption: redemptionEndpoints,
+  token: tokenEndpoints,
 };
 
 const endpointsFor = (resource: string): ResourceEndpoints => {
@@ -24,6 +26,7 @@ const unsupported = (resource: string, method: string): never => {
 export interface ConsoleDataProvider extends DataProvider {
   manageUser: (id: number, action: UserManageAction) => ReturnType<typeof manageUser>;
   setRedemptionStatus: (id: number, status: number) => Promise<Redemption>;
+  setTokenStatus: (id: number, status: number) => Promise<Token>;
 }
 
 export const dataProvider: ConsoleDataProvider = {
@@ -56,4 +59,5 @@ export const dataProvider: ConsoleDataProvider = {
 
   manageUser: (id, action) => manageUser(id, action),
   setRedemptionStatus: (id, status) => setRedemptionStatus(id, status),
+  setTokenStatus: (id, status) => setTokenStatus(id, status),
 };
