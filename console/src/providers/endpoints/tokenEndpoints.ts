@@ -64,12 +64,18 @@ const searchTokens = async (keyword: string, token: string, page: number, perPag
 
 /**
  * `GET /api/token/?p&size` pages 0-based with any size up to 100, newest first, as a bare array without a total:
- * react-admin's page n of size s is exactly the server's page n-1, and a full page means there may be more.
+ * react-admin's page n of size s is exactly the server's page n-1. A short page is the last, so the total is
+ * known; after a full page, one token is asked for at the next page's offset (size 1, page = offset) to learn
+ * whether there is more, and if not the total is known too.
  */
 const listTokens = async (page: number, perPage: number): Promise<GetListResult<Token>> => {
   const size = Math.min(Math.max(1, perPage), TOKEN_MAX_PAGE_SIZE);
   const data = (await apiRequest<Token[] | null>('/api/token/', { query: { p: page - 1, size } })) ?? [];
-  return { data, pageInfo: { hasNextPage: data.length === size, hasPreviousPage: page > 1 } };
+  const before = (page - 1) * size;
+  if (data.length < size) return { data, total: before + data.length };
+  const next = (await apiRequest<Token[] | null>('/api/token/', { query: { p: page * size, size: 1 } })) ?? [];
+  if (next.length === 0) return { data, total: before + data.length };
+  return { data, pageInfo: { hasNextPage: true, hasPreviousPage: page > 1 } };
 };
 
 /** `PUT /api/token/?status_only=true`: 1 enables, 2 disables; answers the token as it now is. */

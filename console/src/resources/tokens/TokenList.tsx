@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { Alert, Box, Button, Card, CardContent, Chip, Typography } from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, Chip, Typography, useMediaQuery, type Theme } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import KeyIcon from '@mui/icons-material/Key';
@@ -9,6 +9,7 @@ import { useCopy } from '../../hooks/useCopy';
 import { renderQuota } from '../../lib/quota';
 import { NEVER_EXPIRES, TOKEN_STATUS_ENABLED, type Token } from '../../providers/endpoints/tokenEndpoints';
 import { useStatus } from '../../providers/statusStore';
+import { TokenCards, type TokenCellRenderers } from './TokenCards';
 import { TokenDrawer, type DrawerTarget } from './TokenDrawer';
 import { EditDrawerContext, TokenRowActions } from './TokenRowActions';
 import { TokenStatusChip } from './TokenStatusChip';
@@ -20,6 +21,8 @@ import { renderTimestamp } from './tokenForm';
  */
 const CopySelectedButton = ({ inListToolbar = false }: { inListToolbar?: boolean }) => {
   const translate = useTranslate();
+  // Phones show cards, which have no bulk toolbar: the list toolbar's button stays.
+  const isSmall = useMediaQuery((theme: Theme) => theme.breakpoints.down('sm'));
   const notify = useApiNotify();
   const copy = useCopy();
   const { data, selectedIds } = useListContext<Token>();
@@ -31,7 +34,7 @@ const CopySelectedButton = ({ inListToolbar = false }: { inListToolbar?: boolean
     }
     void copy(selected.map((token) => `${token.name}    sk-${token.key}\n`).join(''), 'app.tokens.copied');
   };
-  if (inListToolbar && selectedIds.length > 0) return null;
+  if (inListToolbar && !isSmall && selectedIds.length > 0) return null;
   return (
     <Button size="small" variant="outlined" startIcon={<ContentCopyIcon />} onClick={copySelected}>
       {translate('app.tokens.copy_selected')}
@@ -120,7 +123,14 @@ export const TokenList = () => {
   const status = useStatus();
   const filters = useFilters();
   const refresh = useRefresh();
+  const isSmall = useMediaQuery((theme: Theme) => theme.breakpoints.down('sm'));
   const [drawer, setDrawer] = useState<DrawerTarget>(null);
+  const render: TokenCellRenderers = {
+    usedQuota: (token) => renderQuota(token.used_quota, status),
+    remainQuota: (token) => <RemainQuota token={token} />,
+    createdTime: (token) => renderTimestamp(token.created_time),
+    expiry: (token) => <Expiry token={token} />,
+  };
   const openEdit = useCallback((id: number) => setDrawer({ mode: 'edit', id }), []);
   const openCreate = () => setDrawer({ mode: 'create' });
   const closeDrawer = () => setDrawer(null);
@@ -131,6 +141,9 @@ export const TokenList = () => {
       </Box>
       <List
         resource="token"
+        // Like new-api, each visit starts afresh: no search, page size or selection is kept from the last one
+        // (a kept selection would also keep the bulk toolbar over the add button).
+        storeKey={false}
         title={translate('app.tokens.title')}
         perPage={10}
         filters={filters}
@@ -138,46 +151,45 @@ export const TokenList = () => {
         pagination={<Pagination rowsPerPageOptions={[10, 20, 50, 100]} />}
         exporter={false}
         empty={<NoTokens onAdd={openCreate} />}
-        sx={{ '& .RaList-content': { overflowX: 'auto' } }}
       >
-        <DataTable<Token> rowClick={false} bulkActionButtons={<CopySelectedButton />} rowSx={rowSx} empty={<NoMatch />}>
-          <DataTable.Col<Token> source="name" label="app.tokens.fields.name" disableSort />
-          <DataTable.Col<Token>
-            source="status"
-            label="app.tokens.fields.status"
-            disableSort
-            render={(token) => <TokenStatusChip token={token} />}
-          />
-          <DataTable.Col<Token>
-            source="used_quota"
-            label="app.tokens.fields.used_quota"
-            disableSort
-            render={(token) => renderQuota(token.used_quota, status)}
-          />
-          <DataTable.Col<Token>
-            source="remain_quota"
-            label="app.tokens.fields.remain_quota"
-            disableSort
-            render={(token) => <RemainQuota token={token} />}
-          />
-          <DataTable.Col<Token>
-            source="created_time"
-            label="app.tokens.fields.created_time"
-            disableSort
-            cellSx={nowrap}
-            render={(token) => renderTimestamp(token.created_time)}
-          />
-          <DataTable.Col<Token>
-            source="expired_time"
-            label="app.tokens.fields.expired_time"
-            disableSort
-            cellSx={nowrap}
-            render={(token) => <Expiry token={token} />}
-          />
-          <DataTable.Col<Token> label="app.tokens.fields.actions">
-            <TokenRowActions />
-          </DataTable.Col>
-        </DataTable>
+        {isSmall ? (
+          <TokenCards render={render} empty={<NoMatch />} />
+        ) : (
+          <DataTable<Token>
+            sx={{ '& .RaDataTable-tableWrapper': { overflowX: 'auto' } }}
+            rowClick={false}
+            bulkActionButtons={<CopySelectedButton />}
+            rowSx={rowSx}
+            empty={<NoMatch />}
+          >
+            <DataTable.Col<Token> source="name" label="app.tokens.fields.name" disableSort />
+            <DataTable.Col<Token>
+              source="status"
+              label="app.tokens.fields.status"
+              disableSort
+              render={(token) => <TokenStatusChip token={token} />}
+            />
+            <DataTable.Col<Token> source="used_quota" label="app.tokens.fields.used_quota" disableSort render={render.usedQuota} />
+            <DataTable.Col<Token> source="remain_quota" label="app.tokens.fields.remain_quota" disableSort render={render.remainQuota} />
+            <DataTable.Col<Token>
+              source="created_time"
+              label="app.tokens.fields.created_time"
+              disableSort
+              cellSx={nowrap}
+              render={render.createdTime}
+            />
+            <DataTable.Col<Token>
+              source="expired_time"
+              label="app.tokens.fields.expired_time"
+              disableSort
+              cellSx={nowrap}
+              render={render.expiry}
+            />
+            <DataTable.Col<Token> label="app.tokens.fields.actions">
+              <TokenRowActions />
+            </DataTable.Col>
+          </DataTable>
+        )}
       </List>
       <TokenDrawer
         target={drawer}
