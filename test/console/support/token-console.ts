@@ -123,3 +123,10 @@ export const tokensNamed = (api: ApiSession, name: string): Promise<TokenRecord[
   api
     .must<TokenRecord[]>('GET', `/api/token/search?keyword=${encodeURIComponent(name)}`)
     .then((tokens) => tokens.filter((token) => token.name === name));
+
+/** Whether the page is wider than the window (a phone would have to scroll sideways). */
+export const horizontalOverflow = (page: Page): Promise<boolean> =>
+  page.evaluate(() => {
+    const globals = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+    return globals.document.documentElement.scrollWidth > globals.innerWidth;
+  });

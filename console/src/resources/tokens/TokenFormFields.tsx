@@ -120,7 +120,12 @@ const CountField = ({ values, onChange, error }: Pick<FieldsProps, 'values' | 'o
   );
 };
 
-const ModelLimitFields = ({ values, onChange, models }: Pick<FieldsProps, 'values' | 'onChange'> & { models: string[] }) => {
+const ModelLimitFields = ({
+  values,
+  onChange,
+  models,
+  loading,
+}: Pick<FieldsProps, 'values' | 'onChange'> & { models: string[]; loading: boolean }) => {
   const translate = useTranslate();
   // Models chosen earlier stay listed even if the group no longer serves them, so an edit does not drop them.
   const options = [...new Set([...models, ...values.modelLimits])];
@@ -142,6 +147,8 @@ const ModelLimitFields = ({ values, onChange, models }: Pick<FieldsProps, 'value
         value={values.modelLimits}
         onChange={(_event, selected) => onChange({ ...values, modelLimits: selected })}
         disabled={!values.modelLimitsEnabled}
+        loading={loading}
+        loadingText={translate('app.common.loading')}
         noOptionsText={translate('app.tokens.drawer.no_models')}
         renderInput={(params) => (
           <TextField
@@ -213,7 +220,7 @@ export const TokenFormFields = ({ values, onChange, choices, creating, currentGr
         slotProps={{ htmlInput: { style: { fontFamily: 'monospace' } } }}
         fullWidth
       />
-      <ModelLimitFields values={values} onChange={onChange} models={choices.models} />
+      <ModelLimitFields values={values} onChange={onChange} models={choices.models} loading={choices.loading} />
       <GroupField values={values} onChange={onChange} groups={choices.groups} currentGroup={currentGroup} />
     </Stack>
   );
