@@ -36,6 +36,8 @@ const ExpiryField = ({ values, onChange, error }: Pick<FieldsProps, 'values' | '
         error={Boolean(error)}
         helperText={error ?? (values.expiry ? undefined : translate('app.tokens.drawer.expiry_never_hint'))}
         slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+        // The browser's own picker (icon and pop-up) follows the console's light or dark theme.
+        sx={(theme) => ({ '& input': { colorScheme: theme.palette.mode } })}
         fullWidth
       />
       <Picks>
