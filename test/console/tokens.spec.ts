@@ -1,5 +1,5 @@
-import { uniqueName, type ConsoleBrowser } from './support/browser';
-import { expectText } from './support/console-actions';
+import { launchConsoleBrowser, uniqueName, type ConsoleBrowser } from './support/browser';
+import { expectText, fillLogin } from './support/console-actions';
 import { ApiSession } from './support/api-client';
 import { bodyBackground, waitForTableRows } from './support/page-state';
 import { rowOpacity } from './support/redemption-list';
@@ -75,6 +75,19 @@ describe('console tokens: the list', () => {
     for (const size of ['10', '20', '50', '100']) await page.getByRole('option', { name: size, exact: true }).waitFor();
     await page.getByRole('option', { name: '20', exact: true }).click();
     await waitForTableRows(page, 11);
+  });
+
+  it('sends a visitor who is not logged in to the login page, and back to /token after logging in', async () => {
+    const visitor = await launchConsoleBrowser({ baseUrl: opened!.target.baseUrl, locale: 'zh-CN' });
+    try {
+      await visitor.page.goto('/token');
+      await visitor.page.waitForURL((url) => url.pathname === '/login');
+      await fillLogin(visitor.page, opened!.username, opened!.password);
+      await visitor.page.waitForURL((url) => url.pathname === '/token');
+      await tokenRow(visitor.page, seeded(10)).waitFor();
+    } finally {
+      await visitor.close();
+    }
   });
 
   it('searches by name and by key, with or without sk-', async () => {
