@@ -170,6 +170,22 @@ describe('console tokens: the drawer', () => {
     await drawer.getByRole('button', { name: '取消' }).click();
   });
 
+  it('stops a batch at the first refusal and says how many were created', async () => {
+    const { page } = user;
+    // 26 bytes: the first name fits the 30-byte limit, the suffixed ones (+7 bytes) do not.
+    const name = `${prefix}${'b'.repeat(26 - prefix.length)}`;
+    await gotoTokens(page);
+    await page.getByRole('button', { name: '添加令牌' }).first().click();
+    const drawer = tokenDrawer(page);
+    await drawer.getByLabel('名称', { exact: false }).fill(name);
+    await drawer.getByLabel('新建数量').fill('3');
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await expectText(page, '已创建 1 / 3 个令牌，随后失败：令牌名称过长');
+    await drawer.waitFor({ state: 'hidden' });
+    const made = await api().must<TokenRecord[]>('GET', `/api/token/search?keyword=${name}`);
+    expect(made.map((token) => token.name)).toEqual([name]);
+  });
+
   it("shows an expired token as expired, refuses to enable it with the server's message, and enables it once it never expires", async () => {
     const { page } = user;
     const name = `${prefix}old`;
