@@ -26,6 +26,7 @@ import { i18nProvider } from './providers/i18nProvider';
 import { createConsoleStore } from './providers/store';
 import { logs } from './resources/logs';
 import { redemptions } from './resources/redemptions';
+import { tokens } from './resources/tokens';
 import { users, UserSelfEdit } from './resources/users';
 import { UserCreate } from './resources/users/UserCreate';
 import { UserEdit } from './resources/users/UserEdit';
@@ -35,7 +36,6 @@ const store = createConsoleStore();
 /** Screens of later releases: [path, menu label key, public?]. */
 const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/channel/*', 'app.menu.channel', false],
-  ['/token', 'app.menu.token', false],
   ['/detail', 'app.menu.detail', false],
   ['/midjourney', 'app.menu.midjourney', false],
   ['/task', 'app.menu.task', false],
@@ -93,6 +93,7 @@ export const App = () => (
       </Resource>
       <Resource name="redemption" {...redemptions} />
       <Resource name="log" {...logs} />
+      <Resource name="token" {...tokens} />
     </Admin>
   </BrowserRouter>
 );

@@ -4,6 +4,7 @@ import { en as logsEn } from './logs';
 import { en as optionsTexts } from './settings';
 import { en as pagesEn } from './pages';
 import { en as statementEn } from './statement';
+import { en as tokensEn } from './tokens';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -268,6 +269,7 @@ export const appEn = {
   },
   logs: logsEn,
   options: optionsTexts,
+  tokens: tokensEn,
   redemptions: {
     title: 'Manage redemption codes',
     search: 'Search redemption code ID and name …',

@@ -5,6 +5,7 @@ import { zh as pagesZh } from './pages';
 import { raZh } from './raZh';
 import { zh as optionsTexts } from './settings';
 import { zh as statementZh } from './statement';
+import { zh as tokensZh } from './tokens';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
@@ -267,6 +268,7 @@ export const appZh: AppMessages = {
   },
   logs: logsZh,
   options: optionsTexts,
+  tokens: tokensZh,
   redemptions: {
     title: '管理兑换码',
     search: '搜索兑换码的 ID 和名称 …',

@@ -3,6 +3,7 @@ import type { DataProvider, RaRecord } from 'react-admin';
 import type { Redemption, UserManageAction } from '../lib/types';
 import { logEndpoints } from './endpoints/logEndpoints';
 import { redemptionEndpoints, setRedemptionStatus } from './endpoints/redemptionEndpoints';
+import { setTokenStatus, tokenEndpoints, type Token } from './endpoints/tokenEndpoints';
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
 import { statementEndpoints } from '../pages/statement/statementEndpoints';
@@ -13,6 +14,7 @@ const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   redemption: redemptionEndpoints,
   log: logEndpoints,
   statement: statementEndpoints,
+  token: tokenEndpoints,
 };
 
 const endpointsFor = (resource: string): ResourceEndpoints => {
@@ -28,6 +30,7 @@ const unsupported = (resource: string, method: string): never => {
 export interface ConsoleDataProvider extends DataProvider {
   manageUser: (id: number, action: UserManageAction) => ReturnType<typeof manageUser>;
   setRedemptionStatus: (id: number, status: number) => Promise<Redemption>;
+  setTokenStatus: (id: number, status: number) => Promise<Token>;
 }
 
 export const dataProvider: ConsoleDataProvider = {
@@ -60,4 +63,5 @@ export const dataProvider: ConsoleDataProvider = {
 
   manageUser: (id, action) => manageUser(id, action),
   setRedemptionStatus: (id, status) => setRedemptionStatus(id, status),
+  setTokenStatus: (id, status) => setTokenStatus(id, status),
 };
