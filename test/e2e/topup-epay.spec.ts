@@ -48,7 +48,9 @@ describe('online top-up through Epay', () => {
   });
 
   it('refuses to order while the gateway is not configured, and /api/status says online top-up is off', async () => {
-    expect((await call(target, null, 'get', '/api/status')).body.data.enable_online_topup).toBe(false);
+    const status = await call(target, null, 'get', '/api/status');
+    expect(status.body.data.enable_online_topup).toBe(false);
+    expect(status.headers['content-security-policy'].split(';')).toContain("form-action 'self'");
     const refused = await call(target, alice, 'post', '/api/user/pay', { amount: 10, payment_method: 'zfb' });
     expect(refused.body).toEqual({ message: 'error', data: '当前管理员未配置支付信息' });
     // The callback of an unconfigured gateway answers fail (new-api panicked).
@@ -57,7 +59,10 @@ describe('online top-up through Epay', () => {
 
   it('orders: a signed form for PayAddress/submit.php, a pending order in the history, the form accepted by the gateway', async () => {
     fake = await configureEpay(target);
-    expect((await call(target, null, 'get', '/api/status')).body.data.enable_online_topup).toBe(true);
+    const status = await call(target, null, 'get', '/api/status');
+    expect(status.body.data.enable_online_topup).toBe(true);
+    // The console may post its hidden form to the gateway's origin, and to nowhere else.
+    expect(status.headers['content-security-policy'].split(';')).toContain(`form-action 'self' ${fake.baseUrl}`);
     await setOptions(target, { ServerAddress: 'https://gate.example.com', PayAddress: `${fake.baseUrl}/some/path/?q=1` });
 
     const form = await order(target, alice, 10, 'zfb');

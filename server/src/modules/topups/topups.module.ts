@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TopUpOrdersReadModelModule } from '#projections/read-models/topup-orders/topup-orders-read-model.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { TopUpBodyErrorsHook } from './topup-body-errors.hook';
+import { TopUpFormActionHook } from './topup-form-action.hook';
 import { TopUpReader } from './topup.reader';
 import { TopUpsController } from './topups.controller';
 import { ConfirmTopUpPaymentHandler } from './usecases/confirm-payment/confirm-payment.handler';
@@ -20,6 +21,7 @@ import { RequestTopUpPaymentHandler } from './usecases/request-payment/request-p
   providers: [
     TopUpReader,
     TopUpBodyErrorsHook,
+    TopUpFormActionHook,
     QuoteTopUpHandler,
     RequestTopUpPaymentHandler,
     ConfirmTopUpPaymentHandler,
