@@ -1,6 +1,7 @@
 import type { TranslationMessages } from 'react-admin';
 import type { AppMessages, ResourceMessages } from './en';
 import { raZh } from './raZh';
+import { zh as topupOnlineZh } from './topup-online';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
@@ -104,6 +105,7 @@ export const appZh: AppMessages = {
     price_per_call: '%{price} / 次',
     empty: '暂无可用模型',
   },
+  topup_online: topupOnlineZh,
   topup: {
     balance_title: '余额',
     balance: '当前余额',
