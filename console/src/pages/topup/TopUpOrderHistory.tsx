@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Button, Card, CardContent, CardHeader, Chip, Stack, Typography } from '@mui/material';
+import { Box, Button, Card, CardContent, CardHeader, Chip, Stack, Typography } from '@mui/material';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import { DataTable, ListContextProvider, useList, useTranslate } from 'react-admin';
 import { useApiData } from '../../hooks/useApiData';
@@ -66,52 +66,55 @@ export const TopUpOrderHistory = ({ status, version }: { status: PublicStatus; v
           </Button>
         }
       />
-      <CardContent sx={{ overflowX: 'auto' }}>
+      <CardContent>
         {data.length === 0 && !orders.loading ? (
           <Typography color="text.secondary">{translate('app.topup_online.history_empty')}</Typography>
         ) : (
-          <ListContextProvider value={list}>
-            <DataTable<TopUpOrder> resource="topup_orders" rowClick={false} bulkActionButtons={false} data-testid="topup-orders">
-              <DataTable.Col<TopUpOrder> source="trade_no" label="app.topup_online.trade_no" disableSort />
-              <DataTable.Col<TopUpOrder> source="amount" label="app.topup_online.amount" disableSort />
-              <DataTable.Col<TopUpOrder>
-                source="quota"
-                label="app.topup_online.quota"
-                disableSort
-                render={(order) => renderQuota(order.quota, status)}
-              />
-              <DataTable.Col<TopUpOrder>
-                source="money"
-                label="app.topup_online.payable"
-                disableSort
-                render={(order) => translate('app.topup_online.money', { money: order.money.toFixed(2) })}
-              />
-              <DataTable.Col<TopUpOrder>
-                source="payment_method"
-                label="app.topup_online.method"
-                disableSort
-                render={(order) => methodLabel(order.payment_method)}
-              />
-              <DataTable.Col<TopUpOrder>
-                source="status"
-                label="app.topup_online.status"
-                disableSort
-                render={(order) => <StatusChip status={order.status} />}
-              />
-              <DataTable.Col<TopUpOrder>
-                source="create_time"
-                label="app.topup_online.created"
-                disableSort
-                render={(order) => renderTime(order.create_time)}
-              />
-              <DataTable.Col<TopUpOrder>
-                source="complete_time"
-                label="app.topup_online.completed"
-                disableSort
-                render={(order) => renderTime(order.complete_time)}
-              />
-            </DataTable>
-          </ListContextProvider>
+          // Zero width, at least the card's: the table scrolls inside the card instead of widening the page on a phone.
+          <Box sx={{ width: 0, minWidth: '100%', overflowX: 'auto' }}>
+            <ListContextProvider value={list}>
+              <DataTable<TopUpOrder> resource="topup_orders" rowClick={false} bulkActionButtons={false} data-testid="topup-orders">
+                <DataTable.Col<TopUpOrder> source="trade_no" label="app.topup_online.trade_no" disableSort />
+                <DataTable.Col<TopUpOrder> source="amount" label="app.topup_online.amount" disableSort />
+                <DataTable.Col<TopUpOrder>
+                  source="quota"
+                  label="app.topup_online.quota"
+                  disableSort
+                  render={(order) => renderQuota(order.quota, status)}
+                />
+                <DataTable.Col<TopUpOrder>
+                  source="money"
+                  label="app.topup_online.payable"
+                  disableSort
+                  render={(order) => translate('app.topup_online.money', { money: order.money.toFixed(2) })}
+                />
+                <DataTable.Col<TopUpOrder>
+                  source="payment_method"
+                  label="app.topup_online.method"
+                  disableSort
+                  render={(order) => methodLabel(order.payment_method)}
+                />
+                <DataTable.Col<TopUpOrder>
+                  source="status"
+                  label="app.topup_online.status"
+                  disableSort
+                  render={(order) => <StatusChip status={order.status} />}
+                />
+                <DataTable.Col<TopUpOrder>
+                  source="create_time"
+                  label="app.topup_online.created"
+                  disableSort
+                  render={(order) => renderTime(order.create_time)}
+                />
+                <DataTable.Col<TopUpOrder>
+                  source="complete_time"
+                  label="app.topup_online.completed"
+                  disableSort
+                  render={(order) => renderTime(order.complete_time)}
+                />
+              </DataTable>
+            </ListContextProvider>
+          </Box>
         )}
         <Stack direction="row" spacing={1} sx={{ mt: 1, alignItems: 'center', justifyContent: 'flex-end' }}>
           <Button size="small" disabled={page === 0} onClick={() => setPage((value) => value - 1)}>

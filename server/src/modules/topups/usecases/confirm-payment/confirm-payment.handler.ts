@@ -7,6 +7,7 @@ import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
 import { accountStream, topUpStream } from '#server/ledger/streams';
 import { toNewAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { quotaDisplayFromOptions } from '#server/modules/accounts/quota-display';
+import { ReadYourWrites } from '#server/modules/accounts/read-your-writes';
 import { OptionsService } from '#server/modules/options/options.service';
 import { epayVerify } from '../../epay-signature';
 import { decide, initialTopUpState, type TopUpState } from '../../topup.decider';
@@ -37,6 +38,7 @@ export class ConfirmTopUpPaymentHandler implements ICommandHandler<ConfirmTopUpP
     private readonly aggregates: AggregateRepository,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly options: OptionsService,
+    private readonly readYourWrites: ReadYourWrites,
   ) {}
 
   async execute({ input }: ConfirmTopUpPaymentCommand): Promise<'success' | 'fail'> {
@@ -51,8 +53,12 @@ export class ConfirmTopUpPaymentHandler implements ICommandHandler<ConfirmTopUpP
       return 'fail';
     }
     try {
-      const order = await this.settle(params.out_trade_no, input);
-      if (order.ordered && order.status === TopUpStatus.Success) await this.credit(order, input.correlationId);
+      const settled = await this.settle(params.out_trade_no, input);
+      const order = settled.state;
+      const position =
+        order.ordered && order.status === TopUpStatus.Success ? await this.credit(order, input.correlationId) : settled.position;
+      // The history and the balance show the outcome once the gateway has its answer.
+      await this.readYourWrites.wait(position);
       return 'success';
     } catch (error) {
       this.logger.error(`callback for ${params.out_trade_no} not processed: ${(error as Error)?.message ?? String(error)}`);
@@ -60,7 +66,7 @@ export class ConfirmTopUpPaymentHandler implements ICommandHandler<ConfirmTopUpP
     }
   }
 
-  private async settle(tradeNo: string, input: ConfirmTopUpPaymentInput): Promise<TopUpState> {
+  private async settle(tradeNo: string, input: ConfirmTopUpPaymentInput): Promise<{ state: TopUpState; position: number }> {
     const { params } = input;
     const result = await this.aggregates.loadAndAppend(
       topUpStream(tradeNo),
@@ -90,11 +96,11 @@ export class ConfirmTopUpPaymentHandler implements ICommandHandler<ConfirmTopUpP
         ),
       { retries: CONFIRM_RETRIES },
     );
-    return result.state;
+    return { state: result.state, position: result.position };
   }
 
   /** Appends the credit of a paid order; its derived id makes every later append of it a no-op. */
-  private async credit(order: TopUpState, correlationId: string): Promise<void> {
+  private async credit(order: TopUpState, correlationId: string): Promise<number> {
     const event = toNewAccountEvent(
       {
         type: 'QuotaToppedUp',
@@ -106,6 +112,6 @@ export class ConfirmTopUpPaymentHandler implements ICommandHandler<ConfirmTopUpP
         annotation: { username: order.username, quotaDisplay: quotaDisplayFromOptions(this.options) },
       },
     );
-    await this.store.appendToStream(accountStream(order.userId), [event], { expectedRevision: 'any' });
+    return (await this.store.appendToStream(accountStream(order.userId), [event], { expectedRevision: 'any' })).position;
   }
 }
