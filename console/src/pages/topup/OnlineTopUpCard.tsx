@@ -116,7 +116,7 @@ export const OnlineTopUpCard = ({ status, onOrdered }: { status: PublicStatus; o
           />
           <Box sx={{ minWidth: 140, pt: { sm: 1 } }}>
             <Typography variant="body2" color="text.secondary" component="span">
-              {translate('app.topup_online.payable')}：
+              {translate('app.topup_online.payable_prefix')}
             </Typography>
             <Typography component="span" sx={{ fontWeight: 600 }} data-testid="topup-payable">
               {renderedMoney}
