@@ -26,6 +26,7 @@ import { RedemptionsModule } from './modules/redemptions/redemptions.module';
 import { PricingApiModule } from './modules/pricing/pricing-api.module';
 import { DataDashboardModule } from './modules/data-dashboard/data-dashboard.module';
 import { StatementModule } from './modules/statement/statement.module';
+import { TopUpsModule } from './modules/topups/topups.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -62,6 +63,7 @@ export class AppModule {
         PricingApiModule,
         DataDashboardModule,
         StatementModule,
+        TopUpsModule,
         RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],

@@ -5,6 +5,7 @@ import { en as optionsTexts } from './settings';
 import { en as pagesEn } from './pages';
 import { en as statementEn } from './statement';
 import { en as tokensEn } from './tokens';
+import { en as topupOnlineEn } from './topup-online';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -110,6 +111,7 @@ export const appEn = {
     price_per_call: '%{price} per call',
     empty: 'No model available',
   },
+  topup_online: topupOnlineEn,
   topup: {
     balance_title: 'Balance',
     balance: 'Current balance',

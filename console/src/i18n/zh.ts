@@ -6,6 +6,7 @@ import { raZh } from './raZh';
 import { zh as optionsTexts } from './settings';
 import { zh as statementZh } from './statement';
 import { zh as tokensZh } from './tokens';
+import { zh as topupOnlineZh } from './topup-online';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
@@ -110,6 +111,7 @@ export const appZh: AppMessages = {
     price_per_call: '%{price} / 次',
     empty: '暂无可用模型',
   },
+  topup_online: topupOnlineZh,
   topup: {
     balance_title: '余额',
     balance: '当前余额',

@@ -2,7 +2,8 @@
 export const accountStream = (userId: number) => `account-${userId}`;
 export const tokenStream = (tokenId: number) => `token-${tokenId}`;
 export const redemptionStream = (id: number) => `redemption-${id}`;
-export const topUpStream = (tradeNo: string) => `topup-${tradeNo}`;
+/** One online top-up order (modules/topups); the key is the trade number, not a number: streamKey does not apply. */
+export const topUpStream = (tradeNo: string) => `topup-order-${tradeNo}`;
 export const channelStream = (channelId: number) => `channel-${channelId}`;
 
 export function streamCategory(streamId: string): string {

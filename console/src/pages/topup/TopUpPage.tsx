@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Box, Button, Card, CardContent, CardHeader, Stack, TextField } from '@mui/material';
 import OpenInNewIcon from '@mui/icons-material/OpenInNew';
 import RedeemIcon from '@mui/icons-material/Redeem';
@@ -12,8 +12,10 @@ import type { User } from '../../lib/types';
 import { apiRequest } from '../../providers/httpClient';
 import { useStatus } from '../../providers/statusStore';
 import { StatList } from '../settings/StatList';
+import { OnlineTopUpCard } from './OnlineTopUpCard';
+import { TopUpOrderHistory } from './TopUpOrderHistory';
 
-/** The wallet: the balance and redeeming a code (online payment is not offered by this server). */
+/** The wallet: the balance, redeeming a code, online top-up through Epay and one's top-up orders. */
 const TopUpContent = () => {
   const translate = useTranslate();
   const status = useStatus();
@@ -22,6 +24,18 @@ const TopUpContent = () => {
   const [code, setCode] = useState('');
   const [redeeming, setRedeeming] = useState(false);
   const topUpLink = (status.top_up_link ?? '').trim();
+  const [ordersVersion, setOrdersVersion] = useState(0);
+  const { reload } = self;
+
+  // Back from the gateway's tab: the payment may have been confirmed meanwhile.
+  useEffect(() => {
+    const refresh = () => {
+      reload();
+      setOrdersVersion((value) => value + 1);
+    };
+    window.addEventListener('focus', refresh);
+    return () => window.removeEventListener('focus', refresh);
+  }, [reload]);
 
   const redeem = async (event: FormEvent) => {
     event.preventDefault();
@@ -108,6 +122,8 @@ const TopUpContent = () => {
             </Stack>
           </CardContent>
         </Card>
+        <OnlineTopUpCard status={status} onOrdered={() => setOrdersVersion((value) => value + 1)} />
+        <TopUpOrderHistory status={status} version={ordersVersion} />
       </Stack>
     </Box>
   );

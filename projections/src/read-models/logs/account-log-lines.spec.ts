@@ -47,4 +47,19 @@ describe('accountLogLine', () => {
       content: '通过兑换码充值 100 点额度，兑换码ID 7',
     });
   });
+
+  it('words an online top-up as a top-up row (type 1) with the paid money in %f, as new-api does', () => {
+    const toppedUp = {
+      type: 'QuotaToppedUp',
+      data: { amount: 5000000, tradeNo: 'USR1NOabcdef1700000000', money: 73, paymentMethod: 'zfb' },
+    } as const;
+    expect(accountLogLine(toppedUp, currency)).toEqual({
+      type: 1,
+      content: '使用在线充值成功，充值金额: ＄10.000000 额度，支付金额：73.000000',
+    });
+    expect(accountLogLine({ ...toppedUp, data: { ...toppedUp.data, money: 21.9 } }, points)).toEqual({
+      type: 1,
+      content: '使用在线充值成功，充值金额: 5000000 点额度，支付金额：21.900000',
+    });
+  });
 });

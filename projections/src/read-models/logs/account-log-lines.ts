@@ -31,5 +31,11 @@ export function accountLogLine(event: AccountEvent, display: QuotaDisplay): LogL
       };
     case 'QuotaRedeemed':
       return { type: LogType.TopUp, content: `通过兑换码充值 ${amount(event.data.amount)}，兑换码ID ${event.data.redemptionId}` };
+    case 'QuotaToppedUp':
+      // new-api: "使用在线充值成功，充值金额: %v，支付金额：%f" (the money with Go's %f: 6 decimals).
+      return {
+        type: LogType.TopUp,
+        content: `使用在线充值成功，充值金额: ${amount(event.data.amount)}，支付金额：${event.data.money.toFixed(6)}`,
+      };
   }
 }

@@ -29,7 +29,8 @@ describe('statement lines', () => {
     event('QuotaConsumed', { quota: 250, tokenId: 3, tokenName: 'main', modelName: 'gpt-4o-mini', requestId: 'r1' }, userActor(7, 1)),
     event('QuotaAdjustedByAdmin', { before: 1150, after: 5000, adminId: 1 }, userActor(1, 100), 'admin_edit'),
     event('QuotaRedeemed', { amount: 300, redemptionId: 12 }, userActor(7, 1), 'redemption_credit'),
-    event('QuotaAdjustedByAdmin', { before: 5300, after: 0, adminId: 1 }, userActor(1, 100), 'admin_edit'),
+    event('QuotaToppedUp', { amount: 700, tradeNo: 'T1', money: 1.4, paymentMethod: 'zfb' }, systemActor(), 'topup_credit'),
+    event('QuotaAdjustedByAdmin', { before: 6000, after: 0, adminId: 1 }, userActor(1, 100), 'admin_edit'),
     event('QuotaConsumed', { quota: 40, tokenId: 3, tokenName: 'main', modelName: 'gpt-4o', requestId: 'r2' }, userActor(7, 1)),
   ];
   const lines: StatementLine[] = [];
@@ -43,7 +44,8 @@ describe('statement lines', () => {
       ['relay_charge', -250, 1150],
       ['admin_adjustment', 3850, 5000],
       ['redemption', 300, 5300],
-      ['admin_adjustment', -5300, 0],
+      ['topup', 700, 6000],
+      ['admin_adjustment', -6000, 0],
       ['relay_charge', -40, -40],
     ]);
   });
@@ -84,7 +86,15 @@ describe('statement lines', () => {
   });
 
   it('lists every kind once, and refuses a charge whose quota is not a safe integer', () => {
-    expect(STATEMENT_KINDS).toEqual(['gift', 'invite_reward', 'affiliate_transfer', 'admin_adjustment', 'redemption', 'relay_charge']);
+    expect(STATEMENT_KINDS).toEqual([
+      'gift',
+      'invite_reward',
+      'affiliate_transfer',
+      'admin_adjustment',
+      'redemption',
+      'topup',
+      'relay_charge',
+    ]);
     expect(() => statementLine(event('QuotaConsumed', { quota: 1.5 }), 7, 0)).toThrow(/quota/);
     const odd = statementLine(event('QuotaConsumed', { quota: 1, tokenName: 't\u0000k', modelName: `m${'x'.repeat(400)}` }), 7, 0);
     expect(odd.ref).toMatchObject({ token_name: 'tk', model: `m${'x'.repeat(254)}` });

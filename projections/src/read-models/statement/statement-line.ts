@@ -37,6 +37,10 @@ export const ACCOUNT_STATEMENT_KINDS: AccountEntries = {
   AffiliateQuotaTransferred: { kind: 'affiliate_transfer', ref: () => ({}) },
   QuotaAdjustedByAdmin: { kind: 'admin_adjustment', ref: (data) => ({ before: data.before, after: data.after }) },
   QuotaRedeemed: { kind: 'redemption', ref: (data) => ({ code_id: data.redemptionId }) },
+  QuotaToppedUp: {
+    kind: 'topup',
+    ref: (data) => ({ trade_no: data.tradeNo, money: data.money, payment_method: data.paymentMethod }),
+  },
 };
 
 /** The relay's QuotaConsumed (not an AccountEvent: the settlement appends it). */

@@ -15,4 +15,11 @@ describe('evolveStored', () => {
   it('still refuses an event type it does not know', () => {
     expect(() => evolveStored(initialAccountState, { type: 'SomethingElse', data: {} })).toThrow(UnknownAccountEventError);
   });
+
+  it('folds an online top-up credit and checks its fields', () => {
+    const data = { amount: 5000000, tradeNo: 'USR1NOabcdef1700000000', money: 73, paymentMethod: 'zfb', username: 'u', quotaDisplay: {} };
+    expect(evolveStored(initialAccountState, { type: 'QuotaToppedUp', data })).toMatchObject({ quota: 5000000 });
+    expect(() => evolveStored(initialAccountState, { type: 'QuotaToppedUp', data: { ...data, tradeNo: 7 } })).toThrow(/not a string/);
+    expect(() => evolveStored(initialAccountState, { type: 'QuotaToppedUp', data: { ...data, money: 'x' } })).toThrow(/finite number/);
+  });
 });

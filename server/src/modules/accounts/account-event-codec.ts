@@ -23,6 +23,20 @@ function amount(data: Record<string, unknown>, key: string): number {
   return value;
 }
 
+function text(data: Record<string, unknown>, key: string): string {
+  const value = data[key];
+  if (typeof value !== 'string') throw new Error(`Account event field ${key} is not a string: ${JSON.stringify(value)}`);
+  return value;
+}
+
+function finite(data: Record<string, unknown>, key: string): number {
+  const value = data[key];
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new Error(`Account event field ${key} is not a finite number: ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 /** The domain event inside a stored (or about-to-be-stored) event, with its fields checked. */
 export function toAccountEvent(event: EventShape): AccountEvent {
   const data = event.data as Record<string, unknown>;
@@ -42,6 +56,16 @@ export function toAccountEvent(event: EventShape): AccountEvent {
       };
     case 'QuotaRedeemed':
       return { type: 'QuotaRedeemed', data: { amount: amount(data, 'amount'), redemptionId: amount(data, 'redemptionId') } };
+    case 'QuotaToppedUp':
+      return {
+        type: 'QuotaToppedUp',
+        data: {
+          amount: amount(data, 'amount'),
+          tradeNo: text(data, 'tradeNo'),
+          money: finite(data, 'money'),
+          paymentMethod: text(data, 'paymentMethod'),
+        },
+      };
   }
 }
 

@@ -14,6 +14,7 @@ export const AccountEventType = {
   AffiliateQuotaTransferred: 'AffiliateQuotaTransferred',
   QuotaAdjustedByAdmin: 'QuotaAdjustedByAdmin',
   QuotaRedeemed: 'QuotaRedeemed',
+  QuotaToppedUp: 'QuotaToppedUp',
 } as const;
 
 export type QuotaGrantKind = 'new_user' | 'invitee_gift' | 'root_initial';
@@ -50,7 +51,23 @@ export interface QuotaRedeemed {
   data: { amount: number; redemptionId: number };
 }
 
-export type AccountEvent = QuotaGranted | InviterRewarded | AffiliateQuotaTransferred | QuotaAdjustedByAdmin | QuotaRedeemed;
+/**
+ * An online top-up paid through Epay (GET /api/user/epay/notify): `amount` quota units credited for the order
+ * `tradeNo`, whose gateway callback reported `money` paid with `paymentMethod` (the order's `zfb` or `wx`). Its event
+ * id derives from the trade number, so however many callbacks arrive (on any process) it is appended once.
+ */
+export interface QuotaToppedUp {
+  type: 'QuotaToppedUp';
+  data: { amount: number; tradeNo: string; money: number; paymentMethod: string };
+}
+
+export type AccountEvent =
+  | QuotaGranted
+  | InviterRewarded
+  | AffiliateQuotaTransferred
+  | QuotaAdjustedByAdmin
+  | QuotaRedeemed
+  | QuotaToppedUp;
 export type AccountEventTypeName = AccountEvent['type'];
 
 /**

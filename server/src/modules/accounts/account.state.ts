@@ -36,6 +36,7 @@ export function evolve(state: AccountState, event: AccountEvent): AccountState {
     case 'QuotaAdjustedByAdmin':
       return { ...state, quota: event.data.after };
     case 'QuotaRedeemed':
+    case 'QuotaToppedUp':
       return { ...state, quota: state.quota + event.data.amount };
     default:
       return assertNever(event);

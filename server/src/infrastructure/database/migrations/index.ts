@@ -15,6 +15,7 @@ import { CreateQuotaData1732300006400 } from '#projections/read-models/quota-dat
 import { CreateRedemptionIds1732300007100 } from '#server/modules/redemptions/1732300007100-create-redemption-ids';
 import { CreateRedemptions1732300007200 } from '#projections/read-models/redemptions/1732300007200-create-redemptions';
 import { CreateStatementLines1732300008200 } from '#projections/read-models/statement/1732300008200-create-statement-lines';
+import { CreateTopUpOrders1732300008100 } from '#projections/read-models/topup-orders/1732300008100-create-topup-orders';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -36,5 +37,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateQuotaData1732300006400,
   CreateRedemptionIds1732300007100,
   CreateRedemptions1732300007200,
+  CreateTopUpOrders1732300008100,
   CreateStatementLines1732300008200,
 ];
