@@ -25,6 +25,7 @@ import { ChannelHealthModule } from './modules/channel-health/channel-health.mod
 import { RedemptionsModule } from './modules/redemptions/redemptions.module';
 import { PricingApiModule } from './modules/pricing/pricing-api.module';
 import { DataDashboardModule } from './modules/data-dashboard/data-dashboard.module';
+import { QuotaReminderModule } from './modules/quota-reminder/quota-reminder.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -60,6 +61,7 @@ export class AppModule {
         RedemptionsModule,
         PricingApiModule,
         DataDashboardModule,
+        QuotaReminderModule,
         RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],

@@ -14,6 +14,7 @@ import { LedgerAppendManySetBased1732300005100 } from './1732300005100-ledger-ap
 import { CreateQuotaData1732300006400 } from '#projections/read-models/quota-data/1732300006400-create-quota-data';
 import { CreateRedemptionIds1732300007100 } from '#server/modules/redemptions/1732300007100-create-redemption-ids';
 import { CreateRedemptions1732300007200 } from '#projections/read-models/redemptions/1732300007200-create-redemptions';
+import { CreateQuotaReminders1732300008300 } from '#server/modules/quota-reminder/1732300008300-create-quota-reminders';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -35,4 +36,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateQuotaData1732300006400,
   CreateRedemptionIds1732300007100,
   CreateRedemptions1732300007200,
+  CreateQuotaReminders1732300008300,
 ];
