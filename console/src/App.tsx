@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { QueryClient } from '@tanstack/react-query';
 import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { BrowserRouter, Route } from 'react-router-dom';
@@ -25,6 +26,9 @@ import { UserEdit } from './resources/users/UserEdit';
 
 const store = createConsoleStore();
 
+/** The dashboard and its chart library load when /detail is first opened, not with the rest of the console. */
+const DetailPage = lazy(() => import('./pages/detail/DetailPage').then((module) => ({ default: module.DetailPage })));
+
 /** Screens of later releases: [path, menu label key, public?]. */
 const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/playground', 'app.menu.playground', false],
@@ -34,7 +38,6 @@ const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/chat2link', 'app.menu.chat', false],
   ['/token', 'app.menu.token', false],
   ['/log', 'app.menu.log', false],
-  ['/detail', 'app.menu.detail', false],
   ['/midjourney', 'app.menu.midjourney', false],
   ['/task', 'app.menu.task', false],
 ];
@@ -75,6 +78,14 @@ export const App = () => (
         <Route path="/user/edit" element={<UserSelfEdit />} />
         <Route path="/pricing" element={<PricingPage />} />
         <Route path="/topup" element={<TopUpPage />} />
+        <Route
+          path="/detail"
+          element={
+            <Suspense fallback={null}>
+              <DetailPage />
+            </Suspense>
+          }
+        />
         {LATER_SCREENS.map(([path, titleKey, isPublic]) => (
           <Route key={path} path={path} element={<PlaceholderPage titleKey={titleKey} isPublic={isPublic} />} />
         ))}

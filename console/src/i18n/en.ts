@@ -1,5 +1,6 @@
 import englishMessages from 'ra-language-english';
 import type { TranslationMessages } from 'react-admin';
+import { en as detailEn } from './detail';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -104,6 +105,7 @@ export const appEn = {
     price_per_call: '%{price} per call',
     empty: 'No model available',
   },
+  detail: detailEn,
   topup: {
     balance_title: 'Balance',
     balance: 'Current balance',

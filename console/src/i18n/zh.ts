@@ -1,4 +1,5 @@
 import type { TranslationMessages } from 'react-admin';
+import { zh as detailZh } from './detail';
 import type { AppMessages, ResourceMessages } from './en';
 import { raZh } from './raZh';
 
@@ -104,6 +105,7 @@ export const appZh: AppMessages = {
     price_per_call: '%{price} / 次',
     empty: '暂无可用模型',
   },
+  detail: detailZh,
   topup: {
     balance_title: '余额',
     balance: '当前余额',
