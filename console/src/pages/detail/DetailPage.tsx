@@ -75,7 +75,8 @@ const DetailContent = () => {
   // The defaults follow DataExportDefaultTime, also when /api/status answers after the screen opened.
   useEffect(() => {
     if (touched.current) return;
-    const range = defaultRange(defaultGranularity, Math.floor(Date.now() / 1000));
+    // Whole minutes, as the inputs show them, so the averages are over the range the inputs say.
+    const range = defaultRange(defaultGranularity, Math.floor(Date.now() / 60_000) * 60);
     setGranularity(defaultGranularity);
     setStartInput(toInputValue(range.start));
     setEndInput(toInputValue(range.end));
