@@ -6,6 +6,7 @@ import { evolve, initialAccountState } from '#server/modules/accounts/account.st
 import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { AccountEventType, QUOTA_CONSUMED } from '#server/modules/accounts/index';
 import { decodeEvent } from '#projections/runner/batch-folds';
+import { queryPrepared } from '#projections/runner/prepared-query';
 import type { Projection } from '#projections/runner/projection';
 import { ReadModelProjection } from '#projections/runner/read-model-projection.decorator';
 import { OptionsService } from '../options/options.service';
@@ -19,6 +20,44 @@ interface Balance {
   quota: number;
   revision: number;
 }
+
+interface StateRow {
+  user_id: number;
+  quota: string | null;
+  revision: string | null;
+  zone: number | null;
+  cursor: string | null;
+}
+
+/** Per user of the batch: the folded balance, the zone last recorded, and (on every row) the decision cursor. */
+const READ_STATE = `
+  SELECT u.user_id, b.quota, b.revision, r.zone, c.position AS cursor
+    FROM unnest($1::int[]) AS u(user_id)
+    LEFT JOIN quota_reminder_cursor c ON c.id = 1
+    LEFT JOIN quota_reminder_balances b ON b.user_id = u.user_id
+    LEFT JOIN quota_reminders r ON r.user_id = u.user_id`;
+
+/**
+ * The batch's balances, the zones that moved, the crossings (users without an email, or cancelled, get no mail, as
+ * in new-api; the zone is recorded all the same) and the cursor, in one statement of data-modifying CTEs.
+ */
+const WRITE_STATE = `
+  WITH balances AS (
+    INSERT INTO quota_reminder_balances (user_id, quota, revision)
+    SELECT * FROM unnest($1::int[], $2::bigint[], $3::bigint[])
+    ON CONFLICT (user_id) DO UPDATE SET quota = EXCLUDED.quota, revision = EXCLUDED.revision
+  ), zones AS (
+    INSERT INTO quota_reminders (user_id, zone, position)
+    SELECT * FROM unnest($4::int[], $5::smallint[], $6::bigint[])
+    ON CONFLICT (user_id) DO UPDATE SET zone = EXCLUDED.zone, position = EXCLUDED.position, updated_at = now()
+  ), mails AS (
+    INSERT INTO quota_reminder_mails (event_id, user_id, kind, quota, email)
+    SELECT m.event_id, m.user_id, m.kind, m.quota, u.email
+      FROM unnest($7::varchar[], $8::int[], $9::varchar[], $10::bigint[]) AS m(event_id, user_id, kind, quota)
+      JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL AND u.email <> ''
+    ON CONFLICT (event_id) DO NOTHING
+  )
+  UPDATE quota_reminder_cursor SET position = $11 WHERE id = 1 AND position < $11`;
 
 interface Crossing {
   eventId: string;
@@ -67,34 +106,28 @@ export class QuotaReminderProjection implements Projection {
     return this.applyBatch([event], manager);
   }
 
-  /** A constant number of statements per batch: the balances, zones and cursor read once and written once. */
+  /**
+   * Two statements per batch whatever it holds (the projector's hot path): one reads the balances, zones and cursor
+   * of the batch's users, one writes them back with the crossings. The runner's checkpoint lock already keeps a
+   * second runner out of the batch, so the cursor needs no lock of its own.
+   */
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
     const accountEvents = events.filter((event) => streamCategory(event.streamId) === 'account');
     if (accountEvents.length === 0) return;
     const userIds = [...new Set(accountEvents.map((event) => streamKey(event.streamId)))];
-    const balances = new Map<number, Balance>(
-      (await manager.query('SELECT user_id, quota, revision FROM quota_reminder_balances WHERE user_id = ANY($1)', [userIds])).map(
-        (row: { user_id: number; quota: string; revision: string }) => [
-          row.user_id,
-          { quota: Number(row.quota), revision: Number(row.revision) },
-        ],
-      ),
-    );
-    const [cursorRow] = await manager.query('SELECT position FROM quota_reminder_cursor WHERE id = 1 FOR UPDATE');
-    const cursor = Number(cursorRow?.position ?? 0);
-    const undecided = accountEvents.some((event) => event.position > cursor);
+    const rows = await queryPrepared<StateRow>(manager, READ_STATE, [userIds]);
+    const balances = new Map<number, Balance>();
     const zones = new Map<number, ReminderZone>();
-    if (undecided) {
-      const rows: Array<{ user_id: number; zone: number }> = await manager.query(
-        'SELECT user_id, zone FROM quota_reminders WHERE user_id = ANY($1)',
-        [userIds],
-      );
-      for (const row of rows) zones.set(row.user_id, row.zone as ReminderZone);
+    let cursor = 0;
+    for (const row of rows) {
+      cursor = Number(row.cursor ?? 0);
+      if (row.quota !== null) balances.set(row.user_id, { quota: Number(row.quota), revision: Number(row.revision) });
+      if (row.zone !== null) zones.set(row.user_id, row.zone as ReminderZone);
     }
     const threshold = this.options.getNumber('QuotaRemindThreshold');
     const now = this.clock();
     const changed = new Map<number, Balance>();
-    const decided = new Map<number, { zone: ReminderZone; position: number }>();
+    const moved = new Map<number, { zone: ReminderZone; position: number }>();
     const crossings: Crossing[] = [];
     for (const event of accountEvents) {
       const userId = streamKey(event.streamId);
@@ -103,15 +136,10 @@ export class QuotaReminderProjection implements Projection {
       if (event.revision <= balance.revision) continue;
       const after = decodeEvent(event, (recorded) => quotaAfter(recorded, balance.quota));
       if (event.position > cursor) {
-        const decision = decideReminder({
-          recorded: zones.get(userId) ?? null,
-          before: balance.quota,
-          after,
-          threshold,
-          isCharge: event.type === QUOTA_CONSUMED,
-        });
+        const recorded = zones.get(userId) ?? null;
+        const decision = decideReminder({ recorded, before: balance.quota, after, threshold, isCharge: event.type === QUOTA_CONSUMED });
+        if (decision.zone !== recorded) moved.set(userId, { zone: decision.zone, position: event.position });
         zones.set(userId, decision.zone);
-        decided.set(userId, { zone: decision.zone, position: event.position });
         if (decision.mail && now - event.createdAt.getTime() <= REMINDER_MAX_AGE_MS) {
           crossings.push({ eventId: event.id, userId, kind: decision.mail, quota: after });
         }
@@ -120,35 +148,19 @@ export class QuotaReminderProjection implements Projection {
       balances.set(userId, next);
       changed.set(userId, next);
     }
-    if (changed.size) {
-      await manager.query(
-        `INSERT INTO quota_reminder_balances (user_id, quota, revision)
-         SELECT * FROM unnest($1::int[], $2::bigint[], $3::bigint[])
-         ON CONFLICT (user_id) DO UPDATE SET quota = EXCLUDED.quota, revision = EXCLUDED.revision`,
-        [[...changed.keys()], [...changed.values()].map((b) => b.quota), [...changed.values()].map((b) => b.revision)],
-      );
-    }
-    if (!undecided) return;
-    if (decided.size) {
-      await manager.query(
-        `INSERT INTO quota_reminders (user_id, zone, position)
-         SELECT * FROM unnest($1::int[], $2::smallint[], $3::bigint[])
-         ON CONFLICT (user_id) DO UPDATE SET zone = EXCLUDED.zone, position = EXCLUDED.position, updated_at = now()`,
-        [[...decided.keys()], [...decided.values()].map((d) => d.zone), [...decided.values()].map((d) => d.position)],
-      );
-    }
-    if (crossings.length) {
-      // Users without an email (or cancelled) get no mail, as in new-api; the zone is recorded all the same.
-      await manager.query(
-        `INSERT INTO quota_reminder_mails (event_id, user_id, kind, quota, email)
-         SELECT m.event_id, m.user_id, m.kind, m.quota, u.email
-           FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::bigint[]) AS m(event_id, user_id, kind, quota)
-           JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL AND u.email <> ''
-         ON CONFLICT (event_id) DO NOTHING`,
-        [crossings.map((c) => c.eventId), crossings.map((c) => c.userId), crossings.map((c) => c.kind), crossings.map((c) => c.quota)],
-      );
-    }
     const last = accountEvents[accountEvents.length - 1].position;
-    await manager.query('UPDATE quota_reminder_cursor SET position = $1 WHERE id = 1 AND position < $1', [last]);
+    await queryPrepared(manager, WRITE_STATE, [
+      [...changed.keys()],
+      [...changed.values()].map((balance) => balance.quota),
+      [...changed.values()].map((balance) => balance.revision),
+      [...moved.keys()],
+      [...moved.values()].map((zone) => zone.zone),
+      [...moved.values()].map((zone) => zone.position),
+      crossings.map((crossing) => crossing.eventId),
+      crossings.map((crossing) => crossing.userId),
+      crossings.map((crossing) => crossing.kind),
+      crossings.map((crossing) => crossing.quota),
+      last,
+    ]);
   }
 }
