@@ -14,7 +14,7 @@ interface OutboxRow {
 }
 
 /** At most this many reminders are queued per flush; the rest wait for the next batch's. */
-const FLUSH_LIMIT = 200;
+export const REMINDER_FLUSH_LIMIT = 200;
 
 /**
  * Moves the reminder outbox (`quota_reminder_mails`, filled by the projection) onto the mail queue. Rows are
@@ -32,11 +32,12 @@ export class QuotaReminderMailer {
     private readonly options: OptionsService,
   ) {}
 
+  /** Queues (or, without SMTP, marks skipped) up to REMINDER_FLUSH_LIMIT pending reminders; resolves how many it handled. */
   async flush(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const rows: OutboxRow[] = await manager.query(
         `SELECT event_id, kind, quota, email FROM quota_reminder_mails WHERE status = 'pending'
-          ORDER BY created_at, event_id LIMIT ${FLUSH_LIMIT} FOR UPDATE SKIP LOCKED`,
+          ORDER BY created_at, event_id LIMIT ${REMINDER_FLUSH_LIMIT} FOR UPDATE SKIP LOCKED`,
       );
       if (rows.length === 0) return 0;
       if (!isSmtpConfigured(readSmtpSettings(this.options))) {

@@ -11,7 +11,7 @@ import type { Projection } from '#projections/runner/projection';
 import { ReadModelProjection } from '#projections/runner/read-model-projection.decorator';
 import { OptionsService } from '../options/options.service';
 import { decideReminder, REMINDER_MAX_AGE_MS, type ReminderKind, type ReminderZone } from './quota-reminder';
-import { QuotaReminderMailer } from './quota-reminder-mailer';
+import { QuotaReminderMailer, REMINDER_FLUSH_LIMIT } from './quota-reminder-mailer';
 
 /** The wall clock, injectable so a spec can age events; only the freshness guard reads it. */
 export const REMINDER_CLOCK = Symbol('REMINDER_CLOCK');
@@ -98,8 +98,21 @@ export class QuotaReminderProjection implements Projection {
     @Optional() @Inject(REMINDER_CLOCK) private readonly clock: () => number = Date.now,
   ) {}
 
+  /**
+   * Whether the outbox may hold pending rows: set by a batch that found crossings, and at start (a crash may have left
+   * some), so a batch without any costs the projector no outbox query.
+   */
+  private outboxDirty = true;
+
   async afterCommit(): Promise<void> {
-    await this.mailer.flush();
+    if (!this.outboxDirty) return;
+    this.outboxDirty = false;
+    try {
+      if ((await this.mailer.flush()) >= REMINDER_FLUSH_LIMIT) this.outboxDirty = true;
+    } catch (error) {
+      this.outboxDirty = true;
+      throw error;
+    }
   }
 
   apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
@@ -141,6 +154,7 @@ export class QuotaReminderProjection implements Projection {
         if (decision.zone !== recorded) moved.set(userId, { zone: decision.zone, position: event.position });
         zones.set(userId, decision.zone);
         if (decision.mail && now - event.createdAt.getTime() <= REMINDER_MAX_AGE_MS) {
+          this.outboxDirty = true;
           crossings.push({ eventId: event.id, userId, kind: decision.mail, quota: after });
         }
       }
