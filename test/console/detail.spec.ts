@@ -171,6 +171,11 @@ describe('console data dashboard (/detail)', () => {
     await page.getByRole('button', { name: '查询' }).click();
     await waitForStat(page, '统计次数', '0');
     await expectText(consumption, '无数据');
+
+    // No start time: refused on the page before anything is asked.
+    await page.getByLabel('起始时间').fill('');
+    await page.getByRole('button', { name: '查询' }).click();
+    await expectText(page, '请选择起始时间和结束时间');
   });
 
   it('shows a common user only their own rows, in English, dark and at 375 px, and the server refuses a range over 30 days', async () => {

@@ -51,9 +51,12 @@ const DetailContent = () => {
   const touched = useRef(false);
   const [rows, setRows] = useState<QuotaDataRow[]>([]);
   const [loading, setLoading] = useState(false);
+  /** Only the latest query's answer is shown, whatever order the answers arrive in. */
+  const latest = useRef(0);
 
   const load = useCallback(
     async (next: Query) => {
+      const sequence = ++latest.current;
       setLoading(true);
       try {
         const answer = isAdmin
@@ -61,12 +64,13 @@ const DetailContent = () => {
               query: { username: next.username, start_timestamp: next.start, end_timestamp: next.end },
             })
           : await apiRequest<QuotaDataRow[]>('/api/data/self', { query: { start_timestamp: next.start, end_timestamp: next.end } });
+        if (sequence !== latest.current) return;
         setRows(Array.isArray(answer) ? answer : []);
         setQuery(next);
       } catch (error) {
-        notify.error(error);
+        if (sequence === latest.current) notify.error(error);
       } finally {
-        setLoading(false);
+        if (sequence === latest.current) setLoading(false);
       }
     },
     [isAdmin, notify],
