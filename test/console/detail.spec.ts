@@ -13,6 +13,7 @@ jest.setTimeout(90_000);
 
 interface DataRow {
   model_name: string;
+  created_at: number;
   username: string;
   count: number;
   quota: number;
@@ -35,6 +36,17 @@ const shortNumber = (value: number): string => {
   return String(value);
 };
 
+const pad = (value: number) => String(value).padStart(2, '0');
+const monthDay = (date: Date) => `${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+
+/** The labels a row's hour gets on the time axis, in local time as the browser shows them (same machine, same zone). */
+const labelsOf = (createdAt: number) => {
+  const date = new Date(createdAt * 1000);
+  const monday = new Date(date.getFullYear(), date.getMonth(), date.getDate() - ((date.getDay() + 6) % 7));
+  const sunday = new Date(monday.getFullYear(), monday.getMonth(), monday.getDate() + 6);
+  return { hour: `${monthDay(date)} ${pad(date.getHours())}:00`, day: monthDay(date), week: `${monthDay(monday)} - ${monthDay(sunday)}` };
+};
+
 /** Waits until the value under a stat label reads exactly `expected`. */
 const waitForStat = async (page: Page, label: string, expected: string): Promise<void> => {
   const value = statValue(page, label);
@@ -55,8 +67,13 @@ const legendOf = async (chart: Locator): Promise<string[]> => {
 };
 
 /** Waits until the time axis shows a bucket label of the given shape (the axis is drawn a frame after the bars). */
-const waitForAxisLabel = (chart: Locator, shape: RegExp): Promise<void> =>
-  chart.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value', { hasText: shape }).first().waitFor();
+const waitForAxisLabel = (chart: Locator, label: string | RegExp): Promise<void> =>
+  chart
+    .locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value', {
+      hasText: typeof label === 'string' ? new RegExp(`^${label}$`) : label,
+    })
+    .first()
+    .waitFor();
 
 /** The average per minute the screen must show for the range its inputs hold. */
 const perMinuteOf = async (page: Page, amount: number, startLabel: string, endLabel: string): Promise<string> => {
@@ -141,10 +158,12 @@ describe('console data dashboard (/detail)', () => {
     expect(await legendOf(page.getByTestId('detail-share-chart'))).toEqual(models);
     await expectText(page.getByTestId('detail-share-chart'), `总计：${totals.count}`);
     expect((await consumption.locator('.recharts-bar-rectangle').count()) > 0).toBe(true);
-    await waitForAxisLabel(consumption, /^\d\d-\d\d$/);
+    await waitForAxisLabel(consumption, labelsOf(all[0].created_at).day);
 
     // One user's rows: their totals and only their models.
-    const aliceTotals = sums(await serverRows(alice.username));
+    const aliceRows = await serverRows(alice.username);
+    const aliceTotals = sums(aliceRows);
+    const labels = labelsOf(aliceRows[0].created_at);
     expect(aliceTotals.count).toBe(3);
     await page.getByLabel('用户名称').fill(alice.username);
     await page.getByRole('button', { name: '查询' }).click();
@@ -159,10 +178,10 @@ describe('console data dashboard (/detail)', () => {
     });
     await page.getByRole('combobox', { name: '时间粒度' }).click();
     await page.getByRole('option', { name: '小时' }).click();
-    await waitForAxisLabel(consumption, /^\d\d-\d\d \d\d:00$/);
+    await waitForAxisLabel(consumption, labels.hour);
     await page.getByRole('combobox', { name: '时间粒度' }).click();
     await page.getByRole('option', { name: '周' }).click();
-    await waitForAxisLabel(consumption, /^\d\d-\d\d - \d\d-\d\d$/);
+    await waitForAxisLabel(consumption, labels.week);
     await waitForStat(page, '统计次数', String(aliceTotals.count));
     expect(dataRequests).toBe(0);
 
@@ -205,7 +224,6 @@ describe('console data dashboard (/detail)', () => {
 
     // More than 30 days: the server's own refusal, and the screen keeps what it showed.
     const start = new Date(Date.now() - 40 * 86_400_000);
-    const pad = (value: number) => String(value).padStart(2, '0');
     await page
       .getByLabel('Start time')
       .fill(`${start.getFullYear()}-${pad(start.getMonth() + 1)}-${pad(start.getDate())}T${pad(start.getHours())}:00`);
