@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { QueryClient } from '@tanstack/react-query';
 import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { BrowserRouter, Route } from 'react-router-dom';
@@ -33,10 +34,12 @@ import { UserEdit } from './resources/users/UserEdit';
 
 const store = createConsoleStore();
 
+/** The dashboard and its chart library load when /detail is first opened, not with the rest of the console. */
+const DetailPage = lazy(() => import('./pages/detail/DetailPage').then((module) => ({ default: module.DetailPage })));
+
 /** Screens of later releases: [path, menu label key, public?]. */
 const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/channel/*', 'app.menu.channel', false],
-  ['/detail', 'app.menu.detail', false],
   ['/midjourney', 'app.menu.midjourney', false],
   ['/task', 'app.menu.task', false],
 ];
@@ -82,6 +85,14 @@ export const App = () => (
         <Route path="/chat2link" element={<Chat2LinkPage />} />
         <Route path="/playground" element={<PlaygroundPage />} />
         <Route path="/statement" element={<StatementPage />} />
+        <Route
+          path="/detail"
+          element={
+            <Suspense fallback={null}>
+              <DetailPage />
+            </Suspense>
+          }
+        />
         {LATER_SCREENS.map(([path, titleKey, isPublic]) => (
           <Route key={path} path={path} element={<PlaceholderPage titleKey={titleKey} isPublic={isPublic} />} />
         ))}

@@ -27,6 +27,7 @@ import { PricingApiModule } from './modules/pricing/pricing-api.module';
 import { DataDashboardModule } from './modules/data-dashboard/data-dashboard.module';
 import { StatementModule } from './modules/statement/statement.module';
 import { TopUpsModule } from './modules/topups/topups.module';
+import { QuotaReminderModule } from './modules/quota-reminder/quota-reminder.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -64,6 +65,7 @@ export class AppModule {
         DataDashboardModule,
         StatementModule,
         TopUpsModule,
+        QuotaReminderModule,
         RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],

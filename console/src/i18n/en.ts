@@ -6,6 +6,7 @@ import { en as pagesEn } from './pages';
 import { en as statementEn } from './statement';
 import { en as tokensEn } from './tokens';
 import { en as topupOnlineEn } from './topup-online';
+import { en as detailEn } from './detail';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -112,6 +113,7 @@ export const appEn = {
     empty: 'No model available',
   },
   topup_online: topupOnlineEn,
+  detail: detailEn,
   topup: {
     balance_title: 'Balance',
     balance: 'Current balance',

@@ -1,4 +1,5 @@
 import type { TranslationMessages } from 'react-admin';
+import { zh as detailZh } from './detail';
 import type { AppMessages, ResourceMessages } from './en';
 import { zh as logsZh } from './logs';
 import { zh as pagesZh } from './pages';
@@ -112,6 +113,7 @@ export const appZh: AppMessages = {
     empty: '暂无可用模型',
   },
   topup_online: topupOnlineZh,
+  detail: detailZh,
   topup: {
     balance_title: '余额',
     balance: '当前余额',

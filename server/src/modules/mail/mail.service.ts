@@ -30,9 +30,14 @@ export class MailService {
     if (!isSmtpConfigured(readSmtpSettings(this.options))) throw new SmtpNotConfiguredError();
   }
 
-  async enqueue(message: MailJobData): Promise<string> {
+  /**
+   * `jobId` makes the enqueue idempotent while the job is kept (BullMQ ignores an add whose id it already holds),
+   * for mail derived from something that may be handled twice (a ledger event).
+   */
+  async enqueue(message: MailJobData, options: { jobId?: string } = {}): Promise<string> {
     this.assertConfigured();
     const job = await this.queue.add('send', message, {
+      jobId: options.jobId,
       attempts: this.config.MAIL_ATTEMPTS,
       backoff: { type: 'exponential', delay: this.config.MAIL_BACKOFF_MS },
       // Sent mail holds live codes: keep it briefly for diagnosis only. Failed mail is kept until handled.

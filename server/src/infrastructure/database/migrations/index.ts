@@ -16,6 +16,7 @@ import { CreateRedemptionIds1732300007100 } from '#server/modules/redemptions/17
 import { CreateRedemptions1732300007200 } from '#projections/read-models/redemptions/1732300007200-create-redemptions';
 import { CreateStatementLines1732300008200 } from '#projections/read-models/statement/1732300008200-create-statement-lines';
 import { CreateTopUpOrders1732300008100 } from '#projections/read-models/topup-orders/1732300008100-create-topup-orders';
+import { CreateQuotaReminders1732300008300 } from '#server/modules/quota-reminder/1732300008300-create-quota-reminders';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -39,4 +40,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateRedemptions1732300007200,
   CreateTopUpOrders1732300008100,
   CreateStatementLines1732300008200,
+  CreateQuotaReminders1732300008300,
 ];
