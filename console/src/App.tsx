@@ -18,6 +18,8 @@ import { authProvider } from './providers/authProvider';
 import { dataProvider } from './providers/dataProvider';
 import { i18nProvider } from './providers/i18nProvider';
 import { createConsoleStore } from './providers/store';
+import { channels } from './resources/channels';
+import { ChannelEditor } from './resources/channels/ChannelEditor';
 import { redemptions } from './resources/redemptions';
 import { users, UserSelfEdit } from './resources/users';
 import { UserCreate } from './resources/users/UserCreate';
@@ -29,7 +31,6 @@ const store = createConsoleStore();
 const LATER_SCREENS: Array<[string, string, boolean]> = [
   ['/playground', 'app.menu.playground', false],
   ['/about', 'app.menu.about', true],
-  ['/channel/*', 'app.menu.channel', false],
   ['/chat', 'app.menu.chat', false],
   ['/chat2link', 'app.menu.chat', false],
   ['/token', 'app.menu.token', false],
@@ -84,6 +85,10 @@ export const App = () => (
         <Route path="add" element={<UserCreate />} />
       </Resource>
       <Resource name="redemption" {...redemptions} />
+      <Resource name="channel" {...channels}>
+        <Route path="add" element={<ChannelEditor key="add" />} />
+        <Route path="edit/:id" element={<ChannelEditor key="edit" />} />
+      </Resource>
     </Admin>
   </BrowserRouter>
 );

@@ -1,5 +1,6 @@
 import englishMessages from 'ra-language-english';
 import type { TranslationMessages } from 'react-admin';
+import { en as channelsEn } from './channels';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -261,6 +262,7 @@ export const appEn = {
     delete_content: 'This is equivalent to deleting the user and cannot be undone.',
     no_actions: 'No actions',
   },
+  channels: channelsEn,
   redemptions: {
     title: 'Manage redemption codes',
     search: 'Search redemption code ID and name …',

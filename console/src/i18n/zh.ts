@@ -1,4 +1,5 @@
 import type { TranslationMessages } from 'react-admin';
+import { zh as channelsZh } from './channels';
 import type { AppMessages, ResourceMessages } from './en';
 import { raZh } from './raZh';
 
@@ -260,6 +261,7 @@ export const appZh: AppMessages = {
     delete_content: '相当于删除用户，此修改将不可逆',
     no_actions: '无可用操作',
   },
+  channels: channelsZh,
   redemptions: {
     title: '管理兑换码',
     search: '搜索兑换码的 ID 和名称 …',

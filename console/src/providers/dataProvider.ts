@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- react-admin's DataProvider methods are generic over the record type; the endpoints answer RaRecord, so each result is cast once here. */
 import type { DataProvider, RaRecord } from 'react-admin';
 import type { Redemption, UserManageAction } from '../lib/types';
+import { channelEndpoints } from './endpoints/channelEndpoints';
 import { redemptionEndpoints, setRedemptionStatus } from './endpoints/redemptionEndpoints';
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
@@ -9,6 +10,7 @@ import type { ResourceEndpoints } from './endpoints/types';
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   user: userEndpoints,
   redemption: redemptionEndpoints,
+  channel: channelEndpoints,
 };
 
 const endpointsFor = (resource: string): ResourceEndpoints => {
