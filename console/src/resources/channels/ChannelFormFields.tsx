@@ -60,6 +60,14 @@ export const ChannelFormFields = ({ values, creating, onChange }: Props) => {
   const groups = useGroupChoices().map((group) => group.id);
   const info = channelTypeInfo(values.type);
   const keyLines = keyLineCount(values);
+  const keyHint = info?.keyHint ?? 'app.channels.key_hints.default';
+  // The type's key format (when it has one), then how many channels the lines make, or that blank keeps the key.
+  const keyHelp = [
+    keyHint === 'app.channels.key_hints.default' ? '' : translate(keyHint),
+    creating ? (info?.keyWhole ? '' : translate('app.channels.key_batch_hint', { count: keyLines })) : translate('app.channels.key_keep'),
+  ]
+    .filter(Boolean)
+    .join(' ');
 
   return (
     <Stack spacing={2}>
@@ -127,14 +135,8 @@ export const ChannelFormFields = ({ values, creating, onChange }: Props) => {
       )}
       <TextField
         label={translate('app.channels.fields.key')}
-        placeholder={creating ? translate(info?.keyHint ?? 'app.channels.key_hints.default') : translate('app.channels.key_keep')}
-        helperText={
-          creating && !info?.keyWhole
-            ? translate('app.channels.key_batch_hint', { count: keyLines })
-            : creating
-              ? translate(info?.keyHint ?? 'app.channels.key_hints.default')
-              : translate('app.channels.key_keep')
-        }
+        placeholder={creating ? translate(keyHint) : translate('app.channels.key_keep')}
+        helperText={keyHelp}
         value={values.key}
         onChange={(event) => onChange({ key: event.target.value })}
         multiline={creating || info?.keyWhole}
