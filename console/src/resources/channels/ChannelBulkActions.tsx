@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Alert, Button, LinearProgress, Stack } from '@mui/material';
-import { Confirm, useListContext, useRefresh, useTranslate, useUnselectAll } from 'react-admin';
+import { Confirm, useListContext, useRefresh, useTranslate } from 'react-admin';
 import { useApiNotify } from '../../hooks/useApiNotify';
 import { deleteChannels, deleteDisabledChannels, fixChannelAbilities } from '../../providers/endpoints/channelEndpoints';
 import type { RunKind, RunProgress } from './useChannelRun';
@@ -10,8 +10,7 @@ export const DeleteSelectedButton = () => {
   const translate = useTranslate();
   const notify = useApiNotify();
   const refresh = useRefresh();
-  const unselectAll = useUnselectAll('channel');
-  const { selectedIds } = useListContext();
+  const { selectedIds, onUnselectItems } = useListContext();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const remove = async () => {
@@ -24,7 +23,7 @@ export const DeleteSelectedButton = () => {
     try {
       const count = await deleteChannels(selectedIds.map(Number));
       notify.success('app.channels.deleted_count', { count });
-      unselectAll();
+      onUnselectItems();
       refresh();
     } catch (error) {
       notify.error(error);

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { Box, Button, Typography } from '@mui/material';
+import { Box, Button, Stack, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import {
   BooleanInput,
@@ -25,15 +25,14 @@ import { ChannelRowActions } from './ChannelRowActions';
 import { InlineNumber } from './InlineNumber';
 import { type RunKind, useChannelRun } from './useChannelRun';
 
-const ListActions = ({ running, onRun }: { running: boolean; onRun: (kind: RunKind) => void }) => {
+const ListActions = () => {
   const translate = useTranslate();
   const redirect = useRedirect();
   return (
-    <TopToolbar sx={{ flexWrap: 'wrap', gap: 1 }}>
+    <TopToolbar>
       <Button variant="contained" size="small" startIcon={<AddIcon />} onClick={() => redirect('/channel/add')}>
         {translate('app.channels.add')}
       </Button>
-      <ChannelToolbarActions running={running} onRun={onRun} />
     </TopToolbar>
   );
 };
@@ -109,70 +108,78 @@ export const ChannelList = () => {
         title={translate('app.channels.title')}
         perPage={10}
         filters={filters}
-        actions={<ListActions running={running} onRun={(kind) => void startRun(kind)} />}
+        actions={<ListActions />}
         pagination={<Pagination rowsPerPageOptions={[10, 20, 50, 100]} />}
         exporter={false}
         empty={false}
         storeKey="channel.list"
+        // A wide table scrolls inside its box instead of widening the page on a phone.
+        sx={{
+          maxWidth: { xs: 'calc(100vw - 16px)', md: 'none' },
+          '& .RaList-main': { minWidth: 0 },
+          '& .RaDataTable-tableWrapper': { overflowX: 'auto' },
+        }}
       >
+        {/* The all-channel actions get a row of their own: in the top toolbar they would wrap over the bulk toolbar. */}
+        <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', px: 1, py: 1 }}>
+          <ChannelToolbarActions running={running} onRun={(kind) => void startRun(kind)} />
+        </Stack>
         <RunProgressBanner progress={run.progress} onClose={run.clear} />
-        <Box sx={{ overflowX: 'auto' }}>
-          <DataTable<Channel> rowClick={false} bulkActionButtons={<DeleteSelectedButton />} rowSx={rowSx} empty={<Empty />}>
-            <DataTable.Col<Channel> source="id" label="app.channels.fields.id" disableSort />
-            <DataTable.Col<Channel> source="name" label="app.channels.fields.name" disableSort />
-            <DataTable.Col<Channel>
-              source="group"
-              label="app.channels.fields.group"
-              disableSort
-              render={(channel) => <GroupsCell channel={channel} />}
-            />
-            <DataTable.Col<Channel>
-              source="type"
-              label="app.channels.fields.type"
-              disableSort
-              render={(channel) => <ChannelTypeCell channel={channel} />}
-            />
-            <DataTable.Col<Channel>
-              source="status"
-              label="app.channels.fields.status"
-              disableSort
-              render={(channel) => <ChannelStatusTag channel={channel} />}
-            />
-            <DataTable.Col<Channel>
-              source="response_time"
-              label="app.channels.fields.response_time"
-              disableSort
-              render={(channel) => <ResponseTime channel={channel} />}
-            />
-            <DataTable.Col<Channel>
-              source="used_quota"
-              label="app.channels.fields.used_quota"
-              disableSort
-              render={(channel) => renderQuota(channel.used_quota, status)}
-            />
-            <DataTable.Col<Channel>
-              source="balance"
-              label="app.channels.fields.balance"
-              disableSort
-              render={(channel) => <BalanceCell channel={channel} />}
-            />
-            <DataTable.Col<Channel>
-              source="priority"
-              label="app.channels.fields.priority"
-              disableSort
-              render={(channel) => <InlineNumber channel={channel} field="priority" />}
-            />
-            <DataTable.Col<Channel>
-              source="weight"
-              label="app.channels.fields.weight"
-              disableSort
-              render={(channel) => <InlineNumber channel={channel} field="weight" />}
-            />
-            <DataTable.Col<Channel> label="app.channels.fields.actions">
-              <ChannelRowActions />
-            </DataTable.Col>
-          </DataTable>
-        </Box>
+        <DataTable<Channel> rowClick={false} bulkActionButtons={<DeleteSelectedButton />} rowSx={rowSx} empty={<Empty />}>
+          <DataTable.Col<Channel> source="id" label="app.channels.fields.id" disableSort />
+          <DataTable.Col<Channel> source="name" label="app.channels.fields.name" disableSort />
+          <DataTable.Col<Channel>
+            source="group"
+            label="app.channels.fields.group"
+            disableSort
+            render={(channel) => <GroupsCell channel={channel} />}
+          />
+          <DataTable.Col<Channel>
+            source="type"
+            label="app.channels.fields.type"
+            disableSort
+            render={(channel) => <ChannelTypeCell channel={channel} />}
+          />
+          <DataTable.Col<Channel>
+            source="status"
+            label="app.channels.fields.status"
+            disableSort
+            render={(channel) => <ChannelStatusTag channel={channel} />}
+          />
+          <DataTable.Col<Channel>
+            source="response_time"
+            label="app.channels.fields.response_time"
+            disableSort
+            render={(channel) => <ResponseTime channel={channel} />}
+          />
+          <DataTable.Col<Channel>
+            source="used_quota"
+            label="app.channels.fields.used_quota"
+            disableSort
+            render={(channel) => renderQuota(channel.used_quota, status)}
+          />
+          <DataTable.Col<Channel>
+            source="balance"
+            label="app.channels.fields.balance"
+            disableSort
+            render={(channel) => <BalanceCell channel={channel} />}
+          />
+          <DataTable.Col<Channel>
+            source="priority"
+            label="app.channels.fields.priority"
+            disableSort
+            render={(channel) => <InlineNumber channel={channel} field="priority" />}
+          />
+          <DataTable.Col<Channel>
+            source="weight"
+            label="app.channels.fields.weight"
+            disableSort
+            render={(channel) => <InlineNumber channel={channel} field="weight" />}
+          />
+          <DataTable.Col<Channel> label="app.channels.fields.actions">
+            <ChannelRowActions />
+          </DataTable.Col>
+        </DataTable>
       </List>
     </RequireAdmin>
   );
