@@ -4,7 +4,17 @@ import { type AdminConsole, openAdminConsole } from './support/admin-console';
 import type { ConsoleBrowser } from './support/browser';
 import { channelRow, channelsNamed, createChannel, eventually, watchForFailures } from './support/channel-list';
 import { expectText } from './support/console-actions';
+import { waitForTableRows } from './support/page-state';
 import { rowOpacity } from './support/redemption-list';
+import type { Page } from 'playwright-core';
+
+/** The names in the first two rows (the name is the third cell, after the checkbox and the id). */
+const firstNames = async (page: Page): Promise<string[]> =>
+  await page
+    .locator('tbody tr')
+    .evaluateAll((rows) =>
+      rows.slice(0, 2).map((row) => (row as unknown as { cells: Array<{ textContent: string }> }).cells[2].textContent),
+    );
 
 // Each test drives a real browser; give it more than the root config's 30 s default.
 jest.setTimeout(90_000);
@@ -73,6 +83,47 @@ describe('console channels: list and row actions', () => {
     // The empty choice is named by its aria-label ("清空"), and reads "全部分组".
     await page.getByRole('option').filter({ hasText: '全部分组' }).click();
     await channelRow(page, 'beta-side').waitFor();
+  });
+
+  it('pages the list, keeps the chosen page size in the browser, and sorts by id on request', async () => {
+    const { page } = admin;
+    for (let index = 0; index < 9; index++) await createChannel(api, `page-${index}`, { priority: index === 0 ? 9 : 0 });
+    await page.goto('/channel');
+    await waitForTableRows(page, 10);
+    // Priority order: page-0 (9) and alpha-main (3) lead.
+    await expect(firstNames(page)).resolves.toEqual(['page-0', 'alpha-main']);
+    await page.getByRole('button', { name: /下一页|next page/i }).click();
+    await waitForTableRows(page, 2);
+    await page.getByRole('button', { name: /上一页|previous page/i }).click();
+    await waitForTableRows(page, 10);
+
+    await page.getByRole('combobox', { name: /每页行数/ }).click();
+    await page.getByRole('option', { name: '20', exact: true }).click();
+    await waitForTableRows(page, 12);
+    await page.reload();
+    await waitForTableRows(page, 12);
+    const stored = await page.evaluate(() =>
+      Object.entries((globalThis as unknown as { localStorage: Record<string, string> }).localStorage)
+        .filter(([key]) => key.includes('channel'))
+        .map(([, value]) => value)
+        .join(' '),
+    );
+    expect(stored).toContain('"perPage":20');
+
+    await page.getByLabel('ID 排序').check();
+    await eventually(
+      () => firstNames(page),
+      (names) => names[0] === 'page-8' && names[1] === 'page-7',
+    );
+    await page.getByLabel('ID 排序').uncheck();
+    await eventually(
+      () => firstNames(page),
+      (names) => names[0] === 'page-0',
+    );
+    for (let index = 0; index < 9; index++) {
+      const [row] = await channelsNamed(api, `page-${index}`);
+      await api.must('DELETE', `/api/channel/${row.id}`);
+    }
   });
 
   it('disables and enables a channel from its row, as the server then holds it', async () => {

@@ -53,13 +53,15 @@ export const searchChannels = async (filter: ChannelListFilter): Promise<Channel
     },
   })) ?? [];
 
-/** The plain list pages on the server (`p` 0-based, `page_size`) without a total: partial pagination. */
+/** The plain list pages on the server (`p` 0-based, `page_size`) without a total: partial pagination until the last page. */
 const listChannels = async (page: number, perPage: number, idSort: boolean): Promise<GetListResult<Channel>> => {
   const data =
     (await apiRequest<Channel[] | null>('/api/channel/', {
       query: { p: page - 1, page_size: perPage, id_sort: idSort ? 'true' : undefined },
     })) ?? [];
-  return { data, pageInfo: { hasNextPage: data.length === perPage, hasPreviousPage: page > 1 } };
+  // A short page is the last one, so the total is known; a full page may have more after it.
+  if (data.length < perPage) return { data, total: (page - 1) * perPage + data.length };
+  return { data, pageInfo: { hasNextPage: true, hasPreviousPage: page > 1 } };
 };
 
 /** `PUT /api/channel/` with only the fields to change; answers the channel as saved. */
