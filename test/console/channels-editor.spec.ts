@@ -191,6 +191,8 @@ describe('console channels: the editor', () => {
     await page.goto('/channel/add');
     await pickType('Baidu Wenxin');
     await expectText(page, '按照如下格式输入：APIKey|SecretKey');
+    await page.getByRole('button', { name: '获取模型列表' }).click();
+    await expectText(page, '仅支持 OpenAI 接口格式');
 
     await pickType('Vertex AI');
     await fillCommon('editor-vertex', '{\n  "type": "service_account",\n  "project_id": "p"\n}');
