@@ -121,6 +121,9 @@ describe('console channels: the editor', () => {
     expect(saved).toMatchObject({ name: 'editor-edited', test_model: 'gpt-4o', status_code_mapping: '{"400": "500"}', priority: -999 });
     const tested = await api.call('GET', `/api/channel/test/${channel.id}`);
     expect(tested.success).toBe(true);
+
+    await page.goto('/channel/edit/999999');
+    await expectText(page, '渠道不存在');
   });
 
   it('fetches the models from the upstream with the typed key, and fills the type models and all models', async () => {
@@ -147,6 +150,15 @@ describe('console channels: the editor', () => {
     await field(page, /^密钥/).fill('sk-list-bad');
     await page.getByRole('button', { name: '获取模型列表' }).click();
     await expectText(page, /获取模型列表失败/);
+    // A saved channel's editor fetches with the stored key (the key field left blank).
+    const saved = await createChannel(api, 'editor-fetch', { base_url: modelList.baseUrl, key: 'sk-list-good' });
+    await page.goto(`/channel/edit/${saved.id}`);
+    await waitForValue(field(page, /^名称/), 'editor-fetch');
+    await page.getByRole('button', { name: '获取模型列表' }).click();
+    await expectText(page, '获取到 2 个模型');
+    await page.getByRole('button', { name: '提交' }).click();
+    await expectText(page, '渠道更新成功！');
+    expect((await channelsNamed(api, 'editor-fetch'))[0].models).toBe('up-model-a,up-model-b');
   });
 
   it('asks each type for its own fields: Azure API version and Spark version default, Baidu key format, Vertex region', async () => {
