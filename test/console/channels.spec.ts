@@ -139,6 +139,10 @@ describe('console channels: list and row actions', () => {
     await beta.getByRole('button', { name: '启用' }).click();
     await expectText(beta, '已启用');
     expect((await channelsNamed(api, 'beta-side'))[0].status).toBe(1);
+
+    await beta.getByRole('button', { name: '编辑' }).click();
+    await page.waitForURL((url) => url.pathname === `/channel/edit/${disabled.id}`);
+    await expectText(page, '更新渠道信息');
   });
 
   it('saves priority and weight edited in the row; a negative weight becomes 0', async () => {
@@ -181,7 +185,11 @@ describe('console channels: list and row actions', () => {
       ([row]) => row.test_time > 0,
     );
     expect(tested.response_time).toBeGreaterThan(0);
-    await alpha.getByText(/^[\d.]+ 秒$/).waitFor();
+    // A fast local upstream: the response time is green (up to 1 s).
+    await alpha
+      .locator('[data-colour="green"]')
+      .getByText(/^[\d.]+ 秒$/)
+      .waitFor();
     expect(upstream.chatRequests).toBe(before + 1);
 
     await alpha.getByRole('button', { name: '选择模型测试' }).click();
