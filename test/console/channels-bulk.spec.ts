@@ -63,11 +63,16 @@ describe('console channels: bulk actions', () => {
     await banner.waitFor({ state: 'detached' });
   });
 
-  it('updates every enabled balance with its count, and fixes the routing rows with the count the server answers', async () => {
+  it('updates every enabled balance with its progress and count (a failed query counted as missing), and fixes the routing rows with the count the server answers', async () => {
     const { page } = admin;
+    // An upstream nobody answers at: its balance query fails, leaves no update time, and is counted as missing.
+    const unreachable = await createChannel(api, 'bulk-unreachable', { base_url: 'http://127.0.0.1:1' });
     await page.goto('/channel');
     await page.getByRole('button', { name: '更新所有已启用通道余额' }).click();
-    await expectText(page.getByTestId('channel-run'), '余额更新完成：已更新 2 / 2 个通道。');
+    const banner = page.getByTestId('channel-run');
+    await expectText(banner, /正在更新余额：已更新 \d \/ 3/);
+    await banner.getByText('余额更新完成：已更新 2 / 3 个通道。 1 个没有结果（失败或不支持）。').waitFor({ timeout: 40_000 });
+    await api.must('DELETE', `/api/channel/${unreachable.id}`);
     for (const name of ['bulk-good-1', 'bulk-good-2']) expect((await channelsNamed(api, name))[0].balance).toBe(42.5);
     await expectText(channelRow(page, 'bulk-good-1'), '$42.50');
 
