@@ -5,8 +5,17 @@ import { launchConsoleBrowser, type ConsoleBrowser } from './support/browser';
 import { type ChannelRow, channelRow, channelsNamed, createChannel, eventually, watchForFailures } from './support/channel-list';
 import { dismissDefaultPasswordWarning, expectText, loginThroughUi } from './support/console-actions';
 import { bodyBackground } from './support/page-state';
+import type { Page } from 'playwright-core';
 
 jest.setTimeout(120_000);
+
+/** How far the page is wider than the window (0 or less: no sideways scrolling). */
+const overflow = (page: Page): Promise<number> =>
+  page.evaluate(() => {
+    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
+      .documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
 
 const isDark = (rgb: string) => {
   const [r, g, b] = (rgb.match(/\d+/g) ?? []).map(Number);
@@ -125,18 +134,14 @@ describe('console channels: bulk actions', () => {
         () => bodyBackground(page),
         (rgb) => isDark(rgb),
       );
-      const overflow = await page.evaluate(() => {
-        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
-          .documentElement;
-        return root.scrollWidth - root.clientWidth;
-      });
-      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
       await page.getByRole('textbox', { name: 'Search' }).fill('no-such-channel-name');
       await expectText(page, 'No channels yet');
       await page.goto('/channel/add');
       await page.getByRole('textbox', { name: /^Name/ }).waitFor();
       await page.getByRole('button', { name: 'Submit' }).click();
       await expectText(page, 'Please fill in the channel name and channel key!');
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
       expect(failures.failures).toEqual([]);
     } finally {
       await narrow.close();
