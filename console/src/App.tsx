@@ -26,6 +26,8 @@ import { dataProvider } from './providers/dataProvider';
 import { i18nProvider } from './providers/i18nProvider';
 import { createConsoleStore } from './providers/store';
 import { logs } from './resources/logs';
+import { channels } from './resources/channels';
+import { ChannelEditor } from './resources/channels/ChannelEditor';
 import { redemptions } from './resources/redemptions';
 import { tokens } from './resources/tokens';
 import { users, UserSelfEdit } from './resources/users';
@@ -39,7 +41,6 @@ const DetailPage = lazy(() => import('./pages/detail/DetailPage').then((module) 
 
 /** Screens of later releases: [path, menu label key, public?]. */
 const LATER_SCREENS: Array<[string, string, boolean]> = [
-  ['/channel/*', 'app.menu.channel', false],
   ['/midjourney', 'app.menu.midjourney', false],
   ['/task', 'app.menu.task', false],
 ];
@@ -105,6 +106,10 @@ export const App = () => (
       <Resource name="redemption" {...redemptions} />
       <Resource name="log" {...logs} />
       <Resource name="token" {...tokens} />
+      <Resource name="channel" {...channels}>
+        <Route path="add" element={<ChannelEditor key="add" />} />
+        <Route path="edit/:id" element={<ChannelEditor key="edit" />} />
+      </Resource>
     </Admin>
   </BrowserRouter>
 );

@@ -303,7 +303,10 @@ describe('channel health', () => {
   it('updates every balance in the worker and disables an enabled channel with no balance left (余额不足)', async () => {
     const broke = await createChannel('broke', empty);
     const funded = await createChannel('funded', healthy);
-    expect((await call(target, root, 'get', '/api/channel/update_balance').expect(200)).body).toEqual({ success: true, message: '' });
+    const started = (await call(target, root, 'get', '/api/channel/update_balance').expect(200)).body;
+    // data.queued: the enabled channels of a type with a balance query (more than the two made here).
+    expect(started).toEqual({ success: true, message: '', data: { queued: expect.any(Number) } });
+    expect(started.data.queued).toBeGreaterThanOrEqual(2);
     const balances = target.app.get<Queue>(getQueueToken('channel-balances'), { strict: false });
     await drained(balances);
     const brokeRow = await channel(broke);
@@ -316,10 +319,12 @@ describe('channel health', () => {
 
   it('tests every channel as queued jobs, answering at once, one run at a time', async () => {
     const tests = target.app.get<Queue>(getQueueToken(CHANNEL_TESTS_QUEUE), { strict: false });
+    let queued = 0;
     healthy.delayMs = 150;
     try {
       const first = await call(target, root, 'get', '/api/channel/test').expect(200);
-      expect(first.body).toEqual({ success: true, message: '' });
+      expect(first.body).toEqual({ success: true, message: '', data: { queued: expect.any(Number) } });
+      queued = first.body.data.queued;
       const second = await call(target, root, 'get', '/api/channel/test').expect(200);
       expect(second.body).toEqual({ success: false, message: '测试已在运行中' });
       await drained(tests);
@@ -327,6 +332,7 @@ describe('channel health', () => {
       healthy.delayMs = 0;
     }
     const ids: Array<{ id: number }> = await dataSource(target).query('SELECT id FROM channels ORDER BY id');
+    expect(queued).toBe(ids.length);
     const completed = await tests.getCompleted();
     for (const { id } of ids) {
       const job = completed.find((entry) => entry.data.channelId === id);

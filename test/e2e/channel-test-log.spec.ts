@@ -181,7 +181,7 @@ describe('channel test: log row and end-of-run mail', () => {
     healthy.delayMs = 100;
     try {
       const started = await call(target, root, 'get', '/api/channel/test').expect(200);
-      expect(started.body).toEqual({ success: true, message: '' });
+      expect(started.body).toEqual({ success: true, message: '', data: { queued: expect.any(Number) } });
       await drained(tests);
     } finally {
       healthy.delayMs = 0;

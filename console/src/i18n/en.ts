@@ -7,6 +7,7 @@ import { en as statementEn } from './statement';
 import { en as tokensEn } from './tokens';
 import { en as topupOnlineEn } from './topup-online';
 import { en as detailEn } from './detail';
+import { en as channelsEn } from './channels';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
@@ -274,6 +275,7 @@ export const appEn = {
   logs: logsEn,
   options: optionsTexts,
   tokens: tokensEn,
+  channels: channelsEn,
   redemptions: {
     title: 'Manage redemption codes',
     search: 'Search redemption code ID and name …',

@@ -1,5 +1,6 @@
 import type { TranslationMessages } from 'react-admin';
 import { zh as detailZh } from './detail';
+import { zh as channelsZh } from './channels';
 import type { AppMessages, ResourceMessages } from './en';
 import { zh as logsZh } from './logs';
 import { zh as pagesZh } from './pages';
@@ -273,6 +274,7 @@ export const appZh: AppMessages = {
   logs: logsZh,
   options: optionsTexts,
   tokens: tokensZh,
+  channels: channelsZh,
   redemptions: {
     title: '管理兑换码',
     search: '搜索兑换码的 ID 和名称 …',

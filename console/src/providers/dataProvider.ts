@@ -2,6 +2,7 @@
 import type { DataProvider, RaRecord } from 'react-admin';
 import type { Redemption, UserManageAction } from '../lib/types';
 import { logEndpoints } from './endpoints/logEndpoints';
+import { channelEndpoints } from './endpoints/channelEndpoints';
 import { redemptionEndpoints, setRedemptionStatus } from './endpoints/redemptionEndpoints';
 import { setTokenStatus, tokenEndpoints, type Token } from './endpoints/tokenEndpoints';
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
@@ -15,6 +16,7 @@ const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   log: logEndpoints,
   statement: statementEndpoints,
   token: tokenEndpoints,
+  channel: channelEndpoints,
 };
 
 const endpointsFor = (resource: string): ResourceEndpoints => {

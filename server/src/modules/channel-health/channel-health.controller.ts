@@ -48,12 +48,14 @@ export class ChannelHealthController {
     return { success: result.ok, message: result.message, time: result.time };
   }
 
-  /** Answers at once; the channel-tests worker runs one job per channel. */
+  /**
+   * Answers at once with `data: {queued}` (new-api answers no data; the console shows progress against it); the
+   * channel-tests worker runs one job per channel.
+   */
   @Get('test')
   @AdminAuth()
   async testAll(@Req() request: FastifyRequest) {
-    await this.commandBus.execute(new StartChannelRunsCommand({ kind: 'test', runId: `test-${String(request.id)}` }));
-    return ok();
+    return ok(await this.commandBus.execute(new StartChannelRunsCommand({ kind: 'test', runId: `test-${String(request.id)}` })));
   }
 
   @Get('update_balance/:id')
@@ -76,7 +78,6 @@ export class ChannelHealthController {
   @Get('update_balance')
   @AdminAuth()
   async updateAllBalances(@Req() request: FastifyRequest) {
-    await this.commandBus.execute(new StartChannelRunsCommand({ kind: 'balance', runId: `balance-${String(request.id)}` }));
-    return ok();
+    return ok(await this.commandBus.execute(new StartChannelRunsCommand({ kind: 'balance', runId: `balance-${String(request.id)}` })));
   }
 }

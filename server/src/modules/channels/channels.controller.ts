@@ -11,6 +11,7 @@ import { ChannelInputError, ChannelNotFoundError } from './channel.errors';
 import { decodeChannelBody, newChannelsFrom } from './channel-input';
 import { allCatalogueModels } from './channel-model-catalogue';
 import type { ChannelWriteContext } from './channel-writes';
+import { CopyChannelCommand } from './usecases/copy-channel/copy-channel.command';
 import { CreateChannelsCommand } from './usecases/create-channels/create-channels.command';
 import { DeleteChannelCommand } from './usecases/delete-channel/delete-channel.command';
 import { DeleteChannelsCommand } from './usecases/delete-channels/delete-channels.command';
@@ -26,6 +27,7 @@ const MAX_PAGE = 100_000_000;
 const MAX_PAGE_SIZE = 100_000;
 const ITEMS_PER_PAGE = 10;
 const ROOT_ROLE = 100;
+const COPY_SUFFIX = '_复制';
 
 const batchBody = z.object({ ids: z.array(z.number().int()).nullish() });
 const fetchBody = z.object({ base_url: jsonText, type: jsonInteger, key: jsonText });
@@ -121,6 +123,15 @@ export class ChannelsController {
     const { channels, status } = newChannelsFrom(decodeChannelBody(body));
     await this.commandBus.execute(new CreateChannelsCommand({ channels, status, ...context(caller, request) }));
     return ok();
+  }
+
+  /** A copy of the channel, key included, named with `suffix` (default "_复制"); answers the new id. */
+  @Post('copy/:id')
+  @HttpCode(200)
+  @AdminAuth()
+  async copy(@CurrentUser() caller: AuthenticatedUser, @Param('id') id: string, @Query() query: unknown, @Req() request: FastifyRequest) {
+    const suffix = queryText(query, 'suffix') || COPY_SUFFIX;
+    return ok(await this.commandBus.execute(new CopyChannelCommand({ id: pathId(id), suffix, ...context(caller, request) })));
   }
 
   @Put()

@@ -9,6 +9,7 @@ import { ChannelsController } from './channels.controller';
 import { ModelsController } from './models.controller';
 import { ChannelRouter } from './routing/channel-router';
 import { ChangeChannelStatusHandler } from './usecases/change-channel-status/change-channel-status.handler';
+import { CopyChannelHandler } from './usecases/copy-channel/copy-channel.handler';
 import { CreateChannelsHandler } from './usecases/create-channels/create-channels.handler';
 import { DeleteChannelHandler } from './usecases/delete-channel/delete-channel.handler';
 import { DeleteChannelsHandler } from './usecases/delete-channels/delete-channels.handler';
@@ -32,6 +33,7 @@ import { UpdateChannelHandler } from './usecases/update-channel/update-channel.h
     ChannelRouter,
     ChannelWrites,
     CreateChannelsHandler,
+    CopyChannelHandler,
     UpdateChannelHandler,
     ChangeChannelStatusHandler,
     DeleteChannelHandler,

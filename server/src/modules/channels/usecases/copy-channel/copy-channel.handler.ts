@@ -1,0 +1,40 @@
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { ChannelStatus } from '../../channel.events';
+import { ChannelEntity } from '../../channel.entity';
+import { ChannelNotFoundError } from '../../channel.errors';
+import { fieldsOf } from '../../channel-record';
+import { ChannelWrites } from '../../channel-writes';
+import { CreateChannelsCommand } from '../create-channels/create-channels.command';
+import { CopyChannelCommand } from './copy-channel.command';
+
+@CommandHandler(CopyChannelCommand)
+export class CopyChannelHandler implements ICommandHandler<CopyChannelCommand> {
+  constructor(
+    @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
+    private readonly writes: ChannelWrites,
+    private readonly commandBus: CommandBus,
+  ) {}
+
+  async execute({ input }: CopyChannelCommand): Promise<{ id: number }> {
+    const source = await this.channels.findOneBy({ id: input.id });
+    if (!source) throw new ChannelNotFoundError();
+    const fields = fieldsOf(source);
+    // A channel switched off by hand is copied switched off; an enabled or auto-disabled one starts enabled.
+    const status =
+      (await this.writes.currentStatus(input.id)) === ChannelStatus.ManuallyDisabled
+        ? ChannelStatus.ManuallyDisabled
+        : ChannelStatus.Enabled;
+    const { ids } = await this.commandBus.execute(
+      new CreateChannelsCommand({
+        channels: [{ ...fields, name: `${fields.name}${input.suffix}` }],
+        status,
+        correlationId: input.correlationId,
+        actor: input.actor,
+        clientIp: input.clientIp,
+      }),
+    );
+    return { id: ids[0] };
+  }
+}
