@@ -21,6 +21,19 @@ describe('overspend: an upstream that ignores max_tokens', () => {
     context.openai.completionTokens = 300;
   });
 
+  it('streamed answers too: 100 concurrent streams with max_tokens 10 end at or above zero', async () => {
+    const quota = 600;
+    const user = await holder(context, 'ovstream', quota);
+    const result = await burst(context, user, 100, { max_tokens: 10, stream: true });
+    expect(result.answered.length).toBeGreaterThan(1);
+    const charges = await chargesOfUser(context, user.id);
+    expectChargedExactly(charges, result.answered);
+    expect(charges.every((charge) => charge.completionTokens === 10 && charge.billingCapped === true)).toBe(true);
+    const balance = await accountQuota(context, user.id);
+    expect(balance).toBe(quota - sum(charges));
+    expect(balance).toBeGreaterThanOrEqual(0);
+  });
+
   for (const concurrency of [100, 500]) {
     it(`user: ${concurrency} concurrent requests never take the balance below zero`, async () => {
       const quota = concurrency * 6; // about half the requests fit
