@@ -32,6 +32,9 @@ describe('overspend: an upstream that ignores max_tokens', () => {
     const balance = await accountQuota(context, user.id);
     expect(balance).toBe(quota - sum(charges));
     expect(balance).toBeGreaterThanOrEqual(0);
+    process.stdout.write(
+      `overspend stream user@100: quota ${quota}, ${result.answered.length} answered, charged ${sum(charges)}, balance ${balance}\n`,
+    );
   });
 
   for (const concurrency of [100, 500]) {
