@@ -73,4 +73,10 @@ export interface QuotaConsumedData {
    * dashboard's hourly row alone (as does logConsume false). Recorded like logConsume; absent reads as true.
    */
   dataExport?: boolean;
+  /**
+   * The charge is less than the answer's reported usage priced: its completion was cut to the client's max_tokens,
+   * or it took only what the balance had left (docs/ledger.md, "What a balance can go below zero by"). Written only
+   * when true; absent reads as false.
+   */
+  billingCapped?: boolean;
 }

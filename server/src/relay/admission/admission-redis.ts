@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import type { RedisKeys } from '../../infrastructure/redis/redis-keys';
-import { EXPIRE, GROW, RELEASE, RENEW, RENEW_MANY, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
+import { COVER, EXPIRE, GROW, RELEASE, RENEW, RENEW_MANY, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
 
 /** Admission's connection with its Lua scripts defined as commands (see quota-scripts.ts for what each does). */
 export type AdmissionCommands = Redis & {
@@ -14,6 +14,7 @@ export type AdmissionCommands = Redis & {
   tgSetBase(...args: Array<string | number>): Promise<number>;
   tgGrow(...args: Array<string | number>): Promise<[number, number, number]>;
   tgShrink(...args: Array<string | number>): Promise<number>;
+  tgCover(...args: Array<string | number>): Promise<number>;
 };
 
 /**
@@ -34,6 +35,7 @@ export function openAdmissionConnection(redis: Redis): AdmissionCommands {
   connection.defineCommand('tgSetBase', { numberOfKeys: 2, lua: SET_BASE });
   connection.defineCommand('tgGrow', { numberOfKeys: 8, lua: GROW });
   connection.defineCommand('tgShrink', { numberOfKeys: 3, lua: SHRINK });
+  connection.defineCommand('tgCover', { numberOfKeys: 7, lua: COVER });
   return connection;
 }
 

@@ -56,7 +56,7 @@ describe('QuotaAdmissionService (real Redis and Postgres)', () => {
       ok: true,
       userAvailable: 40,
       tokenAvailable: null,
-      reservation: { id: 'a', kind: 'request' },
+      reservation: { id: 'a', kind: 'request', amount: 60 },
     });
     expect(await reserve(1, 'b', 41)).toEqual({ ok: false, reason: 'user', userAvailable: 40, tokenAvailable: null });
     expect(await reserve(1, 'a', 60)).toMatchObject({ ok: true }); // same request again: idempotent

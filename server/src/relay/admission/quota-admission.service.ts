@@ -27,6 +27,8 @@ export interface ReservationRequest {
 export interface AdmittedBy {
   id: string;
   kind: 'request' | 'block';
+  /** What was reserved for the request (its own reservation, or its hold in the block): see boundCharge. */
+  amount: number;
 }
 
 export type ReservationResult =
@@ -183,7 +185,7 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
           ok: true,
           userAvailable: Number.NaN,
           tokenAvailable: request.tokenId !== null ? Number.NaN : null,
-          reservation: { id: attempt.hold.block.id, kind: 'block' },
+          reservation: { id: attempt.hold.block.id, kind: 'block', amount },
         };
       }
       if (attempt.wait) await attempt.wait;
@@ -226,7 +228,7 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
           ok: true,
           userAvailable: user,
           tokenAvailable: withToken ? token : null,
-          reservation: { id: request.requestId, kind: 'request' },
+          reservation: { id: request.requestId, kind: 'request', amount },
         };
       }
       if (status === 2) return { ok: false, reason: 'user', userAvailable: user, tokenAvailable: withToken ? token : null };
@@ -252,6 +254,44 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   keepHeld(requestId: string): void {
     if (!this.blocks?.holdOf(requestId)) return;
     setTimeout(() => this.blocks?.releaseHold(requestId), this.leaseMs).unref();
+  }
+
+  /**
+   * The charge an answered request may make: `charge` when it fits the reservation that admitted it (no Redis
+   * command: the common case), else the reservation plus as much of the excess as the user and a limited token still
+   * have available, which then stays reserved until the charge settles (a block's free capacity first, then COVER).
+   * So a charge never takes a balance below zero, whatever the upstream reports and however many requests overrun at
+   * once: docs/ledger.md, "What a balance can go below zero by". Resolves with the amount to charge (≤ charge).
+   */
+  async boundCharge(request: {
+    requestId: string;
+    userId: number;
+    tokenId: number | null;
+    reservation: AdmittedBy;
+    charge: number;
+  }): Promise<number> {
+    const { reservation } = request;
+    const charge = Math.round(request.charge);
+    if (charge <= reservation.amount) return charge;
+    let extra = charge - reservation.amount;
+    let hold: ReturnType<QuotaBlocks['growHold']>['hold'];
+    if (reservation.kind === 'block') {
+      const grown = this.blocks?.growHold(request.requestId, extra);
+      if (!grown?.hold) return reservation.amount;
+      hold = grown.hold;
+      reservation.amount += extra - grown.uncovered;
+      extra = grown.uncovered;
+      if (extra === 0) return charge;
+    }
+    const grant = await this.redis.tgCover(
+      ...this.keys.script(request.userId, request.tokenId),
+      reservation.id,
+      extra,
+      request.tokenId !== null ? 1 : 0,
+    );
+    if (hold) this.blocks?.covered(hold, grant);
+    reservation.amount += grant;
+    return reservation.amount;
   }
 
   async settle(request: SettlementRequest): Promise<void> {

@@ -128,6 +128,26 @@ export class QuotaBlocks {
     return true;
   }
 
+  /**
+   * The request's charge exceeds its hold by `extra`: the hold takes what it can of the block's free capacity, in
+   * memory. Resolves with the part of `extra` still uncovered (the caller asks Redis for it, see COVER) and the hold.
+   */
+  growHold(requestId: string, extra: number): { hold: BlockHold | undefined; uncovered: number } {
+    const hold = this.holds.get(requestId);
+    if (!hold) return { hold, uncovered: extra };
+    const take = Math.max(0, Math.min(extra, hold.block.size - hold.block.used));
+    hold.amount += take;
+    hold.block.used += take;
+    return { hold, uncovered: extra - take };
+  }
+
+  /** Redis granted `grant` more to the hold's block (COVER, a relative increment): the mirror and the hold follow. */
+  covered(hold: BlockHold, grant: number): void {
+    hold.block.size += grant;
+    hold.block.used += grant;
+    hold.amount += grant;
+  }
+
   /** The request was answered and its charge is durable (journal): the charge replaces the hold until shipped. */
   charged(requestId: string, charge: number): void {
     const hold = this.holds.get(requestId);

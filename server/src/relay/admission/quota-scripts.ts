@@ -186,6 +186,27 @@ each('ZADD', KEYS[6], tokenSettled, 2)
 return 1
 `;
 
+/**
+ * An answered request's charge exceeds what admitted it by ARGV[2] (the upstream reported more than the reservation
+ * assumed): grows that reservation by as much of it as the user (and a limited token) still have available, never
+ * more, so no charge takes a balance below zero however many requests overrun at once (docs/ledger.md, "What a
+ * balance can go below zero by"). The reservation is a request's own or a quota block; one that is gone (its lease
+ * ran out and the sweep retired it) is not recreated and is granted nothing. Runs only for charges that overrun.
+ * KEYS: as SETTLE   ARGV: reservationId, extra, withToken (1|0)
+ * Returns the part of `extra` granted (0 … extra).
+ */
+export const COVER = `${AVAILABLE}
+local reservationId, extra, withToken = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
+if redis.call('HEXISTS', KEYS[3], reservationId) == 0 then return 0 end
+if withToken and redis.call('HEXISTS', KEYS[7], reservationId) == 0 then return 0 end
+local grant = math.min(extra, math.max(0, available(KEYS[1], KEYS[2], KEYS[3]) or 0))
+if withToken then grant = math.min(grant, math.max(0, available(KEYS[5], KEYS[6], KEYS[7]) or 0)) end
+if grant <= 0 then return 0 end
+redis.call('HINCRBY', KEYS[3], reservationId, grant)
+if withToken then redis.call('HINCRBY', KEYS[7], reservationId, grant) end
+return grant
+`;
+
 /** The request failed before anything was charged. KEYS as SETTLE; ARGV: requestId. */
 export const RELEASE = `
 redis.call('HDEL', KEYS[3], ARGV[1])

@@ -4,6 +4,7 @@ import { finalQuota, type ModelPricing, priceImageRequest, pricingFor } from '#s
 import type { RoutableChannel } from '../../relay-ports';
 import type { QuotaConsumedData } from '#server/modules/accounts/index';
 import type { RelayContext, RelayDeps } from './relay-context';
+import { billedUsage, boundCharge } from './charge-bound';
 
 /** What an answer used, as the charge counts it. */
 export interface Usage {
@@ -86,7 +87,9 @@ export async function settle(
   usage: Usage,
   firstTokenMs: number | null,
 ): Promise<void> {
-  const data = buildCharge(deps, context, channel, upstreamModel, usage, firstTokenMs);
+  const billed = billedUsage(context, usage);
+  const data = buildCharge(deps, context, channel, upstreamModel, billed.usage, firstTokenMs);
+  await boundCharge(deps, context, data, billed.capped);
   try {
     await deps.settlement.settle({
       data,
