@@ -9,6 +9,7 @@ import { compatibleProfiles, genericCompatibleProfile } from './openai-compatibl
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
 import { InvalidApiTypeError } from './upstream-errors';
+import { createZhipuV4Adapter } from './zhipu/zhipu-v4-profile';
 
 export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
   forceStreamUsage: true,
@@ -32,6 +33,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Ollama, createOllamaAdapter],
   [ChannelType.Anthropic, createAnthropicAdapter],
   [ChannelType.Gemini, createGeminiAdapter],
+  [ChannelType.ZhipuV4, createZhipuV4Adapter],
 ];
 
 /**
