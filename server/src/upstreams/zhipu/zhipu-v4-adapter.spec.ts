@@ -103,7 +103,12 @@ describe('Zhipu GLM-4V adapter (type 26)', () => {
     const whole = runStream(adapter.createStreamTransformer(input({ stream: true }, { isStream: true })), [bytes]);
     expect(whole.summary).toMatchObject({ end: 'done', usage: { prompt_tokens: 11, completion_tokens: 9 } });
     const events = dataEvents(whole.output) as Array<Record<string, any>>;
-    expect(events.slice(0, -1).map((event) => event.choices[0]?.delta?.content ?? '').join('')).toBe('你好！有什么可以帮你的吗？');
+    expect(
+      events
+        .slice(0, -1)
+        .map((event) => event.choices[0]?.delta?.content ?? '')
+        .join(''),
+    ).toBe('你好！有什么可以帮你的吗？');
     expect(events.at(-1)).toBe('[DONE]');
     for (const pieces of everySplit(bytes)) {
       const run = runStream(adapter.createStreamTransformer(input({ stream: true }, { isStream: true })), pieces);
