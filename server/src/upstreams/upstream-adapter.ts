@@ -100,6 +100,8 @@ export interface UpstreamRequestInput {
   readonly clientHeaders?: ClientHeaders;
   /** Fetched images keyed by their URL, for adapters with `needsRemoteMedia`. */
   readonly media?: ReadonlyMap<string, InlineMedia>;
+  /** What the adapter's `prepare` obtained for this request (Baidu's access token); unset otherwise. */
+  readonly credential?: string;
 }
 
 export interface UpstreamRequest {
@@ -238,6 +240,12 @@ export interface StreamTransformer {
   trailer(options: TrailerOptions): ClientBytes;
 }
 
+/**
+ * One extra HTTP call an adapter makes on its own (a token exchange, a task poll), sent by the caller's client with
+ * its timeouts and abort signal; the whole body is read. Rejects only for transport failures.
+ */
+export type UpstreamCall = (request: UpstreamRequest) => Promise<UpstreamResponse>;
+
 export interface UpstreamAdapter {
   /** Folder name, for logs. */
   readonly name: string;
@@ -249,6 +257,17 @@ export interface UpstreamAdapter {
   parseResponse(input: UpstreamRequestInput, response: UpstreamResponse): UpstreamResult;
   createStreamTransformer(input: UpstreamRequestInput): StreamTransformer;
   mapError(status: number, body: Uint8Array): UpstreamFailure;
+  /**
+   * Optional, for upstreams that need a call before the real one (Baidu's access-token exchange): the input to
+   * build from, e.g. with `credential` set. Throws UpstreamLocalError for a bad key and UpstreamCallFailure when
+   * the provider refused (a failure of the channel, which the health rules see).
+   */
+  prepare?(input: UpstreamRequestInput, call: UpstreamCall): Promise<UpstreamRequestInput>;
+  /**
+   * Optional, for upstreams whose 2xx non-stream answer is only a ticket (Alibaba's image task): follows it up and
+   * returns the final answer, which `parseResponse` then reads. Throws UpstreamCallFailure like `prepare`.
+   */
+  complete?(input: UpstreamRequestInput, response: UpstreamResponse, call: UpstreamCall): Promise<UpstreamResponse>;
 }
 
 /** Process-wide settings (environment options such as FORCE_STREAM_OPTION) and injected clock and ids. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter';
 import { createAzureAdapter } from './azure/azure-adapter';
+import { createBaiduAdapter } from './baidu/baidu-adapter';
 import { ChannelType } from './channel-types';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createOllamaAdapter } from './ollama/ollama-adapter';
@@ -34,6 +35,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Anthropic, createAnthropicAdapter],
   [ChannelType.Gemini, createGeminiAdapter],
   [ChannelType.ZhipuV4, createZhipuV4Adapter],
+  [ChannelType.Baidu, createBaiduAdapter],
 ];
 
 /**

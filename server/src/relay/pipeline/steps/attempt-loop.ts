@@ -1,5 +1,12 @@
-import type { ClientHeaders, OpenAIError, UpstreamAdapter, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
-import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
+import type {
+  ClientHeaders,
+  OpenAIError,
+  UpstreamAdapter,
+  UpstreamCall,
+  UpstreamRequestInput,
+  UpstreamResponse,
+} from '#server/upstreams/upstream-adapter';
+import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
 import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
@@ -81,11 +88,15 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
       allowPrivate: deps.allowPrivateMedia,
     });
   }
+  const call = adapterCall(deps, context);
   try {
     input = upstreamInput(context, channel, upstreamModel, adapter.needsRemoteMedia);
+    if (adapter.prepare) input = await adapter.prepare(input, call);
     upstream = adapter.buildRequest(input);
   } catch (error) {
     if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    const failure = adapterCallFailed(deps, channel, context, error);
+    if (failure) return failure;
     throw error;
   }
   for (const [name, value] of Object.entries(channel.headerOverride ?? {})) {
@@ -121,13 +132,55 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   } catch {
     return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
   }
-  const result = success
-    ? adapter.parseResponse(input, { status: answer.status, contentType: answer.contentType, body: bodyBytes })
-    : adapter.mapError(answer.status, bodyBytes);
+  let response: UpstreamResponse = { status: answer.status, contentType: answer.contentType, body: bodyBytes };
+  if (success && adapter.complete) {
+    try {
+      response = await adapter.complete(input, response, call);
+    } catch (error) {
+      const failure = adapterCallFailed(deps, channel, context, error);
+      if (failure) return failure;
+      throw error;
+    }
+  }
+  const result =
+    response.status >= 200 && response.status < 300
+      ? adapter.parseResponse(input, response)
+      : adapter.mapError(response.status, response.body);
   if (!result.ok) {
     return failed(deps, channel, { status: applyStatusCodeMapping(channel, result.status), error: result.error, local: false });
   }
   await answerPlain(deps, context, channel, upstreamModel, result, answer.headers);
+  return null;
+}
+
+/** An adapter's own calls (`prepare`, `complete`) go through the relay's client with the request's timeouts and signal. */
+function adapterCall(deps: RelayDeps, context: RelayContext): UpstreamCall {
+  return async (request) => {
+    const answer = await deps.http.send(request, {
+      headersTimeoutMs: deps.relayTimeoutMs,
+      bodyTimeoutMs: deps.relayTimeoutMs,
+      signal: context.request.signal,
+    });
+    let body: Buffer;
+    try {
+      body = await answer.body.bytes();
+    } catch (error) {
+      throw new UpstreamTransportError(error);
+    }
+    return { status: answer.status, contentType: answer.contentType, body };
+  };
+}
+
+/** A refused or unreachable adapter call as the attempt's failure (reported to the health rules), else null. */
+function adapterCallFailed(deps: RelayDeps, channel: RoutableChannel, context: RelayContext, error: unknown): AttemptFailure | null {
+  if (error instanceof UpstreamCallFailure) {
+    const failure = error.failure;
+    return failed(deps, channel, { status: applyStatusCodeMapping(channel, failure.status), error: failure.error, local: false });
+  }
+  if (error instanceof UpstreamTransportError) {
+    deps.logger.warn(`channel #${channel.id}: ${error.message}`);
+    return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
+  }
   return null;
 }
 
