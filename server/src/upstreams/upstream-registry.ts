@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter';
+import { createAliAdapter } from './ali/ali-adapter';
 import { createAzureAdapter } from './azure/azure-adapter';
 import { createBaiduAdapter } from './baidu/baidu-adapter';
 import { ChannelType } from './channel-types';
@@ -36,6 +37,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Gemini, createGeminiAdapter],
   [ChannelType.ZhipuV4, createZhipuV4Adapter],
   [ChannelType.Baidu, createBaiduAdapter],
+  [ChannelType.Ali, (settings) => createAliAdapter(settings)],
 ];
 
 /**
