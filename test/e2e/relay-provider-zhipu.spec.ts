@@ -38,6 +38,8 @@ describe('relay: Zhipu through the official SDK', () => {
     app = await startCnProviderApp('zhipu', [
       channel(26, 'glm4 ok', ['glm-4', 'glm-limited']),
       channel(26, 'glm4 revoked', ['glm-4-revoked'], 'zp-id.wrong-secret'),
+      channel(16, 'chatglm ok', ['chatglm_turbo']),
+      channel(16, 'chatglm revoked', ['chatglm_std'], 'zp-id.wrong-secret'),
     ]);
   });
 
@@ -108,6 +110,49 @@ describe('relay: Zhipu through the official SDK', () => {
         body: JSON.stringify({ model: 'glm-4', messages }),
       });
       expect(response.status).toBe(401);
+    });
+  });
+
+  describe('ChatGLM v3 (type 16)', () => {
+    it('answers a plain chat from /invoke, unquoting ChatGLM’s content, and charges its usage once', async () => {
+      const before = zhipu.requests.length;
+      const { data, response } = await client().chat.completions.create({ model: 'chatglm_turbo', messages }).withResponse();
+      expect(data.choices[0]).toMatchObject({ message: { content: zhipu.reply }, finish_reason: 'stop' });
+      const upstream = zhipu.requests[before];
+      expect(upstream.url).toBe('/api/paas/v3/model-api/chatglm_turbo/invoke');
+      expect(JSON.parse(upstream.body)).toEqual({
+        prompt: [
+          { role: 'system', content: 'You are a test.' },
+          { role: 'user', content: 'Okay' },
+          { role: 'user', content: 'Say hello.' },
+        ],
+        incremental: true,
+      });
+      await expectOneCharge(app, response.headers.get('x-oneapi-request-id')!, 'chatglm_turbo', [13, 6], false);
+    });
+
+    it('streams from /sse-invoke (add events, then finish with meta usage) and charges it once', async () => {
+      const { data: stream, response } = await client()
+        .chat.completions.create({ model: 'chatglm_turbo', messages, stream: true, stream_options: { include_usage: true } })
+        .withResponse();
+      const { text, finish, usage } = await readStream(stream);
+      expect(text).toBe(zhipu.reply);
+      expect(finish).toBe('stop');
+      expect(usage).toMatchObject({ prompt_tokens: 13, completion_tokens: 6 });
+      expect(zhipu.requests.at(-1)!.url).toBe('/api/paas/v3/model-api/chatglm_turbo/sse-invoke');
+      await expectOneCharge(app, response.headers.get('x-oneapi-request-id')!, 'chatglm_turbo', [13, 6], true);
+    });
+
+    it('a wrong secret is a 401 zhipu_error, and the channel test disables the channel', async () => {
+      const error = await client()
+        .chat.completions.create({ model: 'chatglm_std', messages })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'zhipu_error', code: '1000' });
+      const id = await channelIdByName(app, 'chatglm revoked');
+      await enableAutoBan(app, id);
+      expect(await testChannel(app, id)).toMatchObject({ success: false });
+      expect((await channelRow(app, id)).status).toBe(3);
     });
   });
 

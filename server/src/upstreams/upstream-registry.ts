@@ -11,6 +11,7 @@ import { compatibleProfiles, genericCompatibleProfile } from './openai-compatibl
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
 import { InvalidApiTypeError } from './upstream-errors';
+import { createZhipuV3Adapter } from './zhipu/zhipu-v3-adapter';
 import { createZhipuV4Adapter } from './zhipu/zhipu-v4-profile';
 
 export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
@@ -35,6 +36,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Ollama, createOllamaAdapter],
   [ChannelType.Anthropic, createAnthropicAdapter],
   [ChannelType.Gemini, createGeminiAdapter],
+  [ChannelType.Zhipu, createZhipuV3Adapter],
   [ChannelType.ZhipuV4, createZhipuV4Adapter],
   [ChannelType.Baidu, createBaiduAdapter],
   [ChannelType.Ali, (settings) => createAliAdapter(settings)],
