@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ConvertRequestError } from '../upstream-errors';
+import { UpstreamLocalError } from '../upstream-errors';
 
 /** Zhipu's tokens live 24 hours; a cached one is reused until 5 minutes before that. */
 const LIFETIME_MS = 24 * 3600 * 1000;
@@ -17,7 +17,7 @@ function base64url(value: string | Buffer): string {
 export function signZhipuToken(key: string, nowMs: number): string {
   const dot = key.indexOf('.');
   if (dot <= 0 || dot === key.length - 1 || key.indexOf('.', dot + 1) !== -1) {
-    throw new ConvertRequestError('invalid zhipu key: the channel key must be "id.secret"');
+    throw new UpstreamLocalError('invalid zhipu key: the channel key must be "id.secret"', 'invalid_channel_key', 500);
   }
   const id = key.slice(0, dot);
   const secret = key.slice(dot + 1);

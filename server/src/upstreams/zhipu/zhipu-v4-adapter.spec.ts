@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { channel, chatInput, dataEvents, everySplit, fixture, FIXED_NOW, runStream, testSettings } from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
-import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-errors';
+import { UnsupportedRelayModeError, UpstreamLocalError } from '../upstream-errors';
 import { createUpstreamRegistry } from '../upstream-registry';
 import { signZhipuToken } from './zhipu-jwt';
 import { createZhipuV4Adapter } from './zhipu-v4-profile';
@@ -27,7 +27,7 @@ describe('Zhipu JWT', () => {
   });
 
   it('refuses a key that is not id.secret, locally', () => {
-    for (const key of ['nodot', '.secret', 'id.', 'a.b.c']) expect(() => signZhipuToken(key, FIXED_NOW)).toThrow(ConvertRequestError);
+    for (const key of ['nodot', '.secret', 'id.', 'a.b.c']) expect(() => signZhipuToken(key, FIXED_NOW)).toThrow(UpstreamLocalError);
   });
 
   it('is cached per key until shortly before it expires', () => {
