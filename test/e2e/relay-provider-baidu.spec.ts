@@ -89,6 +89,11 @@ describe('relay: Baidu Wenxin through the official SDK', () => {
     const charges = await chargeCount(app.target);
     const error = await app.client.chat.completions.create({ model: 'ernie-limited', messages }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    // Asked for a stream, Baidu still refuses with HTTP 200 and JSON: the client gets the 429 before any stream starts.
+    const streamed = await app.client.chat.completions
+      .create({ model: 'ernie-limited', messages, stream: true })
+      .catch((caught: unknown) => caught);
+    expect(streamed).toBeInstanceOf(OpenAI.RateLimitError);
     expect(await chargeCount(app.target)).toBe(charges);
   });
 

@@ -9,7 +9,7 @@ import type {
 import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
-import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
+import { type UpstreamAnswer, UpstreamTransportError } from '../../upstream-client/upstream-http-client';
 import { fetchRemoteMedia, limitImagesPerMessage } from '../remote-media';
 import { shouldRetry } from '../retry-policy';
 import { applyStatusCodeMapping } from '../status-code-mapping';
@@ -117,6 +117,20 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   }
 
   const success = answer.status >= 200 && answer.status < 300;
+  if (success && context.isStream && isJsonAnswer(answer.contentType)) {
+    // Baidu and Zhipu refuse a stream with HTTP 200 and a JSON error body. Read whole before any byte reaches the
+    // client, it is the attempt's failure (retried, seen by the health rules), not an error event in a started stream.
+    let bytes: Buffer;
+    try {
+      bytes = await answer.body.bytes();
+    } catch {
+      return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
+    }
+    const probe = adapter.parseResponse(input, { status: answer.status, contentType: answer.contentType, body: bytes });
+    if (!probe.ok)
+      return failed(deps, channel, { status: applyStatusCodeMapping(channel, probe.status), error: probe.error, local: false });
+    answer = replayedAnswer(answer, bytes);
+  }
   if (success && (context.isStream || answer.contentType.includes('text/event-stream'))) {
     await stream(deps, context, channel, adapter, input, upstreamModel, answer);
     return null;
@@ -151,6 +165,27 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   }
   await answerPlain(deps, context, channel, upstreamModel, result, answer.headers);
   return null;
+}
+
+function isJsonAnswer(contentType: string): boolean {
+  return contentType.includes('json') && !contentType.includes('event-stream');
+}
+
+/** An answer whose body was already read, handed to the stream step as if it were arriving. */
+function replayedAnswer(answer: UpstreamAnswer, bytes: Buffer): UpstreamAnswer {
+  return {
+    ...answer,
+    body: {
+      async *[Symbol.asyncIterator]() {
+        if (bytes.length > 0) yield bytes;
+      },
+      bytes: async () => bytes,
+      text: async () => bytes.toString('utf8'),
+      arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+      destroy: () => undefined,
+      ready: () => true,
+    },
+  };
 }
 
 /** An adapter's own calls (`prepare`, `complete`) go through the relay's client with the request's timeouts and signal. */
