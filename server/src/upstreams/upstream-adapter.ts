@@ -2,11 +2,15 @@
  * The contract every channel type implements. The relay owns I/O (HTTP client, timeouts, retries, billing);
  * an adapter owns the upstream's wire protocol: where to send, what to send, and how to read the answer back
  * into the OpenAI shapes the client expects. Adapters are synchronous and pure apart from the stream
- * transformer, which alone holds state.
+ * transformer, which alone holds state, and the optional `prepare` / `complete` hooks of the few upstreams that need
+ * calls of their own (Baidu's token exchange, cached per key; Alibaba's image task polls), made through the
+ * `UpstreamCall` the relay hands them.
  *
  * One request through the relay:
  *   const adapter = getUpstreamAdapter(channel.type);          // throws InvalidApiTypeError for type 21
+ *   input = await adapter.prepare?.(input, call) ?? input;     // Baidu: the access token
  *   const request = adapter.buildRequest(input);               // throws UpstreamLocalError on bad input/mode
+ *   non-stream 2xx: response = await adapter.complete?.(input, response, call) ?? response  // Alibaba images
  *   non-stream: adapter.parseResponse(input, {status, contentType, body})  -> UpstreamResult
  *   stream, status 2xx: t = adapter.createStreamTransformer(input);
  *       for each upstream chunk: write(t.push(chunk))           // null: nothing to write yet
