@@ -65,7 +65,7 @@ export class ZhipuFake extends HttpFake {
     } catch {
       return sendJson(response, 400, { error: { code: '1214', message: '输入不是有效的JSON' } });
     }
-    if (v3) return this.answerV3(decodeURIComponent(v3[1]), v3[2] === 'sse-invoke', body, response);
+    if (v3) return this.answerV3(v3[2] === 'sse-invoke', body, response);
     if (request.method !== 'POST' || path !== '/api/paas/v4/chat/completions') {
       return sendJson(response, 404, { error: { code: '404', message: `Not Found: ${path}` } });
     }
@@ -120,7 +120,7 @@ export class ZhipuFake extends HttpFake {
     response.end(`data: ${JSON.stringify(last)}\n\ndata: [DONE]\n\n`);
   }
 
-  private answerV3(model: string, stream: boolean, body: Record<string, any>, response: ServerResponse): void {
+  private answerV3(stream: boolean, body: Record<string, any>, response: ServerResponse): void {
     if (!Array.isArray(body.prompt) || body.prompt.length === 0) {
       return sendJson(response, 200, { code: 1214, msg: 'prompt 参数非法。请检查文档。', success: false });
     }
@@ -141,7 +141,6 @@ export class ZhipuFake extends HttpFake {
         success: true,
       });
     }
-    void model;
     response.writeHead(200, { 'content-type': 'text/event-stream;charset=UTF-8' });
     for (const piece of this.reply.split(/(?<=\s)/)) response.write(`event:add\nid:${taskId}\ndata:${piece}\n\n`);
     const meta = { task_status: 'SUCCESS', usage, task_id: taskId, request_id: taskId };
