@@ -2,11 +2,15 @@
  * The contract every channel type implements. The relay owns I/O (HTTP client, timeouts, retries, billing);
  * an adapter owns the upstream's wire protocol: where to send, what to send, and how to read the answer back
  * into the OpenAI shapes the client expects. Adapters are synchronous and pure apart from the stream
- * transformer, which alone holds state.
+ * transformer, which alone holds state, and the optional `prepare` / `complete` hooks of the few upstreams that need
+ * calls of their own (Baidu's token exchange, cached per key; Alibaba's image task polls), made through the
+ * `UpstreamCall` the relay hands them.
  *
  * One request through the relay:
  *   const adapter = getUpstreamAdapter(channel.type);          // throws InvalidApiTypeError for type 21
+ *   input = await adapter.prepare?.(input, call) ?? input;     // Baidu: the access token
  *   const request = adapter.buildRequest(input);               // throws UpstreamLocalError on bad input/mode
+ *   non-stream 2xx: response = await adapter.complete?.(input, response, call) ?? response  // Alibaba images
  *   non-stream: adapter.parseResponse(input, {status, contentType, body})  -> UpstreamResult
  *   stream, status 2xx: t = adapter.createStreamTransformer(input);
  *       for each upstream chunk: write(t.push(chunk))           // null: nothing to write yet
@@ -100,6 +104,8 @@ export interface UpstreamRequestInput {
   readonly clientHeaders?: ClientHeaders;
   /** Fetched images keyed by their URL, for adapters with `needsRemoteMedia`. */
   readonly media?: ReadonlyMap<string, InlineMedia>;
+  /** What the adapter's `prepare` obtained for this request (Baidu's access token); unset otherwise. */
+  readonly credential?: string;
 }
 
 export interface UpstreamRequest {
@@ -238,6 +244,12 @@ export interface StreamTransformer {
   trailer(options: TrailerOptions): ClientBytes;
 }
 
+/**
+ * One extra HTTP call an adapter makes on its own (a token exchange, a task poll), sent by the caller's client with
+ * its timeouts and abort signal; the whole body is read. Rejects only for transport failures.
+ */
+export type UpstreamCall = (request: UpstreamRequest) => Promise<UpstreamResponse>;
+
 export interface UpstreamAdapter {
   /** Folder name, for logs. */
   readonly name: string;
@@ -249,6 +261,17 @@ export interface UpstreamAdapter {
   parseResponse(input: UpstreamRequestInput, response: UpstreamResponse): UpstreamResult;
   createStreamTransformer(input: UpstreamRequestInput): StreamTransformer;
   mapError(status: number, body: Uint8Array): UpstreamFailure;
+  /**
+   * Optional, for upstreams that need a call before the real one (Baidu's access-token exchange): the input to
+   * build from, e.g. with `credential` set. Throws UpstreamLocalError for a bad key and UpstreamCallFailure when
+   * the provider refused (a failure of the channel, which the health rules see).
+   */
+  prepare?(input: UpstreamRequestInput, call: UpstreamCall): Promise<UpstreamRequestInput>;
+  /**
+   * Optional, for upstreams whose 2xx non-stream answer is only a ticket (Alibaba's image task): follows it up and
+   * returns the final answer, which `parseResponse` then reads. Throws UpstreamCallFailure like `prepare`.
+   */
+  complete?(input: UpstreamRequestInput, response: UpstreamResponse, call: UpstreamCall): Promise<UpstreamResponse>;
 }
 
 /** Process-wide settings (environment options such as FORCE_STREAM_OPTION) and injected clock and ids. */

@@ -1,4 +1,4 @@
-import type { OpenAIError, RelayMode } from './upstream-adapter';
+import type { OpenAIError, RelayMode, UpstreamFailure } from './upstream-adapter';
 
 /**
  * A gateway-side failure while preparing an upstream call. The relay answers it with the OpenAI envelope and
@@ -49,5 +49,16 @@ export class ConvertRequestError extends UpstreamLocalError {
 export class MissingBaseUrlError extends UpstreamLocalError {
   constructor(adapterName: string) {
     super(`the ${adapterName} channel has no base URL`, 'channel_base_url_missing', 500);
+  }
+}
+
+/**
+ * The provider refused an adapter's own call (`prepare` or `complete`: a token exchange, a failed task). Unlike
+ * UpstreamLocalError this is the channel's failure: the relay reports it to the health rules and may retry elsewhere.
+ */
+export class UpstreamCallFailure extends Error {
+  constructor(readonly failure: UpstreamFailure) {
+    super(failure.error.message);
+    this.name = new.target.name;
   }
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter';
+import { createAliAdapter } from './ali/ali-adapter';
 import { createAzureAdapter } from './azure/azure-adapter';
+import { createBaiduAdapter } from './baidu/baidu-adapter';
 import { ChannelType } from './channel-types';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createOllamaAdapter } from './ollama/ollama-adapter';
@@ -9,6 +11,8 @@ import { compatibleProfiles, genericCompatibleProfile } from './openai-compatibl
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
 import { InvalidApiTypeError } from './upstream-errors';
+import { createZhipuV3Adapter } from './zhipu/zhipu-v3-adapter';
+import { createZhipuV4Adapter } from './zhipu/zhipu-v4-profile';
 
 export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
   forceStreamUsage: true,
@@ -32,6 +36,10 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Ollama, createOllamaAdapter],
   [ChannelType.Anthropic, createAnthropicAdapter],
   [ChannelType.Gemini, createGeminiAdapter],
+  [ChannelType.Zhipu, createZhipuV3Adapter],
+  [ChannelType.ZhipuV4, createZhipuV4Adapter],
+  [ChannelType.Baidu, createBaiduAdapter],
+  [ChannelType.Ali, (settings) => createAliAdapter(settings)],
 ];
 
 /**

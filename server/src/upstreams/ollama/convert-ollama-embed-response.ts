@@ -8,7 +8,7 @@ export interface OllamaEmbedResponse {
 }
 
 /** Little-endian float32, base64: what OpenAI returns for `encoding_format: "base64"` (the default of openai-node). */
-function toBase64Float32(vector: number[]): string {
+export function toBase64Float32(vector: number[]): string {
   const bytes = Buffer.alloc(vector.length * 4);
   for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i], i * 4);
   return bytes.toString('base64');

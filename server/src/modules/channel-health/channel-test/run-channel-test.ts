@@ -1,6 +1,7 @@
 import { request } from 'undici';
+import type { UpstreamCall, UpstreamRequest, UpstreamResponse } from '#server/upstreams/upstream-adapter';
 import type { UpstreamRegistry } from '#server/upstreams/upstream-registry';
-import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
+import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import type { ChannelOutcome } from '../outcome/channel-outcome';
 import { channelTestInput, chooseTestModel, type TestableChannel } from './build-channel-test';
 
@@ -52,23 +53,10 @@ export async function runChannelTest(
   };
   try {
     const adapter = registry.get(channel.type);
-    const input = channelTestInput(channel, upstreamModel);
-    const upstream = adapter.buildRequest(input);
-    const answer = await request(upstream.url, {
-      method: upstream.method,
-      headers: upstream.headers,
-      body: upstream.body,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = new Uint8Array(await answer.body.arrayBuffer());
-    const contentType = answer.headers['content-type'];
-    const result = adapter.parseResponse(input, {
-      status: answer.statusCode,
-      contentType: Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? ''),
-      body,
-    });
+    const call: UpstreamCall = (upstream) => send(upstream, timeoutMs);
+    let input = channelTestInput(channel, upstreamModel);
+    if (adapter.prepare) input = await adapter.prepare(input, call);
+    const result = adapter.parseResponse(input, await call(adapter.buildRequest(input)));
     if (result.ok) {
       const usage = result.usage ? { promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens } : null;
       return finish(true, result.status, '', null, null, usage);
@@ -77,8 +65,28 @@ export async function runChannelTest(
     return finish(false, result.status, result.error.message || `status code ${result.status}`, code, result.error.type || null);
   } catch (error) {
     if (error instanceof UpstreamLocalError) return finish(false, error.status, error.message, error.code, error.type);
+    if (error instanceof UpstreamCallFailure) {
+      const { status, error: failure } = error.failure;
+      const code = failure.code === null || failure.code === undefined ? null : String(failure.code);
+      return finish(false, status, failure.message || `status code ${status}`, code, failure.type || null);
+    }
     // Unreachable, reset or too slow: a transient failure (status 0), never a fatal one.
     const message = error instanceof Error ? error.message : String(error);
     return finish(false, 0, `请求上游地址失败: ${message}`, 'do_request_failed');
   }
+}
+
+/** One call to the upstream with the test's timeout, read whole. */
+async function send(upstream: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
+  const answer = await request(upstream.url, {
+    method: upstream.method,
+    headers: upstream.headers,
+    body: upstream.body,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const body = new Uint8Array(await answer.body.arrayBuffer());
+  const contentType = answer.headers['content-type'];
+  return { status: answer.statusCode, contentType: Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? ''), body };
 }

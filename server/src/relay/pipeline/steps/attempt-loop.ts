@@ -1,8 +1,15 @@
-import type { ClientHeaders, OpenAIError, UpstreamAdapter, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
-import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
+import type {
+  ClientHeaders,
+  OpenAIError,
+  UpstreamAdapter,
+  UpstreamCall,
+  UpstreamRequestInput,
+  UpstreamResponse,
+} from '#server/upstreams/upstream-adapter';
+import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
-import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
+import { type UpstreamAnswer, UpstreamTransportError } from '../../upstream-client/upstream-http-client';
 import { fetchRemoteMedia, limitImagesPerMessage } from '../remote-media';
 import { shouldRetry } from '../retry-policy';
 import { applyStatusCodeMapping } from '../status-code-mapping';
@@ -81,11 +88,15 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
       allowPrivate: deps.allowPrivateMedia,
     });
   }
+  const call = adapterCall(deps, context);
   try {
     input = upstreamInput(context, channel, upstreamModel, adapter.needsRemoteMedia);
+    if (adapter.prepare) input = await adapter.prepare(input, call);
     upstream = adapter.buildRequest(input);
   } catch (error) {
     if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    const failure = adapterCallFailed(deps, channel, context, error);
+    if (failure) return failure;
     throw error;
   }
   for (const [name, value] of Object.entries(channel.headerOverride ?? {})) {
@@ -106,6 +117,20 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   }
 
   const success = answer.status >= 200 && answer.status < 300;
+  if (success && context.isStream && isJsonAnswer(answer.contentType)) {
+    // Baidu and Zhipu refuse a stream with HTTP 200 and a JSON error body. Read whole before any byte reaches the
+    // client, it is the attempt's failure (retried, seen by the health rules), not an error event in a started stream.
+    let bytes: Buffer;
+    try {
+      bytes = await answer.body.bytes();
+    } catch {
+      return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
+    }
+    const probe = adapter.parseResponse(input, { status: answer.status, contentType: answer.contentType, body: bytes });
+    if (!probe.ok)
+      return failed(deps, channel, { status: applyStatusCodeMapping(channel, probe.status), error: probe.error, local: false });
+    answer = replayedAnswer(answer, bytes);
+  }
   if (success && (context.isStream || answer.contentType.includes('text/event-stream'))) {
     await stream(deps, context, channel, adapter, input, upstreamModel, answer);
     return null;
@@ -121,13 +146,76 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   } catch {
     return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
   }
-  const result = success
-    ? adapter.parseResponse(input, { status: answer.status, contentType: answer.contentType, body: bodyBytes })
-    : adapter.mapError(answer.status, bodyBytes);
+  let response: UpstreamResponse = { status: answer.status, contentType: answer.contentType, body: bodyBytes };
+  if (success && adapter.complete) {
+    try {
+      response = await adapter.complete(input, response, call);
+    } catch (error) {
+      const failure = adapterCallFailed(deps, channel, context, error);
+      if (failure) return failure;
+      throw error;
+    }
+  }
+  const result =
+    response.status >= 200 && response.status < 300
+      ? adapter.parseResponse(input, response)
+      : adapter.mapError(response.status, response.body);
   if (!result.ok) {
     return failed(deps, channel, { status: applyStatusCodeMapping(channel, result.status), error: result.error, local: false });
   }
   await answerPlain(deps, context, channel, upstreamModel, result, answer.headers);
+  return null;
+}
+
+function isJsonAnswer(contentType: string): boolean {
+  return contentType.includes('json') && !contentType.includes('event-stream');
+}
+
+/** An answer whose body was already read, handed to the stream step as if it were arriving. */
+function replayedAnswer(answer: UpstreamAnswer, bytes: Buffer): UpstreamAnswer {
+  return {
+    ...answer,
+    body: {
+      async *[Symbol.asyncIterator]() {
+        if (bytes.length > 0) yield bytes;
+      },
+      bytes: async () => bytes,
+      text: async () => bytes.toString('utf8'),
+      arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+      destroy: () => undefined,
+      ready: () => true,
+    },
+  };
+}
+
+/** An adapter's own calls (`prepare`, `complete`) go through the relay's client with the request's timeouts and signal. */
+function adapterCall(deps: RelayDeps, context: RelayContext): UpstreamCall {
+  return async (request) => {
+    const answer = await deps.http.send(request, {
+      headersTimeoutMs: deps.relayTimeoutMs,
+      bodyTimeoutMs: deps.relayTimeoutMs,
+      signal: context.request.signal,
+    });
+    let body: Buffer;
+    try {
+      body = await answer.body.bytes();
+    } catch (error) {
+      throw new UpstreamTransportError(error);
+    }
+    return { status: answer.status, contentType: answer.contentType, body };
+  };
+}
+
+/** A refused or unreachable adapter call as the attempt's failure (reported to the health rules), else null. */
+function adapterCallFailed(deps: RelayDeps, channel: RoutableChannel, context: RelayContext, error: unknown): AttemptFailure | null {
+  if (error instanceof UpstreamCallFailure) {
+    const failure = error.failure;
+    return failed(deps, channel, { status: applyStatusCodeMapping(channel, failure.status), error: failure.error, local: false });
+  }
+  if (error instanceof UpstreamTransportError) {
+    deps.logger.warn(`channel #${channel.id}: ${error.message}`);
+    return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
+  }
   return null;
 }
 
