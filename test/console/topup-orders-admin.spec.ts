@@ -212,4 +212,18 @@ describe('console: top-up orders of all users (admin)', () => {
       await phone.close();
     }
   });
+
+  it('pages through more orders than a page holds: a full page offers the next, the short last one gives the total', async () => {
+    for (let i = 0; i < 7; i++) await placeOrder(sessions[1], 10 + i, i % 2 === 0 ? 'wx' : 'zfb');
+    const held = await allOrders();
+    expect(held).toHaveLength(11);
+    const { page } = consoleApp.admin;
+    await page.goto('/topup/orders?page=1&perPage=10');
+    await waitForTableRows(page, 10);
+    expect((await shownRows(page)).map((cells) => cells[0])).toEqual(held.slice(0, 10).map((order) => order.trade_no));
+    await page.getByRole('button', { name: '前往下一页' }).click();
+    await waitForTableRows(page, 1);
+    expect((await shownRows(page)).map((cells) => cells.slice(0, 8))).toEqual([expectedRow(held[10])]);
+    await expectText(page, '11-11，共 11 条');
+  });
 });
