@@ -5,7 +5,7 @@ export const en = {
   open_hint: 'Every user’s online top-up orders (administrators)',
   empty: 'No top-up orders',
   user_filter: 'User',
-  user_filter_hint: 'Type a username, e-mail or ID',
+  user_filter_hint: 'Search by username, display name, e-mail or ID',
   user_id: 'User ID',
   fields: {
     trade_no: 'Order number',
@@ -29,7 +29,7 @@ export const zh: typeof en = {
   open_hint: '所有用户的在线充值订单（管理员）',
   empty: '暂无充值订单',
   user_filter: '用户',
-  user_filter_hint: '输入用户名、邮箱或 ID',
+  user_filter_hint: '按用户名、显示名称、邮箱或 ID 搜索',
   user_id: '用户 ID',
   fields: {
     trade_no: '订单号',
