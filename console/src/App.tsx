@@ -21,6 +21,7 @@ import { SettingsPage } from './pages/SettingsPage';
 import { StatementPage } from './pages/statement/StatementPage';
 import { UserStatementPage } from './pages/statement/UserStatementPage';
 import { TopUpPage } from './pages/topup/TopUpPage';
+import { TopUpOrdersAdminPage } from './pages/topup/TopUpOrdersAdminPage';
 import { authProvider } from './providers/authProvider';
 import { dataProvider } from './providers/dataProvider';
 import { i18nProvider } from './providers/i18nProvider';
@@ -81,6 +82,7 @@ export const App = () => (
         <Route path="/user/edit" element={<UserSelfEdit />} />
         <Route path="/pricing" element={<PricingPage />} />
         <Route path="/topup" element={<TopUpPage />} />
+        <Route path="/topup/orders" element={<TopUpOrdersAdminPage />} />
         <Route path="/about" element={<AboutPage />} />
         <Route path="/chat" element={<ChatPage />} />
         <Route path="/chat2link" element={<Chat2LinkPage />} />

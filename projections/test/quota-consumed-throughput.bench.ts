@@ -7,7 +7,7 @@
  * tests find it) and drops it afterwards. Not part of the test suite: it takes several seconds.
  */
 import { createTestDatabase } from '../../test/support/database';
-import { describeMeasurement, measureQuotaConsumedThroughput } from './quota-consumed-throughput';
+import { describeMeasurement, measureQuotaConsumedThroughput, quotaConsumedProjections } from './quota-consumed-throughput';
 
 async function main(): Promise<void> {
   const events = Number(process.argv[2] ?? 5000);
@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   const database = await createTestDatabase();
   try {
     const { perEvent, batched, comparison } = await measureQuotaConsumedThroughput(database.url, events);
-    process.stdout.write(`${events} QuotaConsumed, ${perEvent.batches} batches of up to 500, 4 projections:\n`);
+    process.stdout.write(
+      `${events} QuotaConsumed, ${perEvent.batches} batches of up to 500, ${quotaConsumedProjections().length} projections:\n`,
+    );
     process.stdout.write(`${describeMeasurement(perEvent)}\n${describeMeasurement(batched)}\n`);
     process.stdout.write(`tables: ${comparison.summary}\n`);
     if (!comparison.equal) process.exitCode = 1;

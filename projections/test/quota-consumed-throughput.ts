@@ -7,9 +7,13 @@ import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
 import type { RecordedEvent } from '../../server/src/ledger/event-store.port';
 import { PostgresEventStore } from '../../server/src/ledger/postgres/postgres-event-store';
 import { accountStream } from '../../server/src/ledger/streams';
+import type { OptionsService } from '../../server/src/modules/options/options.service';
+import { QuotaReminderProjection } from '../../server/src/modules/quota-reminder/quota-reminder.projection';
 import { AccountBalancesProjection } from '../src/read-models/account-balances/account-balances.projection';
 import { ChannelStatusProjection } from '../src/read-models/channel-status/channel-status.projection';
 import { LogsProjection } from '../src/read-models/logs/logs.projection';
+import { QuotaDataProjection } from '../src/read-models/quota-data/quota-data.projection';
+import { StatementProjection } from '../src/read-models/statement/statement.projection';
 import { TokenBalancesProjection } from '../src/read-models/token-balances/token-balances.projection';
 import { CheckpointStore } from '../src/runner/checkpoint-store';
 import type { Projection } from '../src/runner/projection';
@@ -17,8 +21,9 @@ import { countingStatements } from './counting-statements';
 import { consumed } from './mixed-ledger';
 
 /**
- * What batching the QuotaConsumed folds buys: the same ledger of relay charges projected by the four projections
- * that fold them, through the runner's batch transaction (CheckpointStore.applyBatch, batches of 500 as live),
+ * What batching the QuotaConsumed folds buys: the same ledger of relay charges projected by every projection that
+ * folds them (account and token balances, channel status, logs, the dashboard's quota_data, the statement and the
+ * low-quota reminder; PROJECTIONS below, checked against the registry by quota-consumed-throughput.int.spec.ts), through the runner's batch transaction (CheckpointStore.applyBatch, batches of 500 as live),
  * once with `apply` per event (applyBatch hidden) and once with `applyBatch`, on a migrated database of its own.
  * Used by quota-consumed-throughput.int.spec.ts (CI) and quota-consumed-throughput.bench.ts (the figures: plain
  * node, as the projector runs, whereas jest's module sandbox slows the projector's JavaScript several times).
@@ -46,7 +51,40 @@ export interface ThroughputResult {
 
 const BATCH = 500;
 const USERS = 4;
-const TABLES = ['account_balances', 'token_balances', 'channel_status', 'logs', 'log_purges'];
+/** The low-quota reminder's threshold: charges take the balances (0 before them) straight into "exhausted". */
+const REMIND_THRESHOLD = 1000;
+const TABLES = [
+  'account_balances',
+  'token_balances',
+  'channel_status',
+  'logs',
+  'log_purges',
+  'quota_data',
+  'statement_lines',
+  'quota_reminder_balances',
+  'quota_reminders',
+  'quota_reminder_mails',
+  'quota_reminder_cursor',
+];
+/** quota_reminders.updated_at is the wall clock of the write (no other table compared has the column). */
+const SNAPSHOT = { ignoreColumns: ['updated_at'] };
+
+/**
+ * Every projection that folds QuotaConsumed. Neither apply nor applyBatch uses the admission service, the data
+ * source or the reminder's mailer (afterCommit does; not called here); the reminder reads only its threshold.
+ */
+export function quotaConsumedProjections(): Projection[] {
+  const options = { getNumber: (key: string) => (key === 'QuotaRemindThreshold' ? REMIND_THRESHOLD : 0) } as unknown as OptionsService;
+  return [
+    new AccountBalancesProjection(null as never, null as never),
+    new TokenBalancesProjection(null as never, null as never),
+    new ChannelStatusProjection(),
+    new LogsProjection(),
+    new QuotaDataProjection(),
+    new StatementProjection(),
+    new QuotaReminderProjection(options, null as never),
+  ];
+}
 
 /** CPU time (ms) of a process so far, from /proc (utime + stime, in USER_HZ = 100 ticks); null if unreadable. */
 function processCpuMs(pid: number): number | null {
@@ -78,13 +116,7 @@ export async function measureQuotaConsumedThroughput(databaseUrl: string, events
         statements += counter.statements();
       }
     };
-    // Neither apply nor applyBatch uses the admission service or the data source (afterCommit does; not called here).
-    const real: Projection[] = [
-      new AccountBalancesProjection(null as never, null as never),
-      new TokenBalancesProjection(null as never, null as never),
-      new ChannelStatusProjection(),
-      new LogsProjection(),
-    ];
+    const real = quotaConsumedProjections();
     const wrap = (projection: Projection, batched: boolean): Projection => ({
       name: projection.name,
       tables: projection.tables,
@@ -97,7 +129,8 @@ export async function measureQuotaConsumedThroughput(databaseUrl: string, events
 
     const project = async (mode: Measurement['mode'], of: RecordedEvent[][]): Promise<Measurement> => {
       const projections = real.map((projection) => wrap(projection, mode === 'applyBatch'));
-      await dataSource.query(`TRUNCATE ${TABLES.join(', ')}`);
+      await dataSource.query(`TRUNCATE ${TABLES.filter((table) => table !== 'quota_reminder_cursor').join(', ')}`);
+      await dataSource.query('UPDATE quota_reminder_cursor SET position = 0');
       await dataSource.query('DELETE FROM projection_checkpoints');
       const current = await checkpoints.ensure(projections.map((projection) => projection.name));
       const [{ pid }]: Array<{ pid: number }> = await dataSource.query('SELECT pg_backend_pid() AS pid');
@@ -126,9 +159,9 @@ export async function measureQuotaConsumedThroughput(databaseUrl: string, events
     await project('applyBatch', batches);
     await project('apply per event', batches.slice(0, 1));
     const perEvent = await project('apply per event', batches);
-    const perEventTables = await snapshotTables(dataSource, TABLES);
+    const perEventTables = await snapshotTables(dataSource, TABLES, SNAPSHOT);
     const batched = await project('applyBatch', batches);
-    const comparison = diffSnapshots(perEventTables, await snapshotTables(dataSource, TABLES), TABLES);
+    const comparison = diffSnapshots(perEventTables, await snapshotTables(dataSource, TABLES, SNAPSHOT), TABLES);
     return { perEvent, batched, comparison };
   } finally {
     await store.close();

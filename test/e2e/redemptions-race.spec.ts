@@ -1,42 +1,62 @@
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { createHttpApp } from '#server/http-app';
 import { newEvent } from '#server/ledger/event-envelope';
 import { accountStream, redemptionStream } from '#server/ledger/streams';
 import { createTestApp, type TestApp } from '../support/app';
+import { freePort, type GatewayProcess, startGateway } from './support/gateway-process';
 import { balanceRow, call, type Caller, eventStore, logRows, projected, register, rootCaller, setOptions } from './users-support';
 
 /**
- * Two api processes on one database and one Redis prefix, twenty concurrent redeems of one code split between
- * them (and between two users): the code stream's expected revision lets exactly one through, the quota moves
- * once and one top-up log row is written. No mutex and no sleep: nothing is shared but Postgres.
+ * Two api processes on one database and one Redis prefix (this jest process with every role, and a real gateway
+ * child process with the api role only: two operating-system processes, so no in-memory lock could be shared),
+ * twenty concurrent redeems of one code split between them (and between two users): the code stream's expected
+ * revision lets exactly one through, the quota moves once and one top-up log row is written. No mutex and no
+ * sleep: nothing is shared but Postgres and Redis.
  */
 describe('redemption race across two api processes', () => {
   let first: TestApp;
-  let second: NestFastifyApplication;
+  let second: GatewayProcess;
   let root: Caller;
   let alice: Caller;
   let bob: Caller;
 
   beforeAll(async () => {
     first = await createTestApp();
-    second = await createHttpApp({ ...first.config, roles: ['api'] }, { logger: false });
-    await second.init();
-    await second.getHttpAdapter().getInstance().ready();
+    second = await startGateway({
+      port: await freePort(),
+      role: 'api',
+      env: {
+        DATABASE_URL: first.config.DATABASE_URL,
+        REDIS_URL: first.config.REDIS_URL,
+        REDIS_PREFIX: first.config.REDIS_PREFIX,
+        GLOBAL_API_RATE_LIMIT: '100000',
+        GLOBAL_WEB_RATE_LIMIT: '100000',
+        CRITICAL_RATE_LIMIT: '100000',
+        READ_YOUR_WRITES_TIMEOUT_MS: '10000',
+        LOG_LEVEL: 'warn',
+      },
+    });
     await setOptions(first, { QuotaForNewUser: '1000' });
     root = await rootCaller(first);
     alice = await register(first, 'alice');
     bob = await register(first, 'bob');
-  });
+  }, 120_000);
   afterAll(async () => {
-    await second.close();
-    await first.close();
+    await second?.stop();
+    await first?.close();
   });
 
-  function redeemOn(process: 0 | 1, caller: Caller, key: string) {
-    const agent = process === 0 ? first.http() : request(second.getHttpServer());
-    return agent.post('/api/user/topup').set('Authorization', caller.token).send({ key });
+  /** POST /api/user/topup on the jest process (0) or the child gateway process (1). */
+  async function redeemOn(where: 0 | 1, caller: Caller, key: string): Promise<{ status: number; body: unknown }> {
+    if (where === 0) {
+      const response = await first.http().post('/api/user/topup').set('Authorization', caller.token).send({ key });
+      return { status: response.status, body: response.body as unknown };
+    }
+    const response = await fetch(`${second.baseUrl}/api/user/topup`, {
+      method: 'POST',
+      headers: { Authorization: caller.token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ key }),
+    });
+    return { status: response.status, body: (await response.json()) as unknown };
   }
 
   it('given one code, when twenty redeems race on two processes, then exactly one succeeds and the quota moves once', async () => {
@@ -51,6 +71,8 @@ describe('redemption race across two api processes', () => {
     );
     for (const response of responses) expect(response.status).toBe(200);
     const bodies = responses.map((response) => response.body as { success: boolean; message: string; data?: number });
+    // Both processes answered their ten (the child is another operating-system process on the same database).
+    expect(second.pid).not.toBe(process.pid);
     const won = bodies.filter((body) => body.success);
     expect(won).toEqual([{ success: true, message: '', data: 777 }]);
     expect(bodies.filter((body) => !body.success)).toEqual(

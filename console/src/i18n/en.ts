@@ -6,6 +6,7 @@ import { en as pagesEn } from './pages';
 import { en as statementEn } from './statement';
 import { en as tokensEn } from './tokens';
 import { en as topupOnlineEn } from './topup-online';
+import { en as topupOrdersAdminEn } from './topup-orders-admin';
 import { en as detailEn } from './detail';
 import { en as channelsEn } from './channels';
 
@@ -114,6 +115,7 @@ export const appEn = {
     empty: 'No model available',
   },
   topup_online: topupOnlineEn,
+  topup_orders_admin: topupOrdersAdminEn,
   detail: detailEn,
   topup: {
     balance_title: 'Balance',

@@ -9,6 +9,7 @@ import { zh as optionsTexts } from './settings';
 import { zh as statementZh } from './statement';
 import { zh as tokensZh } from './tokens';
 import { zh as topupOnlineZh } from './topup-online';
+import { zh as topupOrdersAdminZh } from './topup-orders-admin';
 
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
@@ -114,6 +115,7 @@ export const appZh: AppMessages = {
     empty: '暂无可用模型',
   },
   topup_online: topupOnlineZh,
+  topup_orders_admin: topupOrdersAdminZh,
   detail: detailZh,
   topup: {
     balance_title: '余额',

@@ -8,6 +8,7 @@ import { setTokenStatus, tokenEndpoints, type Token } from './endpoints/tokenEnd
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
 import { statementEndpoints } from '../pages/statement/statementEndpoints';
+import { topupOrderEndpoints } from '../pages/topup/topupOrderEndpoints';
 
 /** One entry per react-admin resource; channels, tokens and logs join here later. */
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
@@ -15,6 +16,7 @@ const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   redemption: redemptionEndpoints,
   log: logEndpoints,
   statement: statementEndpoints,
+  topup_order: topupOrderEndpoints,
   token: tokenEndpoints,
   channel: channelEndpoints,
 };

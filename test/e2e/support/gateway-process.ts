@@ -36,12 +36,26 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Starts the gateway on `port` with `env` and waits until GET /api/status answers (or the process dies). */
-export async function startGateway(options: { port: number; env: Record<string, string>; timeoutMs?: number }): Promise<GatewayProcess> {
+/**
+ * Starts the gateway on `port` with `env` (and `--role`, default all) and waits until GET /api/status answers (or the
+ * process dies).
+ */
+export async function startGateway(options: {
+  port: number;
+  env: Record<string, string>;
+  role?: 'all' | 'api' | 'worker' | 'projector';
+  timeoutMs?: number;
+}): Promise<GatewayProcess> {
   const { port } = options;
   const child = spawn(
     process.execPath,
-    ['--require', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'server', 'src', 'main.ts'), '--role', 'all'],
+    [
+      '--require',
+      join(ROOT, 'test', 'support', 'swc-register.js'),
+      join(ROOT, 'server', 'src', 'main.ts'),
+      '--role',
+      options.role ?? 'all',
+    ],
     {
       cwd: ROOT,
       env: {

@@ -5,6 +5,7 @@ import { DataTable, ListContextProvider, useList, useTranslate } from 'react-adm
 import { useApiData } from '../../hooks/useApiData';
 import { renderQuota } from '../../lib/quota';
 import type { PublicStatus } from '../../lib/types';
+import { AllTopUpOrdersButton } from './TopUpOrdersLinks';
 
 const PAGE_SIZE = 10;
 
@@ -24,13 +25,14 @@ export interface TopUpOrder {
 
 const pad = (value: number) => String(value).padStart(2, '0');
 
-const renderTime = (seconds: number): string => {
+/** A unix time in seconds as local `YYYY-MM-DD hh:mm:ss`; 0 (not yet) is '-'. */
+export const renderTime = (seconds: number): string => {
   if (!seconds) return '-';
   const date = new Date(seconds * 1000);
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 };
 
-const StatusChip = ({ status }: { status: string }) => {
+export const StatusChip = ({ status }: { status: string }) => {
   const translate = useTranslate();
   if (status === 'success') return <Chip size="small" color="success" label={translate('app.topup_online.status_success')} />;
   if (status === 'failed') return <Chip size="small" color="error" label={translate('app.topup_online.status_failed')} />;
@@ -61,9 +63,12 @@ export const TopUpOrderHistory = ({ status, version }: { status: PublicStatus; v
       <CardHeader
         title={translate('app.topup_online.history_title')}
         action={
-          <Button size="small" startIcon={<RefreshIcon />} onClick={reload}>
-            {translate('app.topup_online.refresh')}
-          </Button>
+          <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', justifyContent: 'flex-end' }}>
+            <AllTopUpOrdersButton />
+            <Button size="small" startIcon={<RefreshIcon />} onClick={reload}>
+              {translate('app.topup_online.refresh')}
+            </Button>
+          </Stack>
         }
       />
       <CardContent>

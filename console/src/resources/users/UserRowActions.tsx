@@ -6,6 +6,7 @@ import { useApiNotify } from '../../hooks/useApiNotify';
 import { USER_STATUS_ENABLED, type User, type UserManageAction } from '../../lib/types';
 import type { ConsoleDataProvider } from '../../providers/dataProvider';
 import { StatementRowButton } from '../../pages/statement/StatementRowButton';
+import { TopUpOrdersRowButton } from '../../pages/topup/TopUpOrdersLinks';
 
 /** Actions that change rights or can't be undone ask first, like new-api's pop-confirms. */
 const CONFIRMED: Partial<Record<UserManageAction, { title: string; content: string }>> = {
@@ -32,6 +33,7 @@ export const UserRowActions = () => {
           {translate('app.users.no_actions')}
         </Typography>
         <StatementRowButton userId={Number(user.id)} />
+        <TopUpOrdersRowButton userId={Number(user.id)} />
       </Stack>
     );
   }
@@ -77,6 +79,7 @@ export const UserRowActions = () => {
         {translate('app.users.edit')}
       </Button>
       <StatementRowButton userId={Number(user.id)} />
+      <TopUpOrdersRowButton userId={Number(user.id)} />
       <Confirm
         isOpen={Boolean(confirm)}
         title={confirm?.title ?? ''}

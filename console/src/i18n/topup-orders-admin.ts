@@ -1,0 +1,48 @@
+/** Texts of the admins' top-up orders screen (/topup/orders), wired into en.ts and zh.ts as `app.topup_orders_admin`. */
+export const en = {
+  title: 'Top-up orders of all users',
+  open: 'All users’ orders',
+  open_hint: 'Every user’s online top-up orders (administrators)',
+  empty: 'No top-up orders',
+  user_filter: 'User',
+  user_filter_hint: 'Search by username, display name, e-mail or ID',
+  user_id: 'User ID',
+  fields: {
+    trade_no: 'Order number',
+    user: 'User',
+    amount: 'Amount',
+    quota: 'Quota',
+    money: 'Payable',
+    paid_money: 'Paid',
+    method: 'Method',
+    status: 'Status',
+    created: 'Created',
+    completed: 'Completed',
+  },
+  user_label: '%{name} (#%{id})',
+  row_action: 'Top-up orders',
+};
+
+export const zh: typeof en = {
+  title: '所有用户的充值订单',
+  open: '全部用户订单',
+  open_hint: '所有用户的在线充值订单（管理员）',
+  empty: '暂无充值订单',
+  user_filter: '用户',
+  user_filter_hint: '按用户名、显示名称、邮箱或 ID 搜索',
+  user_id: '用户 ID',
+  fields: {
+    trade_no: '订单号',
+    user: '用户',
+    amount: '充值数量',
+    quota: '额度',
+    money: '应付金额',
+    paid_money: '实付金额',
+    method: '支付方式',
+    status: '状态',
+    created: '创建时间',
+    completed: '完成时间',
+  },
+  user_label: '%{name}（#%{id}）',
+  row_action: '充值订单',
+};
