@@ -12,6 +12,8 @@ import { channelStream } from '#server/ledger/streams';
 import { decide, initialChannelState } from '#server/modules/channels/channel.decider';
 import { evolveStored, toNewChannelEvent } from '#server/modules/channels/channel-event-codec';
 import { ChannelEntity } from '#server/modules/channels/channel.entity';
+import { openChannelKey } from '#server/modules/channels/channel-keys';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { ChannelNotFoundError } from '#server/modules/channels/channel.errors';
 import { fetchChannelBalance } from '../../balance/fetch-channel-balance';
 import { getBalanceJson } from '../../balance/get-balance-json';
@@ -30,13 +32,14 @@ export class UpdateChannelBalanceHandler implements ICommandHandler<UpdateChanne
     private readonly writes: ChannelWrites,
     private readonly notifier: HealthNotifier,
     @Inject(CHANNEL_HEALTH_CONFIG) private readonly config: ChannelHealthConfig,
+    private readonly box: SecretBox,
   ) {}
 
   async execute({ input }: UpdateChannelBalanceCommand): Promise<UpdateChannelBalanceResult> {
     const channel = await this.channels.findOneBy({ id: input.channelId });
     if (!channel) throw new ChannelNotFoundError();
     const balance = await fetchChannelBalance(
-      { type: channel.type, key: channel.key, baseUrl: channel.baseUrl },
+      { type: channel.type, key: openChannelKey(this.box, channel.key), baseUrl: channel.baseUrl },
       getBalanceJson(this.config.CHANNEL_TEST_TIMEOUT_MS),
       new Date(),
     );

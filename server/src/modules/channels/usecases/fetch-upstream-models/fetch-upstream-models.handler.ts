@@ -1,8 +1,10 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { ChannelType } from '#server/upstreams/channel-types';
 import { requestJson, ThirdPartyInvalidResponseError } from '#server/modules/auth/third-party/http-json';
 import { ChannelEntity } from '../../channel.entity';
+import { openChannelKey } from '../../channel-keys';
 import { ChannelInputError, ChannelNotFoundError, FetchModelsFailedError } from '../../channel.errors';
 import { normalizeBaseUrl } from '../../channel-input';
 import { FetchUpstreamModelsQuery } from './fetch-upstream-models.query';
@@ -24,7 +26,10 @@ function modelIds(body: unknown): string[] | null {
 
 @QueryHandler(FetchUpstreamModelsQuery)
 export class FetchUpstreamModelsHandler implements IQueryHandler<FetchUpstreamModelsQuery> {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly box: SecretBox,
+  ) {}
 
   async execute({ source }: FetchUpstreamModelsQuery): Promise<string[]> {
     let type: number;
@@ -33,7 +38,8 @@ export class FetchUpstreamModelsHandler implements IQueryHandler<FetchUpstreamMo
     if ('channelId' in source) {
       const channel = await this.dataSource.getRepository(ChannelEntity).findOne({ where: { id: source.channelId } });
       if (!channel) throw new ChannelNotFoundError();
-      ({ type, baseUrl, key } = channel);
+      ({ type, baseUrl } = channel);
+      key = openChannelKey(this.box, channel.key);
     } else {
       ({ type, baseUrl, key } = source);
     }
