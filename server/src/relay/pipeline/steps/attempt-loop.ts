@@ -1,5 +1,6 @@
 import type { ClientHeaders, OpenAIError, UpstreamAdapter, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
 import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
+import { redactKey } from '#server/common/crypto/redact';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
 import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
@@ -125,7 +126,9 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     ? adapter.parseResponse(input, { status: answer.status, contentType: answer.contentType, body: bodyBytes })
     : adapter.mapError(answer.status, bodyBytes);
   if (!result.ok) {
-    return failed(deps, channel, { status: applyStatusCodeMapping(channel, result.status), error: result.error, local: false });
+    // Some upstreams repeat the key they were sent in their error: it reaches neither the client nor the channel's events.
+    const error = { ...result.error, message: redactKey(result.error.message, channel.key) };
+    return failed(deps, channel, { status: applyStatusCodeMapping(channel, result.status), error, local: false });
   }
   await answerPlain(deps, context, channel, upstreamModel, result, answer.headers);
   return null;

@@ -1,5 +1,6 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
+import { redactKey } from '#server/common/crypto/redact';
 import { SecretBox } from '#server/common/crypto/secret-box';
 import { ChannelType } from '#server/upstreams/channel-types';
 import { requestJson, ThirdPartyInvalidResponseError } from '#server/modules/auth/third-party/http-json';
@@ -58,12 +59,16 @@ export class FetchUpstreamModelsHandler implements IQueryHandler<FetchUpstreamMo
       answer = await requestJson({ method: 'GET', url, headers: { authorization: `Bearer ${bearer}` }, timeoutMs: FETCH_TIMEOUT_MS });
     } catch (error) {
       throw new FetchModelsFailedError(
-        error instanceof ThirdPartyInvalidResponseError ? error.message : `upstream unreachable (${(error as Error).message})`,
+        redactKey(
+          error instanceof ThirdPartyInvalidResponseError ? error.message : `upstream unreachable (${(error as Error).message})`,
+          key,
+        ),
       );
     }
     if (answer.status !== 200) {
       const message = (answer.body as { error?: { message?: unknown } } | null)?.error?.message;
-      throw new FetchModelsFailedError(`HTTP ${answer.status}${typeof message === 'string' ? ` ${message}` : ''}`);
+      // Some upstreams repeat the key they were sent: the answer carries the message without it.
+      throw new FetchModelsFailedError(redactKey(`HTTP ${answer.status}${typeof message === 'string' ? ` ${message}` : ''}`, key));
     }
     const ids = modelIds(answer.body);
     if (!ids) throw new FetchModelsFailedError('the answer has no model list');
