@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type Redis from 'ioredis';
 import request from 'supertest';
+import { REDIS } from '#server/infrastructure/redis/redis.constants';
 import { HttpFake, type RecordedRequest, sendJson } from '../fakes/http-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { listen, sdk, userWithToken } from './relay-support';
@@ -88,13 +90,42 @@ class EchoingUpstream extends HttpFake {
 
 type ServerResponse = import('node:http').ServerResponse;
 
+/** Every key under `prefix` with its value (queued jobs, caches, sessions), one text per key. */
+async function redisDump(redis: Redis, prefix: string): Promise<string[]> {
+  const dump: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    for (const key of keys) {
+      const type = await redis.type(key);
+      const value =
+        type === 'string'
+          ? await redis.get(key)
+          : type === 'hash'
+            ? await redis.hgetall(key)
+            : type === 'list'
+              ? await redis.lrange(key, 0, -1)
+              : type === 'set'
+                ? await redis.smembers(key)
+                : type === 'zset'
+                  ? await redis.zrange(key, 0, -1)
+                  : type === 'stream'
+                    ? await redis.xrange(key, '-', '+')
+                    : null;
+      dump.push(`${key} ${JSON.stringify(value)}`);
+    }
+  } while (cursor !== '0');
+  return dump;
+}
+
 /**
  * Issue 19 §4: no secret reaches a log line, an event payload, an error answer or /metrics, and none is stored in
  * plain text. The whole product runs with every log level on and its output captured; every secret option is set
  * through the options API, channels are created with distinctive keys (a revoked one that the upstream echoes back
  * in its error), the relay answers successes and upstream errors, channels are tested, balances and model lists
- * fetched, /metrics scraped. Then the captured log, every answer, every event of every stream and every row of
- * every table are searched for every secret.
+ * fetched, /metrics scraped. Then the captured log, every answer, every event of every stream, every row of every
+ * table and every Redis key of the installation (queued jobs included) are searched for every secret.
  */
 describe('secrets never leave the server', () => {
   let target: TestApp;
@@ -227,9 +258,13 @@ describe('secrets never leave the server', () => {
       const dumped: Array<{ row: string }> = await dataSource(target).query(`SELECT row_to_json(t)::text AS row FROM "${table_name}" t`);
       rows.push(...dumped.map(({ row }) => `${table_name} ${row}`));
     }
+    const redis = await redisDump(target.app.get<Redis>(REDIS), target.config.REDIS_PREFIX);
     expect(events.length).toBeGreaterThan(5);
+    expect(redis.some((entry) => entry.includes(':bull:'))).toBe(true);
     expect(rows.some((row) => row.startsWith('channels '))).toBe(true);
-    expect(captured.join('').length).toBeGreaterThan(0);
+    // The capture holds the product's own lines: the data key's (its id only) and the failed balance job's.
+    expect(captured.join('')).toMatch(/secret key [0-9a-f]{12}: SECRETS_KEY/);
+    expect(captured.join('')).toContain('Incorrect API key provided: ***.');
 
     const places: Record<string, string[]> = {
       log: captured,
@@ -237,6 +272,7 @@ describe('secrets never leave the server', () => {
       events: events.map((event) => event.text),
       tables: rows,
       metrics: [metrics.text],
+      redis,
     };
     const found: string[] = [];
     for (const [name, secret] of Object.entries(SECRETS)) {
