@@ -109,6 +109,13 @@ describe('secrets at rest', () => {
     expect(rotated.get(OptionsService).get('SMTPToken')).toBe('smtp-at-rest-secret');
     expect(rotated.get(OptionsService).get('EpayKey')).toBe('epay-legacy-plain');
 
+    // A process still on the old key alone cannot open the new values: it routes without those channels and
+    // leaves the option empty rather than answer ciphertext as a key (a rotation gives every process both keys).
+    await first.app.get(ChannelRouter).reload();
+    expect(first.app.get(ChannelRouter).get(channelId)).toBeNull();
+    await first.app.get(OptionsService).reload();
+    expect(first.app.get(OptionsService).get('SMTPToken')).toBe('');
+
     // The new key alone now opens everything: a start without SECRETS_OLD_KEYS is fine.
     const after = await boot({ SECRETS_KEY: KEY_2 });
     expect(after.get(ChannelRouter).get(legacyId)?.key).toBe('sk-legacy-plain-0123456789');

@@ -40,6 +40,9 @@ describe('SecretBox', () => {
     const parts = sealed.split(':');
     parts[5] = `${parts[5].slice(0, -2)}AA`;
     expect(() => box.open(parts.join(':'), 'options.EpayKey')).toThrow(SecretUnreadableError);
+    const shortTag = sealed.split(':');
+    shortTag[4] = shortTag[4].slice(0, 6);
+    expect(() => box.open(shortTag.join(':'), 'options.EpayKey')).toThrow(SecretUnreadableError);
     for (const attempt of [() => box.open(stranger, 'channels.key'), () => box.open(parts.join(':'), 'options.EpayKey')]) {
       expect(attempt).toThrow(expect.objectContaining({ message: expect.not.stringMatching(/sk-/) }));
     }

@@ -67,9 +67,13 @@ export class SecretBox {
     if (!isSealed(stored)) return stored;
     const [keyId, iv, tag, body] = stored.slice(SEALED_PREFIX.length).split(':');
     const key = this.byId.get(keyId);
-    if (!key) throw new SecretUnreadableError(`a ${purpose} value is sealed with key ${keyId}, which is neither SECRETS_KEY nor in SECRETS_OLD_KEYS`);
+    if (!key)
+      throw new SecretUnreadableError(
+        `a ${purpose} value is sealed with key ${keyId}, which is neither SECRETS_KEY nor in SECRETS_OLD_KEYS`,
+      );
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key.material, Buffer.from(iv ?? '', 'base64url'));
+      // The tag's length is fixed: a shortened tag would be easier to forge.
+      const decipher = createDecipheriv('aes-256-gcm', key.material, Buffer.from(iv ?? '', 'base64url'), { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(purpose, 'utf8'));
       decipher.setAuthTag(Buffer.from(tag ?? '', 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body ?? '', 'base64url')), decipher.final()]).toString('utf8');

@@ -32,7 +32,8 @@ export function resolveSecretBox(settings: SecretKeySettings): { box: SecretBox;
     .map((text) => text.trim())
     .filter(Boolean)
     .map((text, index) => dataKey(text, `SECRETS_OLD_KEYS entry ${index + 1}`));
-  if (old.some((key) => key.id === current.id)) throw new SecretKeyError('SECRETS_OLD_KEYS holds the current key: list only the keys it replaced');
+  if (old.some((key) => key.id === current.id))
+    throw new SecretKeyError('SECRETS_OLD_KEYS holds the current key: list only the keys it replaced');
   const box = new SecretBox(current, old);
   const oldIds = old.map((key) => key.id).join(', ');
   return { box, describe: `secret key ${current.id}: ${source}${old.length ? `; old keys for opening only: ${oldIds}` : ''}` };
