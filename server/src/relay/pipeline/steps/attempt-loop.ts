@@ -62,6 +62,12 @@ function failureError(failure: AttemptFailure): RelayError {
   });
 }
 
+/** An adapter's own refusal (a malformed credential, say), its message without the channel's key. */
+function localFailure(error: UpstreamLocalError, channel: RoutableChannel): AttemptFailure {
+  const openai = error.toOpenAIError();
+  return { status: error.status, error: { ...openai, message: redactKey(openai.message, channel.key) }, local: true };
+}
+
 /** One attempt on one channel: null when the client got its answer (and it was settled), else the failure. */
 async function attemptOn(deps: RelayDeps, context: RelayContext, channel: RoutableChannel): Promise<AttemptFailure | null> {
   let adapter: UpstreamAdapter;
@@ -71,7 +77,7 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   try {
     adapter = deps.registry.get(channel.type);
   } catch (error) {
-    if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    if (error instanceof UpstreamLocalError) return localFailure(error, channel);
     throw error;
   }
   // Adapters that cannot pass image URLs upstream (Gemini) get them fetched here, once per request, before the
@@ -86,7 +92,7 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     input = upstreamInput(context, channel, upstreamModel, adapter.needsRemoteMedia);
     upstream = adapter.buildRequest(input);
   } catch (error) {
-    if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    if (error instanceof UpstreamLocalError) return localFailure(error, channel);
     throw error;
   }
   for (const [name, value] of Object.entries(channel.headerOverride ?? {})) {
