@@ -75,7 +75,12 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
     const entity = await this.channels.findOneBy({ id: input.channelId });
     if (!entity) throw new ChannelNotFoundError();
     assertTestable(entity.type);
-    const run = await runChannelTest(toTestableChannel({ ...entity, key: openChannelKey(this.box, entity.key) }), input.model, this.registry, this.config.CHANNEL_TEST_TIMEOUT_MS);
+    const run = await runChannelTest(
+      toTestableChannel({ ...entity, key: openChannelKey(this.box, entity.key) }),
+      input.model,
+      this.registry,
+      this.config.CHANNEL_TEST_TIMEOUT_MS,
+    );
 
     const metadata = { correlationId: input.correlationId, actor: input.actor, clientIp: input.clientIp, reasonCode: 'channel_test' };
     const tested = await this.aggregates.loadAndAppend(

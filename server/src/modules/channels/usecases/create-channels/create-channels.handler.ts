@@ -27,7 +27,10 @@ export class CreateChannelsHandler implements ICommandHandler<CreateChannelsComm
     const ids = await this.dataSource.transaction(async (manager) => {
       const created: number[] = [];
       for (const fields of input.channels) {
-        const inserted = await manager.insert(ChannelEntity, { ...columnsOf(fields, (key) => sealChannelKey(this.box, key)), createdTime: now });
+        const inserted = await manager.insert(ChannelEntity, {
+          ...columnsOf(fields, (key) => sealChannelKey(this.box, key)),
+          createdTime: now,
+        });
         const id = Number(inserted.identifiers[0].id);
         created.push(id);
         let status: number = ChannelStatus.Enabled;

@@ -27,7 +27,11 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannelComman
       let status = await this.writes.currentStatus(input.id);
       // An edit with an empty key keeps the stored one: opened here, sealed again (with the current key) below.
       const update = channelUpdateFrom(input.body, { ...fieldsOf(current), key: openChannelKey(this.box, current.key) }, status);
-      await manager.update(ChannelEntity, { id: input.id }, columnsOf(update.fields, (key) => sealChannelKey(this.box, key)));
+      await manager.update(
+        ChannelEntity,
+        { id: input.id },
+        columnsOf(update.fields, (key) => sealChannelKey(this.box, key)),
+      );
       if (update.status !== undefined) {
         const command =
           update.status === ChannelStatus.Enabled ? ({ type: 'EnableChannel' } as const) : ({ type: 'DisableChannel' } as const);
