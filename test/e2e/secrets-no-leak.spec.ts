@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type Redis from 'ioredis';
 import request from 'supertest';
 import { REDIS } from '#server/infrastructure/redis/redis.constants';
@@ -87,8 +88,6 @@ class EchoingUpstream extends HttpFake {
     });
   }
 }
-
-type ServerResponse = import('node:http').ServerResponse;
 
 /** Every key under `prefix` with its value (queued jobs, caches, sessions), one text per key. */
 async function redisDump(redis: Redis, prefix: string): Promise<string[]> {
