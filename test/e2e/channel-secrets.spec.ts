@@ -1,3 +1,5 @@
+import { SecretBox } from '#server/common/crypto/secret-box';
+import { openChannelKey } from '#server/modules/channels/channel-keys';
 import { ChannelHealthUpstreamFake } from '../fakes/upstreams/channel-health-upstream-fake';
 import type { TestApp } from '../support/app';
 import { channelForm as form, channelsApiFixture } from './channels-api-support';
@@ -23,8 +25,9 @@ describe('channel secrets', () => {
     await upstream?.close();
   });
 
+  /** The channel's key as stored, opened (it is encrypted at rest: secrets-at-rest.spec.ts). */
   const storedKey = async (id: number): Promise<string> =>
-    (await dataSource(target).query('SELECT key FROM channels WHERE id = $1', [id]))[0].key;
+    openChannelKey(target.app.get(SecretBox), (await dataSource(target).query('SELECT key FROM channels WHERE id = $1', [id]))[0].key);
 
   it.each([
     ['admin', () => admin],
@@ -34,7 +37,8 @@ describe('channel secrets', () => {
     const secret = `sk-secret-${label}-4f1c9a`;
     const base = { name: `secret-${label}`, key: secret, base_url: upstream.baseUrl, models: `secret-model-${label}` };
     const created = await call(target, caller, 'post', '/api/channel/', form(base));
-    const [{ id }] = await dataSource(target).query('SELECT id FROM channels WHERE key = $1', [secret]);
+    const [{ id }] = await dataSource(target).query('SELECT id FROM channels WHERE name = $1', [base.name]);
+    expect(await storedKey(id)).toBe(secret);
     const edited = `${secret}-edited`;
     const routes: Array<[Method, string, unknown?]> = [
       ['get', '/api/channel/?p=0&page_size=100'],

@@ -1,9 +1,19 @@
 import { CommandBus } from '@nestjs/cqrs';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { systemActor } from '#server/ledger/event-envelope';
+import { openChannelKey } from '#server/modules/channels/channel-keys';
 import { ChannelRouter } from '#server/modules/channels/routing/channel-router';
 import { ChangeChannelStatusCommand } from '#server/modules/channels/usecases/change-channel-status/change-channel-status.command';
 import { createTestApp, type TestApp } from '../support/app';
 import { call, type Caller, dataSource, rootCaller, seedCaller } from './users-support';
+
+/** The keys of channels `ids` as stored, opened (they are encrypted at rest: secrets-at-rest.spec.ts), in id order. */
+export async function storedChannelKeys(target: TestApp, ids: number[]): Promise<string[]> {
+  const rows: Array<{ key: string }> = await dataSource(target).query('SELECT key FROM channels WHERE id = ANY($1::int[]) ORDER BY id', [
+    ids,
+  ]);
+  return rows.map((row) => openChannelKey(target.app.get(SecretBox), row.key));
+}
 
 /** What the channels-API specs share once their app is up (filled in by the fixture's beforeAll). */
 export interface ChannelsApiContext {

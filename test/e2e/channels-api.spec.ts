@@ -1,6 +1,6 @@
 import { channelStream } from '#server/ledger/streams';
 import type { TestApp } from '../support/app';
-import { channelForm as form, channelsApiFixture } from './channels-api-support';
+import { channelForm as form, channelsApiFixture, storedChannelKeys } from './channels-api-support';
 import { call, type Caller, changedRows, dataSource, eventStore, tablesSnapshot } from './users-support';
 
 /**
@@ -92,8 +92,7 @@ describe('channels API', () => {
     it('creates one channel per non-empty key line (batch add), but keeps a Vertex AI credential whole', async () => {
       const ids = await create({ name: 'batch', key: 'k-1\nk-2\n\n k-3 \n' });
       expect(ids).toHaveLength(3);
-      const keys = await dataSource(target).query('SELECT key FROM channels WHERE id = ANY($1::int[]) ORDER BY id', [ids]);
-      expect(keys.map((row: { key: string }) => row.key)).toEqual(['k-1', 'k-2', 'k-3']);
+      expect(await storedChannelKeys(target, ids)).toEqual(['k-1', 'k-2', 'k-3']);
       const vertex = await create({
         type: 41,
         name: 'vertex',
@@ -249,7 +248,7 @@ describe('channels API', () => {
           test_model: 'gpt-4o-mini',
         },
       });
-      expect((await dataSource(target).query('SELECT key FROM channels WHERE id = $1', [id]))[0].key).toBe('keep-me');
+      expect(await storedChannelKeys(target, [id])).toEqual(['keep-me']);
       expect((await abilities(id)).map((row: { weight: number }) => row.weight)).toEqual([0, 0]);
       const regrouped = await call(target, admin, 'put', '/api/channel/', { id, group: 'vip,default', models: 'm1', priority: -2000 });
       expect(regrouped.body.data).toMatchObject({ group: 'vip,default', models: 'm1', priority: -999 });

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { OPTION_DEFAULTS } from '#server/modules/options/option-defaults';
 import { DEFAULT_MODEL_RATIO } from '#server/modules/options/pricing-defaults';
+import { OptionsService } from '#server/modules/options/options.service';
 import { createTestApp, type TestApp } from '../support/app';
 import { seedUser, type SeededUser } from '../support/users';
 
@@ -55,7 +56,9 @@ describe('options API', () => {
       const keys = (response.body.data as Array<{ key: string }>).map((entry) => entry.key);
       expect(keys.filter((key) => /(Token|Secret|Key)$/.test(key))).toEqual([]);
       expect(JSON.stringify(response.body)).not.toContain('secret-');
-      expect((await storedRows()).SMTPToken).toBe('secret-SMTPToken');
+      // Stored encrypted at rest (secrets-at-rest.spec.ts); the live map holds the plain value.
+      expect((await storedRows()).SMTPToken).toMatch(/^enc:v1:/);
+      expect(target.app.get(OptionsService).get('SMTPToken')).toBe('secret-SMTPToken');
     });
   });
 

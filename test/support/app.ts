@@ -26,6 +26,7 @@ export async function createTestApp(
     CRITICAL_RATE_LIMIT: '100000',
     GLOBAL_WEB_RATE_LIMIT: '100000',
     SESSION_SECRET: 'test-session-secret-test-session-secret',
+    SECRETS_KEY: 'test-secrets-key-test-secrets-key-test',
     CONSOLE_DIST: '/nonexistent-console-dist',
     READ_YOUR_WRITES_TIMEOUT_MS: '10000',
     ...options.env,

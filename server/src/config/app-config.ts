@@ -124,6 +124,13 @@ const variables = {
   REDIS_PREFIX: text('tollgate'),
   /** Signs the session cookie. Unset: generated once into DATA_DIR/session-secret (config/session-secret.ts). */
   SESSION_SECRET: optionalText('generated once into `DATA_DIR/session-secret`'),
+  /**
+   * Encrypts channel keys and secret options at rest (AES-256-GCM; any text of 32+ characters). Unset: generated once
+   * into DATA_DIR/secret-key (common/crypto/secret-key.ts). Rotation: the new key here, the old one in SECRETS_OLD_KEYS.
+   */
+  SECRETS_KEY: optionalText('generated once into `DATA_DIR/secret-key`'),
+  /** Comma-separated keys SECRETS_KEY replaced: they only open values; each start re-encrypts those with SECRETS_KEY. */
+  SECRETS_OLD_KEYS: optionalText('none'),
   SESSION_TTL_SECONDS: { ...integer(30 * 24 * 3600, 1), documentedDefault: '`2592000` (30 days)' },
   DATA_DIR: text('./data'),
   /**

@@ -10,8 +10,21 @@ export const SESSION_SECRET_FILE = 'session-secret';
  * there once (32 random bytes as hex, mode 0600), so a restart keeps everyone signed in. `created` says which.
  */
 export function resolveSessionSecret(dataDir: string): { secret: string; file: string; created: boolean } {
-  const file = join(dataDir, SESSION_SECRET_FILE);
-  const existing = readSecret(file);
+  return resolveGeneratedSecret(dataDir, SESSION_SECRET_FILE, 'SESSION_SECRET');
+}
+
+/**
+ * DATA_DIR/`fileName`, generated there once (32 random bytes as hex, mode 0600) when missing; `variable` is the
+ * environment variable that replaces the file, named in the error for an empty file. Shared by the session secret
+ * and the data key of encryption at rest (common/crypto/secret-key.ts).
+ */
+export function resolveGeneratedSecret(
+  dataDir: string,
+  fileName: string,
+  variable: string,
+): { secret: string; file: string; created: boolean } {
+  const file = join(dataDir, fileName);
+  const existing = readSecret(file, variable);
   if (existing !== undefined) return { secret: existing, file, created: false };
 
   mkdirSync(dataDir, { recursive: true });
@@ -27,13 +40,13 @@ export function resolveSessionSecret(dataDir: string): { secret: string; file: s
   } finally {
     unlinkSync(temporary);
   }
-  const winner = readSecret(file);
+  const winner = readSecret(file, variable);
   if (winner === undefined) throw new Error(`${file} vanished while it was being created`);
   return { secret: winner, file, created: false };
 }
 
 /** The file's secret; undefined when there is no file. An empty file is an error, not a reason to log everyone out. */
-function readSecret(file: string): string | undefined {
+function readSecret(file: string, variable: string): string | undefined {
   let content: string;
   try {
     content = readFileSync(file, 'utf8');
@@ -42,6 +55,6 @@ function readSecret(file: string): string | undefined {
     throw error;
   }
   const secret = content.trim();
-  if (secret === '') throw new Error(`${file} is empty: delete it to generate a new session secret, or set SESSION_SECRET`);
+  if (secret === '') throw new Error(`${file} is empty: set ${variable}, or delete the file to generate a new one`);
   return secret;
 }

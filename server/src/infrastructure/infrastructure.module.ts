@@ -1,6 +1,8 @@
-import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import Redis from 'ioredis';
+import { SecretBox } from '../common/crypto/secret-box';
+import { resolveSecretBox } from '../common/crypto/secret-key';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { dataSourceOptions } from './database/data-source';
 import { setPreparedStatements } from './database/named-statements';
@@ -32,6 +34,13 @@ function redisConsole(url: string): Redis {
   });
 }
 
+/** Encryption at rest of channel keys and secret options: SECRETS_KEY, else DATA_DIR/secret-key; logs key ids only. */
+function secretBox(config: AppConfig): SecretBox {
+  const { box, describe } = resolveSecretBox(config);
+  new Logger('Tollgate').log(describe);
+  return box;
+}
+
 /** Configuration, Postgres (TypeORM) and Redis for every role. */
 @Global()
 @Module({})
@@ -58,8 +67,9 @@ export class InfrastructureModule implements OnApplicationShutdown {
         { provide: REDIS_CONSOLE, useFactory: () => redisConsole(config.REDIS_URL) },
         RedisKeys,
         CacheInvalidationService,
+        { provide: SecretBox, useFactory: () => secretBox(config) },
       ],
-      exports: [APP_CONFIG, REDIS, REDIS_SUBSCRIBER, REDIS_CONSOLE, RedisKeys, CacheInvalidationService],
+      exports: [APP_CONFIG, REDIS, REDIS_SUBSCRIBER, REDIS_CONSOLE, RedisKeys, CacheInvalidationService, SecretBox],
     };
   }
 

@@ -29,7 +29,7 @@ describe('channel records', () => {
     const fields = fieldsOf(row);
     expect(fields.models).toEqual(['gpt-4o', 'gpt-4o-mini']);
     expect(fields.groups).toEqual(['default', 'vip']);
-    expect(columnsOf(fields)).toMatchObject({ models: 'gpt-4o,gpt-4o-mini', group: 'default,vip' });
+    expect(columnsOf(fields, (key) => `sealed:${key}`)).toMatchObject({ models: 'gpt-4o,gpt-4o-mini', group: 'default,vip' });
   });
 
   it('reads an empty group as the default group', () => {

@@ -2,7 +2,7 @@ import type { AbilityEntity } from './ability.entity';
 import type { ChannelEntity } from './channel.entity';
 import { type ChannelFields, DEFAULT_GROUP, parseList } from './channel-input';
 
-/** A stored channel as validated fields (lists parsed). */
+/** A stored channel as validated fields (lists parsed); `key` is the stored value, sealed (openChannelKey opens it). */
 export function fieldsOf(row: ChannelEntity): ChannelFields {
   const groups = parseList(row.group);
   return {
@@ -27,12 +27,15 @@ export function fieldsOf(row: ChannelEntity): ChannelFields {
   };
 }
 
-/** The columns of a channel row for validated fields (lists joined back into the wire's comma strings). */
-export function columnsOf(fields: ChannelFields): Omit<ChannelEntity, 'id' | 'createdTime'> {
+/**
+ * The columns of a channel row for validated fields (lists joined back into the wire's comma strings); the key is
+ * stored as `sealKey` answers it (sealChannelKey: encrypted at rest).
+ */
+export function columnsOf(fields: ChannelFields, sealKey: (plain: string) => string): Omit<ChannelEntity, 'id' | 'createdTime'> {
   return {
     type: fields.type,
     name: fields.name,
-    key: fields.key,
+    key: sealKey(fields.key),
     openaiOrganization: fields.openaiOrganization,
     testModel: fields.testModel,
     weight: fields.weight,

@@ -4,6 +4,7 @@ import { ChannelStatusReadModelModule } from '#projections/read-models/channel-s
 import { AccountsModule } from '../accounts/accounts.module';
 import { AbilityEntity } from './ability.entity';
 import { ChannelEntity } from './channel.entity';
+import { ChannelKeySweep } from './channel-keys';
 import { ChannelWrites } from './channel-writes';
 import { ChannelsController } from './channels.controller';
 import { ModelsController } from './models.controller';
@@ -30,6 +31,7 @@ import { UpdateChannelHandler } from './usecases/update-channel/update-channel.h
   imports: [AccountsModule, ChannelStatusReadModelModule, TypeOrmModule.forFeature([ChannelEntity, AbilityEntity])],
   controllers: [ChannelsController, ModelsController],
   providers: [
+    ChannelKeySweep,
     ChannelRouter,
     ChannelWrites,
     CreateChannelsHandler,

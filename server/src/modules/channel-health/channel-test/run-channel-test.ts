@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { UpstreamCall, UpstreamRequest, UpstreamResponse } from '#server/upstreams/upstream-adapter';
+import { redactKey } from '#server/common/crypto/redact';
 import type { UpstreamRegistry } from '#server/upstreams/upstream-registry';
 import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import type { ChannelOutcome } from '../outcome/channel-outcome';
@@ -41,14 +42,16 @@ export async function runChannelTest(
     usage: ChannelTestRun['usage'] = null,
   ): ChannelTestRun => {
     const elapsedMs = Math.max(0, Math.round(now() - started));
+    // An upstream that repeats the key it was sent: the key reaches neither the answer nor the ChannelTested event.
+    const shown = redactKey(message, channel.key);
     return {
       ok,
       model,
       upstreamModel,
       usage,
       elapsedMs,
-      message,
-      outcome: { channelId: channel.id, ok, status, errorCode, errorType, message, source: 'test', responseTimeMs: elapsedMs },
+      message: shown,
+      outcome: { channelId: channel.id, ok, status, errorCode, errorType, message: shown, source: 'test', responseTimeMs: elapsedMs },
     };
   };
   try {

@@ -3,8 +3,10 @@ import { DataSource } from 'typeorm';
 import { CHANNEL_STATUS_NOTIFY_CHANNEL } from '#projections/read-models/channel-status/channel-status.projection';
 import { APP_CONFIG, type AppConfig } from '#server/config/app-config';
 import { CacheInvalidationService } from '#server/infrastructure/redis/cache-invalidation.service';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { LedgerListener } from '#server/ledger/postgres/ledger-listener';
 import { parseList } from '../channel-input';
+import { openChannelKey } from '../channel-keys';
 import { CHANNELS_CHANGED_TOPIC } from '../channels.topics';
 import { type RoutableChannel, RoutingTable, type SelectOptions } from './routing-table';
 
@@ -98,6 +100,7 @@ export class ChannelRouter implements OnModuleInit, OnModuleDestroy {
     private readonly dataSource: DataSource,
     private readonly invalidation: CacheInvalidationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly box: SecretBox,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -162,6 +165,15 @@ export class ChannelRouter implements OnModuleInit, OnModuleDestroy {
               c.test_model, COALESCE(s.status, 1) AS status
          FROM channels c LEFT JOIN channel_status s ON s.channel_id = c.id`,
     );
-    return rows.map(toRoutableChannel);
+    // Keys are opened here, once per snapshot: selection and the upstream call read the plain key from memory.
+    const channels: RoutableChannel[] = [];
+    for (const row of rows) {
+      try {
+        channels.push(toRoutableChannel({ ...row, key: openChannelKey(this.box, row.key) }));
+      } catch (error) {
+        this.logger.error(`channel #${row.id} is left out of routing: ${(error as Error).message}`);
+      }
+    }
+    return channels;
   }
 }

@@ -7,6 +7,7 @@ import type {
   UpstreamResponse,
 } from '#server/upstreams/upstream-adapter';
 import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
+import { redactKey } from '#server/common/crypto/redact';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
 import { type UpstreamAnswer, UpstreamTransportError } from '../../upstream-client/upstream-http-client';
@@ -68,6 +69,12 @@ function failureError(failure: AttemptFailure): RelayError {
   });
 }
 
+/** An adapter's own refusal (a malformed credential, say), its message without the channel's key. */
+function localFailure(error: UpstreamLocalError, channel: RoutableChannel): AttemptFailure {
+  const openai = error.toOpenAIError();
+  return { status: error.status, error: { ...openai, message: redactKey(openai.message, channel.key) }, local: true };
+}
+
 /** One attempt on one channel: null when the client got its answer (and it was settled), else the failure. */
 async function attemptOn(deps: RelayDeps, context: RelayContext, channel: RoutableChannel): Promise<AttemptFailure | null> {
   let adapter: UpstreamAdapter;
@@ -77,7 +84,7 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   try {
     adapter = deps.registry.get(channel.type);
   } catch (error) {
-    if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    if (error instanceof UpstreamLocalError) return localFailure(error, channel);
     throw error;
   }
   // Adapters that cannot pass image URLs upstream (Gemini) get them fetched here, once per request, before the
@@ -94,7 +101,7 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     if (adapter.prepare) input = await adapter.prepare(input, call);
     upstream = adapter.buildRequest(input);
   } catch (error) {
-    if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    if (error instanceof UpstreamLocalError) return localFailure(error, channel);
     const failure = adapterCallFailed(deps, channel, context, error);
     if (failure) return failure;
     throw error;
@@ -161,7 +168,9 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
       ? adapter.parseResponse(input, response)
       : adapter.mapError(response.status, response.body);
   if (!result.ok) {
-    return failed(deps, channel, { status: applyStatusCodeMapping(channel, result.status), error: result.error, local: false });
+    // Some upstreams repeat the key they were sent in their error: it reaches neither the client nor the channel's events.
+    const error = { ...result.error, message: redactKey(result.error.message, channel.key) };
+    return failed(deps, channel, { status: applyStatusCodeMapping(channel, result.status), error, local: false });
   }
   await answerPlain(deps, context, channel, upstreamModel, result, answer.headers);
   return null;
@@ -210,7 +219,8 @@ function adapterCall(deps: RelayDeps, context: RelayContext): UpstreamCall {
 function adapterCallFailed(deps: RelayDeps, channel: RoutableChannel, context: RelayContext, error: unknown): AttemptFailure | null {
   if (error instanceof UpstreamCallFailure) {
     const failure = error.failure;
-    return failed(deps, channel, { status: applyStatusCodeMapping(channel, failure.status), error: failure.error, local: false });
+    const redacted = { ...failure.error, message: redactKey(failure.error.message, channel.key) };
+    return failed(deps, channel, { status: applyStatusCodeMapping(channel, failure.status), error: redacted, local: false });
   }
   if (error instanceof UpstreamTransportError) {
     deps.logger.warn(`channel #${channel.id}: ${error.message}`);

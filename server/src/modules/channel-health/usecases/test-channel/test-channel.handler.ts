@@ -14,6 +14,8 @@ import { UserEntity } from '#server/modules/users/user.entity';
 import { decide, initialChannelState } from '#server/modules/channels/channel.decider';
 import { evolveStored, toNewChannelEvent } from '#server/modules/channels/channel-event-codec';
 import { ChannelEntity } from '#server/modules/channels/channel.entity';
+import { openChannelKey } from '#server/modules/channels/channel-keys';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { ChannelNotFoundError } from '#server/modules/channels/channel.errors';
 import { UPSTREAM_REGISTRY } from '../../config/channel-health.tokens';
 import type { UpstreamRegistry } from '#server/upstreams/upstream-registry';
@@ -66,13 +68,19 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     private readonly pricing: PricingService,
     private readonly options: OptionsService,
+    private readonly box: SecretBox,
   ) {}
 
   async execute({ input }: TestChannelCommand): Promise<TestChannelResult> {
     const entity = await this.channels.findOneBy({ id: input.channelId });
     if (!entity) throw new ChannelNotFoundError();
     assertTestable(entity.type);
-    const run = await runChannelTest(toTestableChannel(entity), input.model, this.registry, this.config.CHANNEL_TEST_TIMEOUT_MS);
+    const run = await runChannelTest(
+      toTestableChannel({ ...entity, key: openChannelKey(this.box, entity.key) }),
+      input.model,
+      this.registry,
+      this.config.CHANNEL_TEST_TIMEOUT_MS,
+    );
 
     const metadata = { correlationId: input.correlationId, actor: input.actor, clientIp: input.clientIp, reasonCode: 'channel_test' };
     const tested = await this.aggregates.loadAndAppend(

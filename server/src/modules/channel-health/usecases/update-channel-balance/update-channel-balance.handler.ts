@@ -12,6 +12,9 @@ import { channelStream } from '#server/ledger/streams';
 import { decide, initialChannelState } from '#server/modules/channels/channel.decider';
 import { evolveStored, toNewChannelEvent } from '#server/modules/channels/channel-event-codec';
 import { ChannelEntity } from '#server/modules/channels/channel.entity';
+import { redactKey } from '#server/common/crypto/redact';
+import { openChannelKey } from '#server/modules/channels/channel-keys';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { ChannelNotFoundError } from '#server/modules/channels/channel.errors';
 import { fetchChannelBalance } from '../../balance/fetch-channel-balance';
 import { getBalanceJson } from '../../balance/get-balance-json';
@@ -30,16 +33,22 @@ export class UpdateChannelBalanceHandler implements ICommandHandler<UpdateChanne
     private readonly writes: ChannelWrites,
     private readonly notifier: HealthNotifier,
     @Inject(CHANNEL_HEALTH_CONFIG) private readonly config: ChannelHealthConfig,
+    private readonly box: SecretBox,
   ) {}
 
   async execute({ input }: UpdateChannelBalanceCommand): Promise<UpdateChannelBalanceResult> {
     const channel = await this.channels.findOneBy({ id: input.channelId });
     if (!channel) throw new ChannelNotFoundError();
+    const key = openChannelKey(this.box, channel.key);
     const balance = await fetchChannelBalance(
-      { type: channel.type, key: channel.key, baseUrl: channel.baseUrl },
+      { type: channel.type, key, baseUrl: channel.baseUrl },
       getBalanceJson(this.config.CHANNEL_TEST_TIMEOUT_MS),
       new Date(),
-    );
+    ).catch((error: unknown) => {
+      // The upstream's message is answered and logged: without the key, should the upstream repeat it.
+      if (error instanceof Error) error.message = redactKey(error.message, key);
+      throw error;
+    });
     const metadata = { correlationId: input.correlationId, actor: input.actor, clientIp: input.clientIp, reasonCode: 'balance_update' };
     let decision: HealthDecision = { kind: 'none', why: 'single refresh' };
     const result = await this.aggregates.loadAndAppend(

@@ -1,8 +1,10 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { deterministicEventId } from '#server/ledger/event-ids';
 import { ChannelEntity } from '../../channel.entity';
 import { ChannelStatus } from '../../channel.events';
+import { sealChannelKey } from '../../channel-keys';
 import { columnsOf } from '../../channel-record';
 import { ChannelWrites } from '../../channel-writes';
 import { CreateChannelsCommand } from './create-channels.command';
@@ -12,6 +14,7 @@ export class CreateChannelsHandler implements ICommandHandler<CreateChannelsComm
   constructor(
     private readonly dataSource: DataSource,
     private readonly writes: ChannelWrites,
+    private readonly box: SecretBox,
   ) {}
 
   /**
@@ -24,7 +27,10 @@ export class CreateChannelsHandler implements ICommandHandler<CreateChannelsComm
     const ids = await this.dataSource.transaction(async (manager) => {
       const created: number[] = [];
       for (const fields of input.channels) {
-        const inserted = await manager.insert(ChannelEntity, { ...columnsOf(fields), createdTime: now });
+        const inserted = await manager.insert(ChannelEntity, {
+          ...columnsOf(fields, (key) => sealChannelKey(this.box, key)),
+          createdTime: now,
+        });
         const id = Number(inserted.identifiers[0].id);
         created.push(id);
         let status: number = ChannelStatus.Enabled;

@@ -1,8 +1,11 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
+import { redactKey } from '#server/common/crypto/redact';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { ChannelType } from '#server/upstreams/channel-types';
 import { requestJson, ThirdPartyInvalidResponseError } from '#server/modules/auth/third-party/http-json';
 import { ChannelEntity } from '../../channel.entity';
+import { openChannelKey } from '../../channel-keys';
 import { ChannelInputError, ChannelNotFoundError, FetchModelsFailedError } from '../../channel.errors';
 import { normalizeBaseUrl } from '../../channel-input';
 import { FetchUpstreamModelsQuery } from './fetch-upstream-models.query';
@@ -24,7 +27,10 @@ function modelIds(body: unknown): string[] | null {
 
 @QueryHandler(FetchUpstreamModelsQuery)
 export class FetchUpstreamModelsHandler implements IQueryHandler<FetchUpstreamModelsQuery> {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly box: SecretBox,
+  ) {}
 
   async execute({ source }: FetchUpstreamModelsQuery): Promise<string[]> {
     let type: number;
@@ -33,7 +39,8 @@ export class FetchUpstreamModelsHandler implements IQueryHandler<FetchUpstreamMo
     if ('channelId' in source) {
       const channel = await this.dataSource.getRepository(ChannelEntity).findOne({ where: { id: source.channelId } });
       if (!channel) throw new ChannelNotFoundError();
-      ({ type, baseUrl, key } = channel);
+      ({ type, baseUrl } = channel);
+      key = openChannelKey(this.box, channel.key);
     } else {
       ({ type, baseUrl, key } = source);
     }
@@ -52,12 +59,16 @@ export class FetchUpstreamModelsHandler implements IQueryHandler<FetchUpstreamMo
       answer = await requestJson({ method: 'GET', url, headers: { authorization: `Bearer ${bearer}` }, timeoutMs: FETCH_TIMEOUT_MS });
     } catch (error) {
       throw new FetchModelsFailedError(
-        error instanceof ThirdPartyInvalidResponseError ? error.message : `upstream unreachable (${(error as Error).message})`,
+        redactKey(
+          error instanceof ThirdPartyInvalidResponseError ? error.message : `upstream unreachable (${(error as Error).message})`,
+          key,
+        ),
       );
     }
     if (answer.status !== 200) {
       const message = (answer.body as { error?: { message?: unknown } } | null)?.error?.message;
-      throw new FetchModelsFailedError(`HTTP ${answer.status}${typeof message === 'string' ? ` ${message}` : ''}`);
+      // Some upstreams repeat the key they were sent: the answer carries the message without it.
+      throw new FetchModelsFailedError(redactKey(`HTTP ${answer.status}${typeof message === 'string' ? ` ${message}` : ''}`, key));
     }
     const ids = modelIds(answer.body);
     if (!ids) throw new FetchModelsFailedError('the answer has no model list');

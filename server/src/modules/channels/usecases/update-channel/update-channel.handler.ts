@@ -1,9 +1,11 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { ChannelEntity } from '../../channel.entity';
 import { ChannelNotFoundError } from '../../channel.errors';
 import { ChannelStatus } from '../../channel.events';
 import { channelUpdateFrom } from '../../channel-input';
+import { openChannelKey, sealChannelKey } from '../../channel-keys';
 import { columnsOf, fieldsOf } from '../../channel-record';
 import { ChannelWrites } from '../../channel-writes';
 import { UpdateChannelCommand } from './update-channel.command';
@@ -13,6 +15,7 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannelComman
   constructor(
     private readonly dataSource: DataSource,
     private readonly writes: ChannelWrites,
+    private readonly box: SecretBox,
   ) {}
 
   async execute({ input }: UpdateChannelCommand): Promise<{ position: number }> {
@@ -22,8 +25,13 @@ export class UpdateChannelHandler implements ICommandHandler<UpdateChannelComman
       const current = await manager.findOne(ChannelEntity, { where: { id: input.id }, lock: { mode: 'pessimistic_write' } });
       if (!current) throw new ChannelNotFoundError();
       let status = await this.writes.currentStatus(input.id);
-      const update = channelUpdateFrom(input.body, fieldsOf(current), status);
-      await manager.update(ChannelEntity, { id: input.id }, columnsOf(update.fields));
+      // An edit with an empty key keeps the stored one: opened here, sealed again (with the current key) below.
+      const update = channelUpdateFrom(input.body, { ...fieldsOf(current), key: openChannelKey(this.box, current.key) }, status);
+      await manager.update(
+        ChannelEntity,
+        { id: input.id },
+        columnsOf(update.fields, (key) => sealChannelKey(this.box, key)),
+      );
       if (update.status !== undefined) {
         const command =
           update.status === ChannelStatus.Enabled ? ({ type: 'EnableChannel' } as const) : ({ type: 'DisableChannel' } as const);
