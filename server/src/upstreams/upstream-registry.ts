@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter';
 import { createAzureAdapter } from './azure/azure-adapter';
 import { ChannelType } from './channel-types';
+import { createCohereAdapter } from './cohere/cohere-adapter';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createOllamaAdapter } from './ollama/ollama-adapter';
 import { createOpenAIAdapter } from './openai/openai-adapter';
@@ -32,6 +33,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Ollama, createOllamaAdapter],
   [ChannelType.Anthropic, createAnthropicAdapter],
   [ChannelType.Gemini, createGeminiAdapter],
+  [ChannelType.Cohere, createCohereAdapter],
 ];
 
 /**
