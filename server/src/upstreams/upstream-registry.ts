@@ -10,6 +10,7 @@ import { compatibleProfiles, genericCompatibleProfile } from './openai-compatibl
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
 import { InvalidApiTypeError } from './upstream-errors';
+import { createTencentAdapter } from './tencent/tencent-adapter';
 
 export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
   forceStreamUsage: true,
@@ -34,6 +35,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Anthropic, createAnthropicAdapter],
   [ChannelType.Gemini, createGeminiAdapter],
   [ChannelType.Cohere, createCohereAdapter],
+  [ChannelType.Tencent, createTencentAdapter],
 ];
 
 /**
