@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter';
 import { createAzureAdapter } from './azure/azure-adapter';
 import { ChannelType } from './channel-types';
+import { createCloudflareAdapter } from './cloudflare/cloudflare-adapter';
 import { createCohereAdapter } from './cohere/cohere-adapter';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createOllamaAdapter } from './ollama/ollama-adapter';
@@ -36,6 +37,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Gemini, createGeminiAdapter],
   [ChannelType.Cohere, createCohereAdapter],
   [ChannelType.Tencent, createTencentAdapter],
+  [ChannelType.Cloudflare, createCloudflareAdapter],
 ];
 
 /**

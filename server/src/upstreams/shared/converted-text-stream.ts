@@ -9,7 +9,7 @@ import type {
   UpstreamRequestInput,
   UpstreamSettings,
 } from '../upstream-adapter';
-import { chatChunkEvent } from './openai-sse';
+import { chatChunkEvent, sseEvent } from './openai-sse';
 import { SseEventDecoder } from './sse-event-decoder';
 import { StreamLineSplitter } from './stream-line-splitter';
 import { StreamProgress, streamLineTooLongError } from './stream-progress';
@@ -36,11 +36,13 @@ export abstract class ConvertedTextStream implements StreamTransformer {
     input: UpstreamRequestInput,
     protected readonly settings: UpstreamSettings,
     framing: StreamFraming,
+    /** `completion`: /v1/completions chunks (`text_completion`, choices[].text, no role chunk). */
+    private readonly shape: 'chat' | 'completion' = 'chat',
   ) {
     this.progress = new StreamProgress(
       {
-        id: `chatcmpl-${settings.newId()}`,
-        object: 'chat.completion.chunk',
+        id: shape === 'chat' ? `chatcmpl-${settings.newId()}` : `cmpl-${settings.newId()}`,
+        object: shape === 'chat' ? 'chat.completion.chunk' : 'text_completion',
         created: Math.floor(settings.now() / 1000),
         model: input.upstreamModel,
       },
@@ -92,7 +94,7 @@ export abstract class ConvertedTextStream implements StreamTransformer {
 
   /** The first chunk carries the role, as OpenAI's streams do. */
   protected role(): void {
-    if (this.roleSent) return;
+    if (this.roleSent || this.shape === 'completion') return;
     this.roleSent = true;
     this.emit({ role: 'assistant', content: '' });
   }
@@ -134,7 +136,13 @@ export abstract class ConvertedTextStream implements StreamTransformer {
   }
 
   private emit(delta: Record<string, unknown>, finishReason: string | null = null): void {
-    this.out += chatChunkEvent(this.progress.identity, delta, finishReason);
+    if (this.shape === 'completion') {
+      const { id, object, created, model } = this.progress.identity;
+      const text = typeof delta.content === 'string' ? delta.content : '';
+      this.out += sseEvent(
+        JSON.stringify({ id, object, created, model, choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }] }),
+      );
+    } else this.out += chatChunkEvent(this.progress.identity, delta, finishReason);
     this.progress.forwarded();
   }
 
