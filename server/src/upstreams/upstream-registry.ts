@@ -4,6 +4,7 @@ import { createAzureAdapter } from './azure/azure-adapter';
 import { ChannelType } from './channel-types';
 import { createCloudflareAdapter } from './cloudflare/cloudflare-adapter';
 import { createCohereAdapter } from './cohere/cohere-adapter';
+import { createDifyAdapter } from './dify/dify-adapter';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createOllamaAdapter } from './ollama/ollama-adapter';
 import { createOpenAIAdapter } from './openai/openai-adapter';
@@ -38,6 +39,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Cohere, createCohereAdapter],
   [ChannelType.Tencent, createTencentAdapter],
   [ChannelType.Cloudflare, createCloudflareAdapter],
+  [ChannelType.Dify, createDifyAdapter],
 ];
 
 /**
