@@ -8,6 +8,7 @@ import { createDifyAdapter } from './dify/dify-adapter';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createOllamaAdapter } from './ollama/ollama-adapter';
 import { createOpenAIAdapter } from './openai/openai-adapter';
+import { createPalmAdapter } from './palm/palm-adapter';
 import { compatibleProfiles, genericCompatibleProfile } from './openai-compatible/compatible-profiles';
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
@@ -40,6 +41,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Tencent, createTencentAdapter],
   [ChannelType.Cloudflare, createCloudflareAdapter],
   [ChannelType.Dify, createDifyAdapter],
+  [ChannelType.PaLM, createPalmAdapter],
 ];
 
 /**
