@@ -6,6 +6,7 @@ import { createCloudflareAdapter } from './cloudflare/cloudflare-adapter';
 import { createCohereAdapter } from './cohere/cohere-adapter';
 import { createDifyAdapter } from './dify/dify-adapter';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
+import { createMiniMaxAdapter } from './minimax/minimax-adapter';
 import { createOllamaAdapter } from './ollama/ollama-adapter';
 import { createOpenAIAdapter } from './openai/openai-adapter';
 import { createPalmAdapter } from './palm/palm-adapter';
@@ -42,6 +43,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Cloudflare, createCloudflareAdapter],
   [ChannelType.Dify, createDifyAdapter],
   [ChannelType.PaLM, createPalmAdapter],
+  [ChannelType.MiniMax, createMiniMaxAdapter],
 ];
 
 /**
