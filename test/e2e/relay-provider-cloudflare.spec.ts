@@ -1,7 +1,15 @@
 import OpenAI, { toFile } from 'openai';
 import { CloudflareFake } from '../fakes/upstreams/cloudflare-fake';
 import { chargeCount, chargesOf } from './relay-support';
-import { expectAutoDisabled, expectOneCharge, localCount, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
+import {
+  channelTest,
+  expectAutoDisabled,
+  expectOneCharge,
+  localCount,
+  messages,
+  miscProviderFixture,
+  streamChat,
+} from './relay-provider-misc-support';
 
 jest.setTimeout(90_000);
 
@@ -94,6 +102,10 @@ describe('relay: Cloudflare Workers AI (type 39)', () => {
     expect(cf.requests[before].body).toBe('ID3fake-audio');
     const charges = await chargesOf(context.target, response.headers.get('x-oneapi-request-id')!);
     expect(charges).toHaveLength(1);
+  });
+
+  it('passes the admin channel test through the same adapter', async () => {
+    expect(await channelTest(context, 'workers ai ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
   });
 
   it('maps a revoked token (Authentication error) to 401, charges nothing and disables the channel', async () => {

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { CohereFake } from '../fakes/upstreams/cohere-fake';
 import { chargeCount, chargesOf } from './relay-support';
-import { expectAutoDisabled, expectOneCharge, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
+import { channelTest, expectAutoDisabled, expectOneCharge, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
 
 jest.setTimeout(90_000);
 
@@ -81,6 +81,10 @@ describe('relay: Cohere (type 34)', () => {
       type: 'upstream_error',
     });
     expect(await chargeCount(context.target)).toBe(charges);
+  });
+
+  it('passes the admin channel test through the same adapter', async () => {
+    expect(await channelTest(context, 'cohere ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
   });
 
   it('maps a revoked key to 401, charges nothing and disables the channel', async () => {

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { countTextTokens } from '#server/relay/tokenizer/token-counter';
 import { DifyFake } from '../fakes/upstreams/dify-fake';
 import { chargeCount, chargesOf } from './relay-support';
-import { expectAutoDisabled, expectOneCharge, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
+import { channelTest, expectAutoDisabled, expectOneCharge, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
 
 jest.setTimeout(90_000);
 
@@ -59,6 +59,10 @@ describe('relay: Dify (type 37)', () => {
       completionTokens: countTextTokens('Hello ', 'dify-app'),
       isStream: true,
     });
+  });
+
+  it('passes the admin channel test through the same adapter', async () => {
+    expect(await channelTest(context, 'dify ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
   });
 
   it('maps a revoked app key to 401, charges nothing and disables the channel', async () => {

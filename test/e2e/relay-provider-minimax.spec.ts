@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { MiniMaxFake } from '../fakes/upstreams/minimax-fake';
 import { chargeCount } from './relay-support';
-import { expectAutoDisabled, expectOneCharge, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
+import { channelTest, expectAutoDisabled, expectOneCharge, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
 
 jest.setTimeout(90_000);
 
@@ -41,6 +41,10 @@ describe('relay: MiniMax (type 35)', () => {
     const error = await context.client.chat.completions.create({ model: 'abab6.5s-chat', messages }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(await chargeCount(context.target)).toBe(charges);
+  });
+
+  it('passes the admin channel test through the same adapter', async () => {
+    expect(await channelTest(context, 'minimax ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
   });
 
   it('maps a revoked key (login fail) to 401, charges nothing and disables the channel', async () => {

@@ -133,3 +133,12 @@ export async function expectAutoDisabled(context: MiscProviderContext, id: numbe
 }
 
 export { OpenAI };
+
+/** The admin channel test (`GET /api/channel/test/:id`): `{success, message, time}`. */
+export async function channelTest(
+  context: MiscProviderContext,
+  name: string,
+): Promise<{ success: boolean; message: string; time: number }> {
+  const response = await call(context.target, context.root, 'get', `/api/channel/test/${context.channelIds[name]}`).expect(200);
+  return response.body;
+}

@@ -1,7 +1,15 @@
 import OpenAI from 'openai';
 import { PalmFake } from '../fakes/upstreams/palm-fake';
 import { chargeCount } from './relay-support';
-import { expectAutoDisabled, expectOneCharge, localCount, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
+import {
+  channelTest,
+  expectAutoDisabled,
+  expectOneCharge,
+  localCount,
+  messages,
+  miscProviderFixture,
+  streamChat,
+} from './relay-provider-misc-support';
 
 jest.setTimeout(90_000);
 
@@ -60,6 +68,10 @@ describe('relay: Google PaLM 2 (type 11)', () => {
     });
     expect(palm.requests.length).toBe(before + 1);
     expect(await chargeCount(context.target)).toBe(charges);
+  });
+
+  it('passes the admin channel test through the same adapter', async () => {
+    expect(await channelTest(context, 'palm ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
   });
 
   it('maps an invalid API key to 401, charges nothing and disables the channel', async () => {

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { TencentFake } from '../fakes/upstreams/tencent-fake';
 import { chargeCount } from './relay-support';
-import { expectAutoDisabled, expectOneCharge, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
+import { channelTest, expectAutoDisabled, expectOneCharge, messages, miscProviderFixture, streamChat } from './relay-provider-misc-support';
 
 jest.setTimeout(90_000);
 
@@ -59,6 +59,10 @@ describe('relay: Tencent Hunyuan (type 23)', () => {
     const error = await context.client.chat.completions.create({ model: 'hunyuan-lite', messages }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(await chargeCount(context.target)).toBe(charges);
+  });
+
+  it('passes the admin channel test through the same adapter', async () => {
+    expect(await channelTest(context, 'hunyuan ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
   });
 
   it('maps a wrong secret (signature refused) to 401, charges nothing and disables the channel', async () => {
