@@ -29,6 +29,13 @@ describe('relay: Cloudflare Workers AI (type 39)', () => {
         models: [chatModel, '@cf/baai/bge-base-en-v1.5', '@cf/openai/whisper'],
       },
       {
+        name: 'workers ai no account',
+        type: 39,
+        key: 'cf-token',
+        baseUrl: () => cf.baseUrl,
+        models: ['@cf/mistral/mistral-7b-instruct-v0.1'],
+      },
+      {
         name: 'workers ai revoked',
         type: 39,
         key: 'revoked-token',
@@ -106,6 +113,22 @@ describe('relay: Cloudflare Workers AI (type 39)', () => {
 
   it('passes the admin channel test through the same adapter', async () => {
     expect(await channelTest(context, 'workers ai ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
+  });
+
+  it('refuses a channel without an account id locally with 500 invalid_channel_config, calling nothing and charging nothing', async () => {
+    const charges = await chargeCount(context.target);
+    const before = cf.requests.length;
+    const error = await context.client.chat.completions
+      .create({ model: '@cf/mistral/mistral-7b-instruct-v0.1', messages })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+      type: 'new_api_error',
+      code: 'invalid_channel_config',
+      message: expect.stringMatching(/^the Cloudflare channel has no account id/),
+    });
+    expect(cf.requests.length).toBe(before);
+    expect(await chargeCount(context.target)).toBe(charges);
   });
 
   it('maps a revoked token (Authentication error) to 401, charges nothing and disables the channel', async () => {

@@ -43,6 +43,21 @@ describe('relay: MiniMax (type 35)', () => {
     expect(await chargeCount(context.target)).toBe(charges);
   });
 
+  it('answers a stream request MiniMax refuses (base_resp in a JSON body) as that error before any stream, charging nothing', async () => {
+    const charges = await chargeCount(context.target);
+    minimax.failNext(1008, 'insufficient balance');
+    const error = await context.client.chat.completions
+      .create({ model: 'abab6.5s-chat', messages, stream: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(402);
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+      type: 'minimax_error',
+      message: expect.stringMatching(/^insufficient balance/),
+    });
+    expect(await chargeCount(context.target)).toBe(charges);
+  });
+
   it('passes the admin channel test through the same adapter', async () => {
     expect(await channelTest(context, 'minimax ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
   });

@@ -118,6 +118,7 @@ export function localCount(body: Record<string, unknown>, model: string, text: s
 export async function channelRow(context: MiscProviderContext, id: number): Promise<Record<string, any>> {
   await projected(context.target);
   const response = await call(context.target, context.root, 'get', `/api/channel/${id}`).expect(200);
+  if (!response.body.success) throw new Error(JSON.stringify(response.body));
   return response.body.data;
 }
 

@@ -65,6 +65,16 @@ describe('relay: Tencent Hunyuan (type 23)', () => {
     expect(await channelTest(context, 'hunyuan ok')).toEqual({ success: true, message: '', time: expect.any(Number) });
   });
 
+  it('answers a stream request Tencent refuses (an HTTP-200 JSON error, not SSE) as that error before any stream, charging nothing', async () => {
+    const charges = await chargeCount(context.target);
+    tencent.failNext('RequestLimitExceeded', '请求限频');
+    const error = await context.client.chat.completions
+      .create({ model: 'hunyuan-lite', messages, stream: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(await chargeCount(context.target)).toBe(charges);
+  });
+
   it('maps a wrong secret (signature refused) to 401, charges nothing and disables the channel', async () => {
     const charges = await chargeCount(context.target);
     const error = await context.client.chat.completions.create({ model: 'hunyuan-pro', messages }).catch((caught: unknown) => caught);

@@ -57,6 +57,15 @@ describe('MiniMax adapter (type 35)', () => {
     expect(adapter().parseResponse(input(), json(limit))).toMatchObject({ status: 429, error: { code: 1002 } });
   });
 
+  it('recognises a base_resp error answered to a stream request, so the relay treats it as a failed attempt', () => {
+    expect(adapter().refusedStream!(input(), json(fixture('minimax', 'error-login.json')))).toMatchObject({
+      ok: false,
+      status: 401,
+      error: { code: 1004 },
+    });
+    expect(adapter().refusedStream!(input(), json(fixture('minimax', 'chat.json')))).toBeNull();
+  });
+
   describe('stream', () => {
     const streamInput = () => input({ isStream: true, clientWantsUsage: true });
 

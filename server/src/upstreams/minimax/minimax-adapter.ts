@@ -40,6 +40,11 @@ export function createMiniMaxAdapter(settings: UpstreamSettings): UpstreamAdapte
     createStreamTransformer(input) {
       return new MiniMaxStreamTransformer(compatible.createStreamTransformer(input), input, settings);
     },
+    refusedStream(_input, response) {
+      const parsed = parseJsonObject(response.body);
+      const error = parsed && miniMaxError(parsed);
+      return error ? miniMaxFailure(error) : null;
+    },
     mapError,
   };
 }

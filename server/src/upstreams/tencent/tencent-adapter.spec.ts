@@ -131,6 +131,15 @@ describe('Tencent Hunyuan adapter (type 23)', () => {
     });
   });
 
+  it('recognises an error body answered to a stream request, so the relay treats it as a failed attempt', () => {
+    expect(adapter().refusedStream!(input(), json(fixture('tencent', 'error-signature.json')))).toMatchObject({
+      ok: false,
+      status: 401,
+      error: { code: 'AuthFailure.SignatureFailure' },
+    });
+    expect(adapter().refusedStream!(input(), json(fixture('tencent', 'chat.json')))).toBeNull();
+  });
+
   describe('stream', () => {
     const streamInput = (clientWantsUsage = false) => input({ stream: true }, { isStream: true, clientWantsUsage });
 

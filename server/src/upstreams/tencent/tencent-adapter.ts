@@ -66,6 +66,11 @@ export function createTencentAdapter(settings: UpstreamSettings): UpstreamAdapte
     createStreamTransformer(input) {
       return new TencentStreamTransformer(input, settings);
     },
+    refusedStream(_input, response) {
+      const parsed = parseJsonObject(response.body);
+      const error = parsed && tencentError(parsed);
+      return error ? tencentFailure(error) : null;
+    },
     mapError,
   };
 }

@@ -11,6 +11,7 @@ import { pipeAudio } from './audio-answer';
 import { answerPlain } from './plain-answer';
 import { header, type RelayContext, type RelayDeps } from './relay-context';
 import { upstreamModelFor } from './select-channel';
+import { checkRefusedStream } from './refused-stream';
 import { stream } from './stream-answer';
 
 const SATURATED_MESSAGE = '当前分组上游负载已饱和，请稍后再试';
@@ -107,7 +108,12 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
 
   const success = answer.status >= 200 && answer.status < 300;
   if (success && (context.isStream || answer.contentType.includes('text/event-stream'))) {
-    await stream(deps, context, channel, adapter, input, upstreamModel, answer);
+    const checked = await checkRefusedStream(adapter, input, answer);
+    if (checked === 'broken')
+      return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
+    if ('ok' in checked)
+      return failed(deps, channel, { status: applyStatusCodeMapping(channel, checked.status), error: checked.error, local: false });
+    await stream(deps, context, channel, adapter, input, upstreamModel, checked);
     return null;
   }
   if (success && context.mode === 'audio-speech') {
