@@ -163,6 +163,21 @@ describe('Cloudflare Workers AI adapter (type 39)', () => {
     });
   });
 
+  it('keeps a rate limit at 429 with Cloudflare’s message', () => {
+    const body = Buffer.from(
+      JSON.stringify({
+        result: null,
+        success: false,
+        errors: [{ code: 3040, message: 'Capacity temporarily exceeded, please try again.' }],
+      }),
+    );
+    expect(adapter().mapError(429, body)).toEqual({
+      ok: false,
+      status: 429,
+      error: { message: 'Capacity temporarily exceeded, please try again.', type: 'cloudflare_error', param: '', code: 3040 },
+    });
+  });
+
   describe('completions stream', () => {
     it('turns run events into text_completion chunks with the reported usage, then [DONE]', () => {
       const run = runStream(adapter().createStreamTransformer({ ...completionInput(true), clientWantsUsage: true }), [

@@ -91,6 +91,13 @@ describe('Dify adapter (type 37)', () => {
     });
   });
 
+  it('keeps a rate limit at 429 with Dify’s message', () => {
+    const body = Buffer.from(
+      JSON.stringify({ code: 'too_many_requests', message: 'Too many requests. Please try again later.', status: 429 }),
+    );
+    expect(adapter().mapError(429, body)).toMatchObject({ status: 429, error: { message: 'Too many requests. Please try again later.' } });
+  });
+
   describe('stream', () => {
     const streamInput = (clientWantsUsage = false) => input({ stream: true }, { isStream: true, clientWantsUsage });
 

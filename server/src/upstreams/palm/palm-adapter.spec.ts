@@ -101,6 +101,17 @@ describe('PaLM 2 adapter (type 11)', () => {
     });
   });
 
+  it('keeps a quota error at 429 with Google’s status as the type', () => {
+    const body = Buffer.from(
+      JSON.stringify({ error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } }),
+    );
+    expect(adapter().mapError(429, body)).toEqual({
+      ok: false,
+      status: 429,
+      error: { message: 'Resource has been exhausted (e.g. check quota).', type: 'RESOURCE_EXHAUSTED', param: null, code: 429 },
+    });
+  });
+
   describe('stream (made from the whole answer)', () => {
     const streamInput = (clientWantsUsage = false) => input({ stream: true }, { isStream: true, clientWantsUsage });
 
