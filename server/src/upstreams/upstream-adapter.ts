@@ -272,6 +272,11 @@ export interface UpstreamAdapter {
    * returns the final answer, which `parseResponse` then reads. Throws UpstreamCallFailure like `prepare`.
    */
   complete?(input: UpstreamRequestInput, response: UpstreamResponse, call: UpstreamCall): Promise<UpstreamResponse>;
+  /**
+   * Only for upstreams that refuse a stream request with a 2xx JSON error body (Tencent, MiniMax): given that body
+   * (the relay reads a JSON answer to a stream request whole first), the failure, or null to stream it as usual.
+   */
+  refusedStream?(input: UpstreamRequestInput, response: UpstreamResponse): UpstreamFailure | null;
 }
 
 /** Process-wide settings (environment options such as FORCE_STREAM_OPTION) and injected clock and ids. */

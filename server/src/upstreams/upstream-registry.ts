@@ -4,15 +4,21 @@ import { createAliAdapter } from './ali/ali-adapter';
 import { createAzureAdapter } from './azure/azure-adapter';
 import { createBaiduAdapter } from './baidu/baidu-adapter';
 import { ChannelType } from './channel-types';
+import { createCloudflareAdapter } from './cloudflare/cloudflare-adapter';
+import { createCohereAdapter } from './cohere/cohere-adapter';
+import { createDifyAdapter } from './dify/dify-adapter';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
+import { createMiniMaxAdapter } from './minimax/minimax-adapter';
 import { createOllamaAdapter } from './ollama/ollama-adapter';
 import { createOpenAIAdapter } from './openai/openai-adapter';
+import { createPalmAdapter } from './palm/palm-adapter';
 import { compatibleProfiles, genericCompatibleProfile } from './openai-compatible/compatible-profiles';
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
 import { InvalidApiTypeError } from './upstream-errors';
 import { createZhipuV3Adapter } from './zhipu/zhipu-v3-adapter';
 import { createZhipuV4Adapter } from './zhipu/zhipu-v4-profile';
+import { createTencentAdapter } from './tencent/tencent-adapter';
 
 export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
   forceStreamUsage: true,
@@ -40,6 +46,12 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.ZhipuV4, createZhipuV4Adapter],
   [ChannelType.Baidu, createBaiduAdapter],
   [ChannelType.Ali, (settings) => createAliAdapter(settings)],
+  [ChannelType.Cohere, createCohereAdapter],
+  [ChannelType.Tencent, createTencentAdapter],
+  [ChannelType.Cloudflare, createCloudflareAdapter],
+  [ChannelType.Dify, createDifyAdapter],
+  [ChannelType.PaLM, createPalmAdapter],
+  [ChannelType.MiniMax, createMiniMaxAdapter],
 ];
 
 /**

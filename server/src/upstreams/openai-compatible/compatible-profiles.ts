@@ -14,11 +14,6 @@ function customTarget(input: UpstreamRequestInput, baseUrl: string) {
   return upstreamTarget({ origin: base.origin, prefix: '' }, (base.prefix || '/') + query);
 }
 
-/** MiniMax (35) serves every mode from one path. */
-function miniMaxTarget(_input: UpstreamRequestInput, baseUrl: string) {
-  return upstreamTarget(splitBaseUrl(baseUrl), '/v1/text/chatcompletion_v2');
-}
-
 const modes = (...list: RelayMode[]): ReadonlySet<RelayMode> => new Set(list);
 
 /**
@@ -48,16 +43,6 @@ export const compatibleProfiles: ReadonlyMap<number, CompatibleProfile> = new Ma
   [
     ChannelType.Yi,
     { name: 'yi', defaultBaseUrl: 'https://api.lingyiwanwu.com', relayModes: ALL_RELAY_MODES_BUT_RERANK, streamUsage: 'remove' },
-  ],
-  [
-    ChannelType.MiniMax,
-    {
-      name: 'minimax',
-      defaultBaseUrl: 'https://api.minimax.chat',
-      relayModes: ALL_RELAY_MODES_BUT_RERANK,
-      streamUsage: 'remove',
-      target: miniMaxTarget,
-    },
   ],
   [
     ChannelType.Jina,

@@ -10,7 +10,7 @@ import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstr
 import { redactKey } from '#server/common/crypto/redact';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
-import { type UpstreamAnswer, UpstreamTransportError } from '../../upstream-client/upstream-http-client';
+import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
 import { fetchRemoteMedia, limitImagesPerMessage } from '../remote-media';
 import { shouldRetry } from '../retry-policy';
 import { applyStatusCodeMapping } from '../status-code-mapping';
@@ -19,6 +19,7 @@ import { pipeAudio } from './audio-answer';
 import { answerPlain } from './plain-answer';
 import { header, type RelayContext, type RelayDeps } from './relay-context';
 import { upstreamModelFor } from './select-channel';
+import { BufferedBody, checkRefusedStream } from './refused-stream';
 import { stream } from './stream-answer';
 
 const SATURATED_MESSAGE = '当前分组上游负载已饱和，请稍后再试';
@@ -136,10 +137,15 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     const probe = adapter.parseResponse(input, { status: answer.status, contentType: answer.contentType, body: bytes });
     if (!probe.ok)
       return failed(deps, channel, { status: applyStatusCodeMapping(channel, probe.status), error: probe.error, local: false });
-    answer = replayedAnswer(answer, bytes);
+    answer = { ...answer, body: new BufferedBody(bytes) };
   }
   if (success && (context.isStream || answer.contentType.includes('text/event-stream'))) {
-    await stream(deps, context, channel, adapter, input, upstreamModel, answer);
+    const checked = await checkRefusedStream(adapter, input, answer);
+    if (checked === 'broken')
+      return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
+    if ('ok' in checked)
+      return failed(deps, channel, { status: applyStatusCodeMapping(channel, checked.status), error: checked.error, local: false });
+    await stream(deps, context, channel, adapter, input, upstreamModel, checked);
     return null;
   }
   if (success && context.mode === 'audio-speech') {
@@ -181,22 +187,6 @@ function isJsonAnswer(contentType: string): boolean {
 }
 
 /** An answer whose body was already read, handed to the stream step as if it were arriving. */
-function replayedAnswer(answer: UpstreamAnswer, bytes: Buffer): UpstreamAnswer {
-  return {
-    ...answer,
-    body: {
-      async *[Symbol.asyncIterator]() {
-        if (bytes.length > 0) yield bytes;
-      },
-      bytes: async () => bytes,
-      text: async () => bytes.toString('utf8'),
-      arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
-      destroy: () => undefined,
-      ready: () => true,
-    },
-  };
-}
-
 /** An adapter's own calls (`prepare`, `complete`) go through the relay's client with the request's timeouts and signal. */
 function adapterCall(deps: RelayDeps, context: RelayContext): UpstreamCall {
   return async (request) => {

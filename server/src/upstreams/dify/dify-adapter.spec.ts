@@ -1,0 +1,158 @@
+import {
+  channel,
+  chatInput,
+  dataEvents,
+  everySplit,
+  fixture,
+  FIXED_NOW,
+  randomSplits,
+  runStream,
+  testSettings,
+} from '../testing/upstream-test-kit';
+import type { UpstreamRequestInput } from '../upstream-adapter';
+import { MissingBaseUrlError, UnsupportedRelayModeError } from '../upstream-errors';
+import { createDifyAdapter } from './dify-adapter';
+
+const difyChannel = channel({ type: 37, key: 'app-key', baseUrl: 'https://dify.example.com' });
+const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
+  chatInput({
+    channel: difyChannel,
+    body: { model: 'dify', messages: [{ role: 'user', content: 'Hi' }], ...body },
+    upstreamModel: 'dify',
+    ...overrides,
+  });
+const adapter = () => createDifyAdapter(testSettings());
+const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
+const created = Math.floor(FIXED_NOW / 1000);
+
+describe('Dify adapter (type 37)', () => {
+  describe('request', () => {
+    it('posts the flattened conversation to /v1/chat-messages with the app key as Bearer', () => {
+      const request = adapter().buildRequest(
+        input({
+          messages: [
+            { role: 'system', content: 'Be terse.' },
+            { role: 'user', content: 'Hi' },
+            { role: 'assistant', content: 'Hello' },
+            { role: 'tool', content: [{ type: 'text', text: '42' }] },
+          ],
+          user: 'alice',
+        }),
+      );
+      expect(request.url).toBe('https://dify.example.com/v1/chat-messages');
+      expect(request.headers).toEqual({ 'content-type': 'application/json', authorization: 'Bearer app-key' });
+      expect(JSON.parse(request.body as string)).toEqual({
+        inputs: {},
+        query: 'SYSTEM: \nBe terse.\nUSER: \nHi\nASSISTANT: \nHello\nUSER: \n42\n',
+        response_mode: 'blocking',
+        user: 'alice',
+        auto_generate_name: false,
+      });
+      const streamed = adapter().buildRequest(input({ stream: true }, { isStream: true }));
+      expect(JSON.parse(streamed.body as string)).toMatchObject({ response_mode: 'streaming', user: 'api-user' });
+      expect(streamed.headers.accept).toBe('text/event-stream');
+    });
+
+    it('needs a base URL and serves chat only', () => {
+      expect(() => adapter().buildRequest(input({}, { channel: { ...difyChannel, baseUrl: null } }))).toThrow(MissingBaseUrlError);
+      expect(() => adapter().buildRequest(input({}, { relayMode: 'completions', path: '/v1/completions' }))).toThrow(
+        UnsupportedRelayModeError,
+      );
+    });
+  });
+
+  describe('response', () => {
+    it('converts a blocking answer with metadata.usage, the conversation id as the id', () => {
+      const result = adapter().parseResponse(input(), json(fixture('dify', 'chat.json')));
+      expect(result).toMatchObject({ ok: true, usage: { prompt_tokens: 1033, completion_tokens: 128, total_tokens: 1161 } });
+      expect(JSON.parse((result as { body: string }).body)).toEqual({
+        id: '45701982-8118-4bc5-8e9b-64562b4555f2',
+        object: 'chat.completion',
+        created: 1705407629,
+        model: 'dify',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'iPhone 13 Pro Max specs are listed here:...' },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
+        usage: { prompt_tokens: 1033, completion_tokens: 128, total_tokens: 1161 },
+      });
+    });
+
+    it('maps Dify’s error body by its message', () => {
+      expect(adapter().mapError(401, fixture('dify', 'error-unauthorized.json'))).toEqual({
+        ok: false,
+        status: 401,
+        error: { message: 'Access token is invalid', type: 'upstream_error', param: '401', code: 'bad_response_status_code' },
+      });
+    });
+  });
+
+  it('keeps a rate limit at 429 with Dify’s message', () => {
+    const body = Buffer.from(
+      JSON.stringify({ code: 'too_many_requests', message: 'Too many requests. Please try again later.', status: 429 }),
+    );
+    expect(adapter().mapError(429, body)).toMatchObject({ status: 429, error: { message: 'Too many requests. Please try again later.' } });
+  });
+
+  describe('stream', () => {
+    const streamInput = (clientWantsUsage = false) => input({ stream: true }, { isStream: true, clientWantsUsage });
+
+    it('streams message and agent_message text, skips workflow and agent_thought events, and ends at message_end with its usage', () => {
+      const run = runStream(adapter().createStreamTransformer(streamInput(true)), [fixture('dify', 'chat-stream.sse')]);
+      const identity = { id: '45701982-8118-4bc5-8e9b-64562b4555f2', object: 'chat.completion.chunk', created, model: 'dify' };
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+        ...identity,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
+      expect(dataEvents(run.output)).toEqual([
+        chunk({ role: 'assistant', content: '' }),
+        chunk({ content: ' I' }),
+        chunk({ content: '’m' }),
+        chunk({ content: ' glad to meet you! 😊' }),
+        chunk({}, 'stop'),
+        { ...identity, system_fingerprint: null, choices: [], usage: { prompt_tokens: 1033, completion_tokens: 135, total_tokens: 1168 } },
+        '[DONE]',
+      ]);
+    });
+
+    it('gives the same output however the bytes are split', () => {
+      for (const name of ['chat-stream.sse', 'chat-stream-error.sse']) {
+        const bytes = fixture('dify', name);
+        const whole = runStream(adapter().createStreamTransformer(streamInput(true)), [bytes], { requestId: 'r' });
+        for (const pieces of everySplit(bytes))
+          expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
+        for (const pieces of randomSplits(bytes, 20))
+          expect(runStream(adapter().createStreamTransformer(streamInput(true)), pieces, { requestId: 'r' })).toEqual(whole);
+      }
+    });
+
+    it('ends an error event with an error for the client (new-api stopped silently), billing the delivered text', () => {
+      const run = runStream(adapter().createStreamTransformer(streamInput()), [fixture('dify', 'chat-stream-error.sse')], {
+        requestId: 'rid',
+      });
+      expect(run.summary).toMatchObject({ end: 'upstream_error', usage: null, completionText: 'Once upon' });
+      expect(dataEvents(run.trailer)).toEqual([
+        {
+          error: {
+            message: '[openai] Rate Limit Error, Rate limit reached for gpt-4o (request id: rid)',
+            type: 'dify_error',
+            param: '',
+            code: 'completion_request_error',
+          },
+        },
+      ]);
+    });
+
+    it('reports a body closed before message_end as a cut', () => {
+      const bytes = fixture('dify', 'chat-stream.sse');
+      const run = runStream(adapter().createStreamTransformer(streamInput()), [
+        bytes.subarray(0, bytes.indexOf('data: {"event": "message_end"')),
+      ]);
+      expect(run.summary).toMatchObject({ end: 'cut', usage: null });
+    });
+  });
+});
