@@ -238,6 +238,38 @@ export interface StreamTransformer {
   trailer(options: TrailerOptions): ClientBytes;
 }
 
+/** An upstream answer as the relay reads it: headers first, then a body read whole or chunk by chunk. */
+export interface UpstreamCallAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: UpstreamCallBody;
+}
+
+export interface UpstreamCallBody extends AsyncIterable<Buffer> {
+  /** The whole body (waits for its end); rejects if it broke off. */
+  bytes(): Promise<Buffer>;
+  /** Stops reading and closes the upstream call. */
+  destroy(error?: Error): void;
+  /** Whether bytes (or the end) already arrived that no reader has taken yet. */
+  ready(): boolean;
+}
+
+/** What the relay lends an adapter that makes its own call (`UpstreamAdapter.send`). */
+export interface UpstreamCallContext {
+  /** The relay's pooled HTTP client with the relay's timeouts and the client's abort signal. */
+  http(request: UpstreamRequest): Promise<UpstreamCallAnswer>;
+  /** Aborted when the client goes away. */
+  readonly signal?: {
+    readonly aborted: boolean;
+    addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  };
+  /** RELAY_TIMEOUT for the answer's start (0: none). */
+  readonly headersTimeoutMs: number;
+  /** STREAMING_TIMEOUT between body chunks. */
+  readonly bodyTimeoutMs: number;
+}
+
 export interface UpstreamAdapter {
   /** Folder name, for logs. */
   readonly name: string;
@@ -245,6 +277,13 @@ export interface UpstreamAdapter {
   /** True if image URLs must be fetched by the relay and passed in `input.media` (Gemini). */
   readonly needsRemoteMedia: boolean;
   buildRequest(input: UpstreamRequestInput): UpstreamRequest;
+  /**
+   * Optional: makes the upstream call for `request` (what buildRequest built) when it is not one plain HTTP call:
+   * a token exchange first (Vertex AI), a vendor SDK (AWS Bedrock), a WebSocket (iFlytek Spark). The answer is read
+   * as the relay reads an HTTP answer (parseResponse, mapError, createStreamTransformer). Throws UpstreamLocalError
+   * for a local failure and UpstreamCallFailedError when the upstream could not be reached.
+   */
+  send?(input: UpstreamRequestInput, request: UpstreamRequest, context: UpstreamCallContext): Promise<UpstreamCallAnswer>;
   /** Any status: non-2xx answers become an UpstreamFailure through `mapError`. */
   parseResponse(input: UpstreamRequestInput, response: UpstreamResponse): UpstreamResult;
   createStreamTransformer(input: UpstreamRequestInput): StreamTransformer;

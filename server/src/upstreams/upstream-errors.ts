@@ -51,3 +51,11 @@ export class MissingBaseUrlError extends UpstreamLocalError {
     super(`the ${adapterName} channel has no base URL`, 'channel_base_url_missing', 500);
   }
 }
+
+/** An adapter's own call (`UpstreamAdapter.send`) could not reach its upstream: 500 do_request_failed, as for HTTP. */
+export class UpstreamCallFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UpstreamCallFailedError';
+  }
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter';
+import { createAwsAdapter } from './aws/aws-adapter';
 import { createAzureAdapter } from './azure/azure-adapter';
 import { ChannelType } from './channel-types';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
@@ -32,6 +33,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Ollama, createOllamaAdapter],
   [ChannelType.Anthropic, createAnthropicAdapter],
   [ChannelType.Gemini, createGeminiAdapter],
+  [ChannelType.Aws, createAwsAdapter],
 ];
 
 /**

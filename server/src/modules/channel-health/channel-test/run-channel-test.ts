@@ -1,5 +1,7 @@
 import { request } from 'undici';
 import type { UpstreamRegistry } from '#server/upstreams/upstream-registry';
+import { answerFromBytes } from '#server/upstreams/shared/call-answer';
+import type { UpstreamCallAnswer, UpstreamRequest } from '#server/upstreams/upstream-adapter';
 import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import type { ChannelOutcome } from '../outcome/channel-outcome';
 import { channelTestInput, chooseTestModel, type TestableChannel } from './build-channel-test';
@@ -54,20 +56,27 @@ export async function runChannelTest(
     const adapter = registry.get(channel.type);
     const input = channelTestInput(channel, upstreamModel);
     const upstream = adapter.buildRequest(input);
-    const answer = await request(upstream.url, {
-      method: upstream.method,
-      headers: upstream.headers,
-      body: upstream.body,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = new Uint8Array(await answer.body.arrayBuffer());
-    const contentType = answer.headers['content-type'];
+    const http = async (call: UpstreamRequest): Promise<UpstreamCallAnswer> => {
+      const answer = await request(call.url, {
+        method: call.method,
+        headers: call.headers,
+        body: call.body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const contentType = answer.headers['content-type'];
+      const type = Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? '');
+      return answerFromBytes(answer.statusCode, type, new Uint8Array(await answer.body.arrayBuffer()));
+    };
+    // Adapters that make their own call (a token exchange, an SDK, a WebSocket) make it here too.
+    const answer = adapter.send
+      ? await adapter.send(input, upstream, { http, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs })
+      : await http(upstream);
     const result = adapter.parseResponse(input, {
-      status: answer.statusCode,
-      contentType: Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? ''),
-      body,
+      status: answer.status,
+      contentType: answer.contentType,
+      body: await answer.body.bytes(),
     });
     if (result.ok) {
       const usage = result.usage ? { promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens } : null;

@@ -1,5 +1,11 @@
-import type { ClientHeaders, OpenAIError, UpstreamAdapter, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
-import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
+import type {
+  ClientHeaders,
+  OpenAIError,
+  UpstreamAdapter,
+  UpstreamCallAnswer,
+  UpstreamRequestInput,
+} from '#server/upstreams/upstream-adapter';
+import { UpstreamCallFailedError, UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
 import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
@@ -92,15 +98,20 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
   }
 
-  let answer;
+  let answer: UpstreamCallAnswer;
+  const options = {
+    headersTimeoutMs: deps.relayTimeoutMs,
+    bodyTimeoutMs: context.isStream ? deps.streamingTimeoutMs : deps.relayTimeoutMs,
+    signal: context.request.signal,
+  };
   try {
-    answer = await deps.http.send(upstream, {
-      headersTimeoutMs: deps.relayTimeoutMs,
-      bodyTimeoutMs: context.isStream ? deps.streamingTimeoutMs : deps.relayTimeoutMs,
-      signal: context.request.signal,
-    });
+    // Adapters whose upstream is not one plain HTTP call (a token exchange, an SDK, a WebSocket) make it themselves.
+    answer = adapter.send
+      ? await adapter.send(input, upstream, { ...options, http: (request) => deps.http.send(request, options) })
+      : await deps.http.send(upstream, options);
   } catch (error) {
-    if (!(error instanceof UpstreamTransportError)) throw error;
+    if (error instanceof UpstreamLocalError) return { status: error.status, error: error.toOpenAIError(), local: true };
+    if (!(error instanceof UpstreamTransportError) && !(error instanceof UpstreamCallFailedError)) throw error;
     deps.logger.warn(`channel #${channel.id}: ${error.message}`);
     return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
   }
