@@ -9,6 +9,7 @@ import { createOpenAIAdapter } from './openai/openai-adapter';
 import { compatibleProfiles, genericCompatibleProfile } from './openai-compatible/compatible-profiles';
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
+import { createVertexAdapter } from './vertex/vertex-adapter';
 import { InvalidApiTypeError } from './upstream-errors';
 
 export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
@@ -34,6 +35,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Anthropic, createAnthropicAdapter],
   [ChannelType.Gemini, createGeminiAdapter],
   [ChannelType.Aws, createAwsAdapter],
+  [ChannelType.VertexAI, createVertexAdapter],
 ];
 
 /**
