@@ -8,6 +8,7 @@ import { createOllamaAdapter } from './ollama/ollama-adapter';
 import { createOpenAIAdapter } from './openai/openai-adapter';
 import { compatibleProfiles, genericCompatibleProfile } from './openai-compatible/compatible-profiles';
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
+import { createSparkAdapter } from './spark/spark-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
 import { createVertexAdapter } from './vertex/vertex-adapter';
 import { InvalidApiTypeError } from './upstream-errors';
@@ -36,6 +37,7 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Gemini, createGeminiAdapter],
   [ChannelType.Aws, createAwsAdapter],
   [ChannelType.VertexAI, createVertexAdapter],
+  [ChannelType.Xunfei, createSparkAdapter],
 ];
 
 /**
