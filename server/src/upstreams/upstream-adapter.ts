@@ -7,6 +7,8 @@
  * One request through the relay:
  *   const adapter = getUpstreamAdapter(channel.type);          // throws InvalidApiTypeError for type 21
  *   const request = adapter.buildRequest(input);               // throws UpstreamLocalError on bad input/mode
+ *   answer = adapter.send ? adapter.send(input, request, ctx)   // a token exchange, an SDK, a WebSocket
+ *                         : the relay's HTTP client sends `request`
  *   non-stream: adapter.parseResponse(input, {status, contentType, body})  -> UpstreamResult
  *   stream, status 2xx: t = adapter.createStreamTransformer(input);
  *       for each upstream chunk: write(t.push(chunk))           // null: nothing to write yet
