@@ -46,6 +46,15 @@ describe('aws adapter (type 33)', () => {
     expect(() => adapter.buildRequest(input({ relayMode: 'embeddings' }))).toThrow('not supported');
   });
 
+  it('inlines the image URLs the relay fetched (Bedrock takes base64 images only)', () => {
+    expect(adapter.needsRemoteMedia).toBe(true);
+    const url = 'https://images.example/cat.png';
+    const body = { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] };
+    const media = new Map([[url, { mimeType: 'image/png', data: 'iVBORw0K' }]]);
+    const sent = JSON.parse(String(adapter.buildRequest(input({ body, media })).body));
+    expect(sent.messages[0].content).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K' } }]);
+  });
+
   it('maps AWS errors to the OpenAI shapes the health rules read', () => {
     const body = (type: string, message: string) => JSON.stringify({ __type: type, message });
     expect(mapBedrockError(403, body('UnrecognizedClientException', 'The security token included in the request is invalid.'))).toEqual({

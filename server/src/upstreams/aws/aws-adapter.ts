@@ -20,12 +20,13 @@ export function createAwsAdapter(settings: UpstreamSettings): UpstreamAdapter {
   return {
     name: 'aws',
     relayModes,
-    needsRemoteMedia: false,
+    // Claude on Bedrock takes base64 images only: the relay fetches image URLs.
+    needsRemoteMedia: true,
     buildRequest(input) {
       if (!relayModes.has(input.relayMode)) throw new UnsupportedRelayModeError(input.relayMode, 'aws');
       const credentials = parseAwsKey(input.channel.key);
       const modelId = awsModelId(input.upstreamModel);
-      const body = JSON.stringify(buildBedrockBody((input.body ?? {}) as OpenAIChatRequest, input.upstreamModel));
+      const body = JSON.stringify(buildBedrockBody((input.body ?? {}) as OpenAIChatRequest, input.upstreamModel, input.media));
       const base = input.channel.baseUrl || `https://bedrock-runtime.${credentials.region}.amazonaws.com`;
       const operation = input.isStream ? 'invoke-with-response-stream' : 'invoke';
       // What the SDK sends (for logs and header overrides); `send` makes the signed call itself.

@@ -77,6 +77,14 @@ describe('vertex adapter (type 41)', () => {
       'https://us-east5-aiplatform.googleapis.com/v1beta1/projects/p1/locations/us-east5/endpoints/openapi/chat/completions',
     );
     expect(() => adapter.buildRequest(input('gpt-4o'))).toThrow('not a Claude, Gemini or Llama model');
+    const url = 'https://images.example/cat.jpg';
+    const withImage = input('claude-3-haiku-20240307', {
+      body: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] },
+      media: new Map([[url, { mimeType: 'image/jpeg', data: '/9j/4AAQ' }]]),
+    });
+    expect(JSON.parse(String(adapter.buildRequest(withImage).body)).messages[0].content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQ' } },
+    ]);
   });
 
   it('signs an RS256 JWT for the grant, sends it to the base URL when set, and caches the token until shortly before expiry', async () => {

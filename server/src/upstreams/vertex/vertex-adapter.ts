@@ -1,5 +1,6 @@
 import { createAnthropicAdapter } from '../anthropic/anthropic-adapter';
 import { buildAnthropicRequest } from '../anthropic/build-anthropic-request';
+import { inlineAnthropicImages } from '../anthropic/inline-anthropic-images';
 import { buildGeminiRequest } from '../gemini/build-gemini-request';
 import { createGeminiAdapter } from '../gemini/gemini-adapter';
 import { buildOpenAICompatibleBody } from '../openai-compatible/build-openai-compatible-body';
@@ -53,7 +54,7 @@ export function createVertexAdapter(settings: UpstreamSettings): UpstreamAdapter
   return {
     name: 'vertex',
     relayModes,
-    // Gemini cannot fetch arbitrary image URLs (see gemini/); Claude and Llama ignore the fetched media.
+    // Gemini and Claude on Vertex cannot fetch arbitrary image URLs: the relay fetches them (Llama ignores them).
     needsRemoteMedia: true,
     buildRequest(input) {
       if (!relayModes.has(input.relayMode)) throw new UnsupportedRelayModeError(input.relayMode, 'vertex');
@@ -73,7 +74,12 @@ export function createVertexAdapter(settings: UpstreamSettings): UpstreamAdapter
       let body: string | Uint8Array;
       if (mode === 'claude') {
         const { model: _model, ...rest } = buildAnthropicRequest(chat, input.upstreamModel, input.isStream);
-        body = JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest });
+        // Claude on Vertex takes base64 images only: the URLs the relay fetched are inlined.
+        body = JSON.stringify({
+          anthropic_version: VERTEX_ANTHROPIC_VERSION,
+          ...rest,
+          messages: inlineAnthropicImages(rest.messages, input.media),
+        });
       } else if (mode === 'gemini') {
         body = JSON.stringify(buildGeminiRequest(chat, settings.geminiSafetyThreshold, input.media));
       } else {
