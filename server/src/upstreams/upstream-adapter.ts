@@ -2,7 +2,8 @@
  * The contract every channel type implements. The relay owns I/O (HTTP client, timeouts, retries, billing);
  * an adapter owns the upstream's wire protocol: where to send, what to send, and how to read the answer back
  * into the OpenAI shapes the client expects. Adapters are synchronous and pure apart from the stream
- * transformer, which alone holds state.
+ * transformer, which alone holds state, and the optional `send` of the few upstreams that are not one plain HTTP
+ * call (a token exchange first, a vendor SDK, a WebSocket), which makes that call and may cache a token.
  *
  * One request through the relay:
  *   const adapter = getUpstreamAdapter(channel.type);          // throws InvalidApiTypeError for type 21
