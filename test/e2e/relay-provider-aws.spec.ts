@@ -116,6 +116,28 @@ describe('relay: AWS Bedrock Claude (type 33)', () => {
     await expectOneCharge(response, 'claude-3-5-sonnet-20241022', [17, 8], true);
   });
 
+  it('reads the binary event stream however it is split: written one byte at a time', async () => {
+    fake.streamWriteBytes = 1;
+    try {
+      const stream = await client.chat.completions.create({
+        model: 'claude-3-haiku-20240307',
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let text = '';
+      let usage: OpenAI.CompletionUsage | null | undefined;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        if (chunk.usage) usage = chunk.usage;
+      }
+      expect(text).toBe(fake.reply);
+      expect(usage).toMatchObject({ prompt_tokens: 17, completion_tokens: 8 });
+    } finally {
+      fake.streamWriteBytes = null;
+    }
+  });
+
   it('passes tools and reads tool calls back, plain and streamed; a Bedrock id from the model mapping is used as is', async () => {
     fake.toolCall = { name: 'get_weather', input: { city: 'Paris' } };
     try {

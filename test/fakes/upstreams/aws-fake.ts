@@ -30,6 +30,8 @@ export class AwsBedrockFake extends HttpFake {
   inputTokens = 17;
   outputTokens = 8;
   toolCall: { name: string; input: Record<string, unknown> } | null = null;
+  /** Write the event stream this many bytes at a time (1: every byte boundary), else in two odd pieces. */
+  streamWriteBytes: number | null = null;
   /** A stream exception sent after the first text delta (e.g. modelStreamErrorException). */
   midStreamException: string | null = null;
   private readonly failures: Array<{ status: number; type: string; message: string }> = [];
@@ -213,8 +215,21 @@ export class AwsBedrockFake extends HttpFake {
       frames.push(chunkFrame(event));
       if (index === 2 && this.midStreamException) frames.push(exceptionFrame(this.midStreamException, 'The model stream failed.'));
     });
-    // One write for all frames, then split oddly: the client must reassemble frames across reads.
     const all = Buffer.concat(frames);
+    if (this.streamWriteBytes) {
+      // Small writes, each on its own turn of the event loop: frames (and their prelude, headers and CRCs) arrive
+      // split at every offset the size allows.
+      const size = this.streamWriteBytes;
+      let offset = 0;
+      const next = () => {
+        if (offset >= all.length) return void response.end();
+        response.write(all.subarray(offset, offset + size));
+        offset += size;
+        setImmediate(next);
+      };
+      return next();
+    }
+    // One write for all frames, then split oddly: the client must reassemble frames across reads.
     const cut = Math.floor(all.length / 3);
     response.write(all.subarray(0, cut));
     setTimeout(() => {
