@@ -54,8 +54,9 @@ export default tseslint.config(
     message: "the relay imports a module only through its public entry point (the module's index.ts)",
   }),
   boundary(['server/src/upstreams/**/*.ts'], {
-    allow: ['^node:', '^server/src/upstreams/'],
-    message: 'an upstream adapter imports only node:* and the upstreams shared helpers (no framework, no module)',
+    // Two providers need a vendor client: AWS Bedrock's SDK (SigV4, the event stream) and iFlytek Spark's WebSocket.
+    allow: ['^node:', '^server/src/upstreams/', '^pkg:@aws-sdk/client-bedrock-runtime$', '^pkg:ws$'],
+    message: 'an upstream adapter imports only node:*, the upstreams shared helpers and its vendor client (no framework, no module)',
   }),
   boundary(['server/src/**/*.decider.ts'], {
     deny: [

@@ -2,14 +2,17 @@
  * The contract every channel type implements. The relay owns I/O (HTTP client, timeouts, retries, billing);
  * an adapter owns the upstream's wire protocol: where to send, what to send, and how to read the answer back
  * into the OpenAI shapes the client expects. Adapters are synchronous and pure apart from the stream
- * transformer, which alone holds state, and the optional `prepare` / `complete` hooks of the few upstreams that need
- * calls of their own (Baidu's token exchange, cached per key; Alibaba's image task polls), made through the
- * `UpstreamCall` the relay hands them.
+ * transformer, which alone holds state, and optional hooks for the few upstreams that need more than one plain HTTP
+ * call: `prepare` / `complete` make extra HTTP calls around the real one through the `UpstreamCall` the relay hands
+ * them (Baidu's token exchange, cached per key; Alibaba's image task polls), and `send` replaces the call itself
+ * (Vertex's token exchange then HTTP, Bedrock's SDK, Spark's WebSocket).
  *
  * One request through the relay:
  *   const adapter = getUpstreamAdapter(channel.type);          // throws InvalidApiTypeError for type 21
  *   input = await adapter.prepare?.(input, call) ?? input;     // Baidu: the access token
  *   const request = adapter.buildRequest(input);               // throws UpstreamLocalError on bad input/mode
+ *   answer = adapter.send ? adapter.send(input, request, ctx)   // a token exchange, an SDK, a WebSocket
+ *                         : the relay's HTTP client sends `request`
  *   non-stream 2xx: response = await adapter.complete?.(input, response, call) ?? response  // Alibaba images
  *   non-stream: adapter.parseResponse(input, {status, contentType, body})  -> UpstreamResult
  *   stream, status 2xx: t = adapter.createStreamTransformer(input);
@@ -249,6 +252,37 @@ export interface StreamTransformer {
  * its timeouts and abort signal; the whole body is read. Rejects only for transport failures.
  */
 export type UpstreamCall = (request: UpstreamRequest) => Promise<UpstreamResponse>;
+/** An upstream answer as the relay reads it: headers first, then a body read whole or chunk by chunk. */
+export interface UpstreamCallAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: UpstreamCallBody;
+}
+
+export interface UpstreamCallBody extends AsyncIterable<Buffer> {
+  /** The whole body (waits for its end); rejects if it broke off. */
+  bytes(): Promise<Buffer>;
+  /** Stops reading and closes the upstream call. */
+  destroy(error?: Error): void;
+  /** Whether bytes (or the end) already arrived that no reader has taken yet. */
+  ready(): boolean;
+}
+
+/** What the relay lends an adapter that makes its own call (`UpstreamAdapter.send`). */
+export interface UpstreamCallContext {
+  /** The relay's pooled HTTP client with the relay's timeouts and the client's abort signal. */
+  http(request: UpstreamRequest): Promise<UpstreamCallAnswer>;
+  /** Aborted when the client goes away. */
+  readonly signal?: {
+    readonly aborted: boolean;
+    addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  };
+  /** RELAY_TIMEOUT for the answer's start (0: none). */
+  readonly headersTimeoutMs: number;
+  /** STREAMING_TIMEOUT between body chunks. */
+  readonly bodyTimeoutMs: number;
+}
 
 export interface UpstreamAdapter {
   /** Folder name, for logs. */
@@ -257,6 +291,13 @@ export interface UpstreamAdapter {
   /** True if image URLs must be fetched by the relay and passed in `input.media` (Gemini). */
   readonly needsRemoteMedia: boolean;
   buildRequest(input: UpstreamRequestInput): UpstreamRequest;
+  /**
+   * Optional: makes the upstream call for `request` (what buildRequest built) when it is not one plain HTTP call:
+   * a token exchange first (Vertex AI), a vendor SDK (AWS Bedrock), a WebSocket (iFlytek Spark). The answer is read
+   * as the relay reads an HTTP answer (parseResponse, mapError, createStreamTransformer). Throws UpstreamLocalError
+   * for a local failure and UpstreamCallFailedError when the upstream could not be reached.
+   */
+  send?(input: UpstreamRequestInput, request: UpstreamRequest, context: UpstreamCallContext): Promise<UpstreamCallAnswer>;
   /** Any status: non-2xx answers become an UpstreamFailure through `mapError`. */
   parseResponse(input: UpstreamRequestInput, response: UpstreamResponse): UpstreamResult;
   createStreamTransformer(input: UpstreamRequestInput): StreamTransformer;

@@ -62,3 +62,11 @@ export class UpstreamCallFailure extends Error {
     this.name = new.target.name;
   }
 }
+
+/** An adapter's own call (`UpstreamAdapter.send`) could not reach its upstream: 500 do_request_failed, as for HTTP. */
+export class UpstreamCallFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UpstreamCallFailedError';
+  }
+}

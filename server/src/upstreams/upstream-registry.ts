@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter';
 import { createAliAdapter } from './ali/ali-adapter';
+import { createAwsAdapter } from './aws/aws-adapter';
 import { createAzureAdapter } from './azure/azure-adapter';
 import { createBaiduAdapter } from './baidu/baidu-adapter';
 import { ChannelType } from './channel-types';
@@ -14,7 +15,9 @@ import { createOpenAIAdapter } from './openai/openai-adapter';
 import { createPalmAdapter } from './palm/palm-adapter';
 import { compatibleProfiles, genericCompatibleProfile } from './openai-compatible/compatible-profiles';
 import { createOpenAICompatibleAdapter } from './openai-compatible/create-openai-compatible-adapter';
+import { createSparkAdapter } from './spark/spark-adapter';
 import type { UpstreamAdapter, UpstreamSettings } from './upstream-adapter';
+import { createVertexAdapter } from './vertex/vertex-adapter';
 import { InvalidApiTypeError } from './upstream-errors';
 import { createZhipuV3Adapter } from './zhipu/zhipu-v3-adapter';
 import { createZhipuV4Adapter } from './zhipu/zhipu-v4-profile';
@@ -52,6 +55,9 @@ const dedicatedAdapters: ReadonlyArray<readonly [number, AdapterFactory]> = [
   [ChannelType.Dify, createDifyAdapter],
   [ChannelType.PaLM, createPalmAdapter],
   [ChannelType.MiniMax, createMiniMaxAdapter],
+  [ChannelType.Aws, createAwsAdapter],
+  [ChannelType.VertexAI, createVertexAdapter],
+  [ChannelType.Xunfei, createSparkAdapter],
 ];
 
 /**

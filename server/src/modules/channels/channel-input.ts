@@ -171,6 +171,14 @@ function adminStatus(status: number | undefined, currentStatus?: number): number
   return status;
 }
 
+/**
+ * Type 21 (AI Proxy knowledge base) has no adapter (new-api's is commented out): a channel of it would fail every
+ * request with `invalid api type`. It is refused when created or when an edit moves a channel to it.
+ */
+function refuseTypeWithoutAdapter(type: number): void {
+  check(type !== ChannelType.AIProxyLibrary, 'type_without_adapter');
+}
+
 export interface NewChannels {
   /** One channel per key (batch add); the fields shared by all, `key` set per channel. */
   channels: ChannelFields[];
@@ -184,6 +192,7 @@ export interface NewChannels {
  */
 export function newChannelsFrom(body: ChannelBody): NewChannels {
   const status = adminStatus(body.status) ?? ChannelStatus.Enabled;
+  refuseTypeWithoutAdapter(body.type ?? 0);
   const base = validateChannel({
     type: body.type ?? 0,
     name: body.name ?? '',
@@ -227,6 +236,8 @@ export interface ChannelUpdate {
  */
 export function channelUpdateFrom(body: ChannelBody, current: ChannelFields, currentStatus?: number): ChannelUpdate {
   const nonZeroText = (value: string | undefined, fallback: string) => (value ? value : fallback);
+  // A channel stored with that type before (an imported database) may still be edited or disabled.
+  if (body.type && body.type !== current.type) refuseTypeWithoutAdapter(body.type);
   const fields = validateChannel({
     type: body.type || current.type,
     name: nonZeroText(body.name, current.name),

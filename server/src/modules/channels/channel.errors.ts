@@ -15,6 +15,7 @@ export const CHANNEL_MESSAGES = {
   header_override_invalid: '请求头覆盖必须是合法的 JSON 格式！',
   vertex_region_required: '部署地区不能为空',
   vertex_region_default: '部署地区必须包含default字段',
+  type_without_adapter: '该渠道类型（AI Proxy 知识库）没有可用的上游适配器，无法转发任何请求，请选择其他类型',
   channel_not_found: '渠道不存在',
   batch_selection_required: '请先选择要删除的通道！',
   fetch_models_openai_only: '仅支持 OpenAI 接口格式',

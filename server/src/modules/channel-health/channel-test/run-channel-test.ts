@@ -1,7 +1,8 @@
 import { request } from 'undici';
-import type { UpstreamCall, UpstreamRequest, UpstreamResponse } from '#server/upstreams/upstream-adapter';
+import type { UpstreamCall, UpstreamCallAnswer, UpstreamRequest, UpstreamResponse } from '#server/upstreams/upstream-adapter';
 import { redactKey } from '#server/common/crypto/redact';
 import type { UpstreamRegistry } from '#server/upstreams/upstream-registry';
+import { answerFromBytes } from '#server/upstreams/shared/call-answer';
 import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import type { ChannelOutcome } from '../outcome/channel-outcome';
 import { channelTestInput, chooseTestModel, type TestableChannel } from './build-channel-test';
@@ -59,7 +60,21 @@ export async function runChannelTest(
     const call: UpstreamCall = (upstream) => send(upstream, timeoutMs);
     let input = channelTestInput(channel, upstreamModel);
     if (adapter.prepare) input = await adapter.prepare(input, call);
-    const result = adapter.parseResponse(input, await call(adapter.buildRequest(input)));
+    const upstream = adapter.buildRequest(input);
+    let response: UpstreamResponse;
+    if (adapter.send) {
+      // Adapters that make their own call (an SDK, a WebSocket, a token exchange) make it here too.
+      const http = async (request: UpstreamRequest): Promise<UpstreamCallAnswer> => {
+        const answer = await send(request, timeoutMs);
+        return answerFromBytes(answer.status, answer.contentType, answer.body);
+      };
+      const answer = await adapter.send(input, upstream, { http, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs });
+      response = { status: answer.status, contentType: answer.contentType, body: await answer.body.bytes() };
+    } else {
+      response = await call(upstream);
+    }
+    if (adapter.complete && response.status >= 200 && response.status < 300) response = await adapter.complete(input, response, call);
+    const result = adapter.parseResponse(input, response);
     if (result.ok) {
       const usage = result.usage ? { promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens } : null;
       return finish(true, result.status, '', null, null, usage);

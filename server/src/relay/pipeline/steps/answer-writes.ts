@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { UpstreamHttpClient } from '../../upstream-client/upstream-http-client';
+import type { UpstreamCallAnswer } from '../../../upstreams/upstream-adapter';
 
-/** The upstream's answer as the HTTP client hands it over: status, headers and a body still to read. */
-export type UpstreamAnswer = Awaited<ReturnType<UpstreamHttpClient['send']>>;
+/** The upstream's answer as the HTTP client (or an adapter's own call) hands it over: status, headers and a body still to read. */
+export type UpstreamAnswer = UpstreamCallAnswer;
 
 /** Upstream headers that describe the upstream connection, not the answer: never passed on to the client. */
 export const HOP_BY_HOP = new Set([

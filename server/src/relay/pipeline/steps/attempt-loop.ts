@@ -3,10 +3,11 @@ import type {
   OpenAIError,
   UpstreamAdapter,
   UpstreamCall,
+  UpstreamCallAnswer,
   UpstreamRequestInput,
   UpstreamResponse,
 } from '#server/upstreams/upstream-adapter';
-import { UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
+import { UpstreamCallFailedError, UpstreamCallFailure, UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import { redactKey } from '#server/common/crypto/redact';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
@@ -111,15 +112,22 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
   }
 
-  let answer;
+  let answer: UpstreamCallAnswer;
+  const options = {
+    headersTimeoutMs: deps.relayTimeoutMs,
+    bodyTimeoutMs: context.isStream ? deps.streamingTimeoutMs : deps.relayTimeoutMs,
+    signal: context.request.signal,
+  };
   try {
-    answer = await deps.http.send(upstream, {
-      headersTimeoutMs: deps.relayTimeoutMs,
-      bodyTimeoutMs: context.isStream ? deps.streamingTimeoutMs : deps.relayTimeoutMs,
-      signal: context.request.signal,
-    });
+    // Adapters whose upstream is not one plain HTTP call (a token exchange, an SDK, a WebSocket) make it themselves.
+    answer = adapter.send
+      ? await adapter.send(input, upstream, { ...options, http: (request) => deps.http.send(request, options) })
+      : await deps.http.send(upstream, options);
   } catch (error) {
-    if (!(error instanceof UpstreamTransportError)) throw error;
+    if (error instanceof UpstreamLocalError) return localFailure(error, channel);
+    const failure = adapterCallFailed(deps, channel, context, error);
+    if (failure) return failure;
+    if (!(error instanceof UpstreamTransportError) && !(error instanceof UpstreamCallFailedError)) throw error;
     deps.logger.warn(`channel #${channel.id}: ${error.message}`);
     return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
   }

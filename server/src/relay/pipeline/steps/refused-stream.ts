@@ -1,5 +1,5 @@
-import type { UpstreamAdapter, UpstreamFailure, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
-import type { UpstreamAnswer, UpstreamAnswerBody } from '../../upstream-client/upstream-http-client';
+import type { UpstreamAdapter, UpstreamCallAnswer, UpstreamFailure, UpstreamRequestInput } from '#server/upstreams/upstream-adapter';
+import type { UpstreamAnswerBody } from '../../upstream-client/upstream-http-client';
 
 /** A body already read whole, served again to the stream transformer. */
 export class BufferedBody implements UpstreamAnswerBody {
@@ -43,8 +43,8 @@ export class BufferedBody implements UpstreamAnswerBody {
 export async function checkRefusedStream(
   adapter: UpstreamAdapter,
   input: UpstreamRequestInput,
-  answer: UpstreamAnswer,
-): Promise<UpstreamAnswer | UpstreamFailure | 'broken'> {
+  answer: UpstreamCallAnswer,
+): Promise<UpstreamCallAnswer | UpstreamFailure | 'broken'> {
   if (!adapter.refusedStream || !answer.contentType.includes('json')) return answer;
   let body: Buffer;
   try {
