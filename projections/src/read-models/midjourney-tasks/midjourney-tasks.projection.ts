@@ -4,7 +4,7 @@ import { streamCategory } from '#server/ledger/streams';
 import { AccountEventType } from '#server/modules/accounts/account.events';
 import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { MIDJOURNEY_TASK_CATEGORY, MidjourneyTaskEventType, midjourneyTaskStream } from '#server/modules/tasks/midjourney-task.events';
-import { toMidjourneyTaskEvent } from '#server/modules/tasks/midjourney-task-codec';
+import { toMidjourneyTaskEvent } from '#server/modules/tasks/midjourney-task-event-codec';
 import { evolve, initialMidjourneyTaskState, type MidjourneyTaskState } from '#server/modules/tasks/midjourney-task.state';
 import type { Projection } from '../../runner/projection';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';

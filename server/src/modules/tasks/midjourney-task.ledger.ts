@@ -16,7 +16,7 @@ import {
   refundDue,
 } from './midjourney-task.decider';
 import { type MidjourneyTaskFacts, midjourneyTaskStream, TASK_REFUND_NAMESPACE } from './midjourney-task.events';
-import { evolveStored, toNewMidjourneyTaskEvent } from './midjourney-task-codec';
+import { evolveStored, toNewMidjourneyTaskEvent } from './midjourney-task-event-codec';
 
 /** Concurrent pollers and callbacks of one task: the losers reload and decide again (usually nothing). */
 const TASK_RETRIES = 10;
