@@ -8,6 +8,7 @@ import { accountStream } from '../../ledger/streams';
 import { toNewAccountEvent } from '../accounts/account-event-codec';
 import { quotaDisplayFromOptions } from '../accounts/quota-display';
 import { OptionsService } from '../options/options.service';
+import { ReadYourWrites } from '../accounts/read-your-writes';
 import {
   decide,
   initialMidjourneyTaskState,
@@ -38,7 +39,13 @@ export class MidjourneyTaskLedger {
     private readonly aggregates: AggregateRepository,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly options: OptionsService,
+    private readonly readYourWrites: ReadYourWrites,
   ) {}
+
+  /** Waits (bounded) until the read models show a write, so a fetch right after a submit finds the task. */
+  visible(position: number): Promise<void> {
+    return this.readYourWrites.wait(position);
+  }
 
   submit(task: MidjourneyTaskFacts, metadata: MetadataInput): Promise<TaskWrite> {
     return this.run(task.taskId, { type: 'SubmitMidjourneyTask', task }, metadata);
@@ -52,7 +59,10 @@ export class MidjourneyTaskLedger {
   }
 
   /** Appends a failed task's refund (a no-op once it is in the ledger); returns its position. */
-  async refund(task: MidjourneyTaskState, correlationId: string): Promise<number> {
+  async refund(
+    task: Pick<MidjourneyTaskState, 'quota' | 'tokenId' | 'tokenUnlimited' | 'failReason' | 'taskId' | 'mjId' | 'userId' | 'username'>,
+    correlationId: string,
+  ): Promise<number> {
     const event = toNewAccountEvent(
       {
         type: 'QuotaRefunded',

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MidjourneyTasksReadModelModule } from '#projections/read-models/midjourney-tasks/midjourney-tasks-read-model.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { MidjourneyTaskLedger } from './midjourney-task.ledger';
 import { MidjourneyTaskReader } from './midjourney-task.reader';
 import { MidjourneyTasksController } from './midjourney-tasks.controller';
@@ -10,7 +11,7 @@ import { MidjourneyTasksController } from './midjourney-tasks.controller';
  * relay's Midjourney routes submit and poll through MidjourneyTaskLedger and read through MidjourneyTaskReader.
  */
 @Module({
-  imports: [MidjourneyTasksReadModelModule],
+  imports: [MidjourneyTasksReadModelModule, AccountsModule],
   controllers: [MidjourneyTasksController],
   providers: [MidjourneyTaskLedger, MidjourneyTaskReader],
   exports: [MidjourneyTaskLedger, MidjourneyTaskReader],
