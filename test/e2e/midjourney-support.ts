@@ -16,8 +16,8 @@ export interface MidjourneyContext {
   bob: Caller & { key: string; tokenId: number };
 }
 
-export const ALICE_QUOTA = 1_000_000;
-export const ALICE_TOKEN_QUOTA = 400_000;
+export const ALICE_QUOTA = 10_000_000;
+export const ALICE_TOKEN_QUOTA = 5_000_000;
 /** mj_imagine's default price, 0.1 dollars at 500 000 quota units a dollar and group ratio 1. */
 export const IMAGINE_QUOTA = 50_000;
 
