@@ -7,10 +7,12 @@ import { en as statementEn } from './statement';
 import { en as tokensEn } from './tokens';
 import { en as topupOnlineEn } from './topup-online';
 import { en as detailEn } from './detail';
+import { en as midjourneyEn } from './midjourney';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
   statement: statementEn,
+  midjourney: midjourneyEn,
   common: {
     ok: 'OK',
     cancel: 'Cancel',

@@ -2,6 +2,7 @@ import type { TranslationMessages } from 'react-admin';
 import { zh as detailZh } from './detail';
 import type { AppMessages, ResourceMessages } from './en';
 import { zh as logsZh } from './logs';
+import { zh as midjourneyZh } from './midjourney';
 import { zh as pagesZh } from './pages';
 import { raZh } from './raZh';
 import { zh as optionsTexts } from './settings';
@@ -12,6 +13,7 @@ import { zh as topupOnlineZh } from './topup-online';
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
   statement: statementZh,
+  midjourney: midjourneyZh,
   common: {
     ok: '确定',
     cancel: '取消',

@@ -7,6 +7,7 @@ import { setTokenStatus, tokenEndpoints, type Token } from './endpoints/tokenEnd
 import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
 import { statementEndpoints } from '../pages/statement/statementEndpoints';
+import { midjourneyEndpoints } from '../pages/midjourney/midjourneyEndpoints';
 
 /** One entry per react-admin resource; channels, tokens and logs join here later. */
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
@@ -14,6 +15,7 @@ const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   redemption: redemptionEndpoints,
   log: logEndpoints,
   statement: statementEndpoints,
+  midjourney: midjourneyEndpoints,
   token: tokenEndpoints,
 };
 
