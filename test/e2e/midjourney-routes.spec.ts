@@ -45,6 +45,32 @@ describe('midjourney: routes, options and rebuild', () => {
     expect(rows.find((row: any) => row.mj_id === simple.body.result)).toMatchObject({ action: 'VARIATION', prompt: 'base' });
   });
 
+  it('prices describe, blend, shorten, upload and swap_face per action; an upload is done at once; a swap_face is charged on code 1 only', async () => {
+    const { alice, proxy, target } = context;
+    const describe = await mj(context, 'POST', '/mj/submit/describe', alice.key, { base64: 'data:image/png;base64,AA==' });
+    const blend = await mj(context, 'POST', '/mj/submit/blend', alice.key, { base64Array: ['a', 'b'] });
+    const shorten = await mj(context, 'POST', '/mj/submit/shorten', alice.key, { prompt: 'a very long prompt' });
+    const upload = await mj(context, 'POST', '/mj/submit/upload-discord-images', alice.key, { base64Array: ['a'] });
+    const swap = await mj(context, 'POST', '/mj/insight-face/swap', alice.key, { sourceBase64: 'a', targetBase64: 'b' });
+    proxy.nextAnswer = { code: 22, description: '排队中' };
+    const swapQueued = await mj(context, 'POST', '/mj/insight-face/swap', alice.key, { sourceBase64: 'a', targetBase64: 'b' });
+    expect(swapQueued.body.code).toBe(1);
+    await projected(target);
+    const charges = new Map((await eventsOfType(target, 'QuotaConsumed')).map((event) => [event.data.requestId, event.data]));
+    expect(charges.get(describe.requestId)).toMatchObject({ modelName: 'mj_describe', quota: 25_000 });
+    expect(charges.get(blend.requestId)).toMatchObject({ modelName: 'mj_blend', quota: IMAGINE_QUOTA });
+    expect(charges.get(shorten.requestId)).toMatchObject({ modelName: 'mj_shorten', quota: IMAGINE_QUOTA });
+    expect(charges.get(upload.requestId)).toMatchObject({ modelName: 'mj_upload', quota: 25_000 });
+    expect(charges.get(swap.requestId)).toMatchObject({ modelName: 'swap_face', quota: 25_000 });
+    expect(charges.has(swapQueued.requestId)).toBe(false);
+    const rows = (await call(target, context.alice, 'get', '/api/mj/self?page_size=100').expect(200)).body.data;
+    expect(rows.find((row: any) => row.mj_id === upload.body.result)).toMatchObject({
+      action: 'UPLOAD',
+      status: 'SUCCESS',
+      progress: '100%',
+    });
+  });
+
   it('refuses an action on an unfinished task (MjActionCheckSuccessEnabled) unless it is off, and on a disabled channel', async () => {
     const { alice, target, root, channelId } = context;
     const pending = (await mj(context, 'POST', '/mj/submit/imagine', alice.key, { prompt: 'pending' })).body.result;

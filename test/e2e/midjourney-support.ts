@@ -34,7 +34,20 @@ export function midjourneyFixture() {
       name: 'fake-mj',
       key: context.proxy.secret,
       baseUrl: context.proxy.baseUrl,
-      models: ['mj_imagine', 'mj_upscale', 'mj_variation', 'mj_reroll', 'mj_describe', 'mj_blend', 'mj_modal', 'mj_zoom', 'mj_pan'],
+      models: [
+        'mj_imagine',
+        'mj_upscale',
+        'mj_variation',
+        'mj_reroll',
+        'mj_describe',
+        'mj_blend',
+        'mj_modal',
+        'mj_zoom',
+        'mj_pan',
+        'mj_shorten',
+        'mj_upload',
+        'swap_face',
+      ],
     });
     context.alice = await userWithToken(context.target, 'mjalice', ALICE_QUOTA, {
       unlimited_quota: false,
