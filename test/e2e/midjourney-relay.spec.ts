@@ -11,6 +11,7 @@ import {
   midjourneyTaskStream,
   MJ_TIMEOUT_REASON,
 } from '#server/modules/tasks/index';
+import { userWithToken } from './relay-support';
 import { balanceRow, call, logRows, projected, setOptions } from './users-support';
 import {
   ALICE_QUOTA,
@@ -285,6 +286,14 @@ describe('midjourney: submit, poll, success or refund', () => {
     const badKey = await mj(context, 'POST', '/mj/submit/imagine', 'sk-nosuchkey', { prompt: 'x' });
     expect(badKey.status).toBe(401);
     expect(badKey.body.error.message).toContain('无效的令牌');
+    // Admission refuses a submit the user's quota cannot pay, in the Midjourney shape, before the upstream is asked.
+    const poor = await userWithToken(target, 'mjpoor', IMAGINE_QUOTA - 1);
+    const asked = context.proxy.requests.length;
+    expect(await mj(context, 'POST', '/mj/submit/imagine', poor.key, { prompt: 'x' })).toMatchObject({
+      status: 400,
+      body: { description: 'quota_not_enough', type: 'new_api_error', code: 4 },
+    });
+    expect(context.proxy.requests.length).toBe(asked);
     await setOptions(target, { QuotaForNewUser: '0' });
     await projected(target);
     expect(await balanceRow(target, alice.id)).toMatchObject({ quota: before!.quota });
