@@ -8,7 +8,7 @@ import { openAdminConsole, type AdminConsole } from './support/admin-console';
 import { ApiSession } from './support/api-client';
 import { launchConsoleBrowser, uniqueName, type ConsoleBrowser } from './support/browser';
 import { expectText, loginThroughUi } from './support/console-actions';
-import { waitForTableRows } from './support/page-state';
+import { bodyBackground, waitForTableRows } from './support/page-state';
 
 jest.setTimeout(120_000);
 
@@ -140,7 +140,7 @@ describe('console /midjourney', () => {
     expect(server).toHaveLength(2);
   });
 
-  it('stays usable at 375 px in English: the table scrolls inside its box', async () => {
+  it('stays usable at 375 px in English, in the dark theme too: the table scrolls inside its box', async () => {
     const phone = await launchConsoleBrowser({
       baseUrl: consoleApp.target.baseUrl,
       locale: 'en-US',
@@ -155,6 +155,12 @@ describe('console /midjourney', () => {
         () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
       );
       expect(width).toBeLessThanOrEqual(376);
+      // The dark theme: a dark page, the same rows.
+      await phone.page.getByRole('button', { name: 'Switch to dark mode' }).click();
+      await phone.page.getByRole('button', { name: 'Switch to light mode' }).waitFor();
+      const [red, green, blue] = (await bodyBackground(phone.page)).match(/\d+/g)!.map(Number);
+      expect(red + green + blue).toBeLessThan(200);
+      await waitForTableRows(phone.page, 2);
     } finally {
       await phone.close();
     }
