@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { userActor } from '../../ledger/event-envelope';
+import { type MetadataInput, userActor } from '../../ledger/event-envelope';
 import type { QuotaConsumedData } from '../../modules/accounts';
 import { OptionsService } from '../../modules/options';
 import { PricingService } from '../../modules/pricing';
@@ -35,6 +35,8 @@ import { mjPrice } from './midjourney-price';
 const SUBMIT_TIMEOUT_MS = 60_000;
 /** The reservation outlives the upstream call if this process dies meanwhile; then it lapses. */
 const SUBMIT_LEASE_MS = 90_000;
+/** How often a submitted task's stream append is tried before the answer gives up. */
+const RECORD_ATTEMPTS = 3;
 const SATURATED = '当前分组负载已饱和，请稍后再试，或升级账户以提升服务质量。';
 
 /**
@@ -107,7 +109,7 @@ export class MidjourneySubmitService {
         reserved = null;
       }
       const facts = this.taskFacts(requestId, caller, channel, submit, prompt, charged ? quota : 0, result, answer.status, startedAt);
-      const write = await this.tasks.submit(facts, {
+      const write = await this.record(facts, {
         correlationId: requestId,
         actor: userActor(caller.user.id, caller.user.role),
         clientIp: request.clientIp,
@@ -118,6 +120,22 @@ export class MidjourneySubmitService {
     } catch (error) {
       if (reserved) await this.release(requestId, reserved);
       sendMjError(response, requestId, error);
+    }
+  }
+
+  /**
+   * The task's stream, after its charge: tried a few times, as a charged task that is not recorded could be neither
+   * polled nor refunded (a submit is decided once per task, so a retry after an append that did commit is a no-op).
+   */
+  private async record(facts: MidjourneyTaskFacts, metadata: MetadataInput): Promise<{ position: number }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.tasks.submit(facts, metadata);
+      } catch (error) {
+        if (attempt >= RECORD_ATTEMPTS) throw error;
+        this.logger.warn(`task ${facts.taskId} not recorded (attempt ${attempt}): ${(error as Error)?.message ?? String(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
     }
   }
 
