@@ -19,6 +19,7 @@ import { PricingPage } from './pages/pricing/PricingPage';
 import { RegisterPage } from './pages/RegisterPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { StatementPage } from './pages/statement/StatementPage';
+import { MidjourneyPage } from './pages/midjourney/MidjourneyPage';
 import { UserStatementPage } from './pages/statement/UserStatementPage';
 import { TopUpPage } from './pages/topup/TopUpPage';
 import { TopUpOrdersAdminPage } from './pages/topup/TopUpOrdersAdminPage';
@@ -42,7 +43,6 @@ const DetailPage = lazy(() => import('./pages/detail/DetailPage').then((module) 
 
 /** Screens of later releases: [path, menu label key, public?]. */
 const LATER_SCREENS: Array<[string, string, boolean]> = [
-  ['/midjourney', 'app.menu.midjourney', false],
   ['/task', 'app.menu.task', false],
 ];
 
@@ -88,6 +88,7 @@ export const App = () => (
         <Route path="/chat2link" element={<Chat2LinkPage />} />
         <Route path="/playground" element={<PlaygroundPage />} />
         <Route path="/statement" element={<StatementPage />} />
+        <Route path="/midjourney" element={<MidjourneyPage />} />
         <Route
           path="/detail"
           element={

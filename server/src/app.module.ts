@@ -27,6 +27,7 @@ import { PricingApiModule } from './modules/pricing/pricing-api.module';
 import { DataDashboardModule } from './modules/data-dashboard/data-dashboard.module';
 import { StatementModule } from './modules/statement/statement.module';
 import { TopUpsModule } from './modules/topups/topups.module';
+import { TasksModule } from './modules/tasks/tasks.module';
 import { QuotaReminderModule } from './modules/quota-reminder/quota-reminder.module';
 
 /**
@@ -66,6 +67,7 @@ export class AppModule {
         StatementModule,
         TopUpsModule,
         QuotaReminderModule,
+        TasksModule,
         RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),
       ],

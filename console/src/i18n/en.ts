@@ -9,10 +9,12 @@ import { en as topupOnlineEn } from './topup-online';
 import { en as topupOrdersAdminEn } from './topup-orders-admin';
 import { en as detailEn } from './detail';
 import { en as channelsEn } from './channels';
+import { en as midjourneyEn } from './midjourney';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
   statement: statementEn,
+  midjourney: midjourneyEn,
   common: {
     ok: 'OK',
     cancel: 'Cancel',

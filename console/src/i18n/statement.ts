@@ -34,6 +34,7 @@ export const en = {
     redemption: 'Redemption code',
     topup: 'Top-up',
     relay_charge: 'API usage',
+    refund: 'Refund of a failed task',
   },
   reasons: {
     register_signup: 'Sign-up',
@@ -44,6 +45,7 @@ export const en = {
     aff_transfer: 'Invite earnings moved to the balance',
     redemption_credit: 'Code redeemed',
     relay_request: 'API request',
+    task_failed: 'The task failed',
   },
   grants: {
     new_user: 'Sign-up gift',
@@ -105,6 +107,7 @@ export const zh: Shape<typeof en> = {
     redemption: '兑换码充值',
     topup: '在线充值',
     relay_charge: 'API 调用扣费',
+    refund: '失败任务退款',
   },
   reasons: {
     register_signup: '注册',
@@ -115,6 +118,7 @@ export const zh: Shape<typeof en> = {
     aff_transfer: '邀请额度划转到余额',
     redemption_credit: '兑换码兑换',
     relay_request: 'API 请求',
+    task_failed: '任务失败',
   },
   grants: {
     new_user: '新用户注册赠送',

@@ -3,6 +3,7 @@ import { zh as detailZh } from './detail';
 import { zh as channelsZh } from './channels';
 import type { AppMessages, ResourceMessages } from './en';
 import { zh as logsZh } from './logs';
+import { zh as midjourneyZh } from './midjourney';
 import { zh as pagesZh } from './pages';
 import { raZh } from './raZh';
 import { zh as optionsTexts } from './settings';
@@ -14,6 +15,7 @@ import { zh as topupOrdersAdminZh } from './topup-orders-admin';
 /** Chinese texts: the originals new-api's console shows, where they are known. */
 export const appZh: AppMessages = {
   statement: statementZh,
+  midjourney: midjourneyZh,
   common: {
     ok: '确定',
     cancel: '取消',

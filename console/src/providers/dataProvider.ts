@@ -9,6 +9,7 @@ import { manageUser, userEndpoints } from './endpoints/userEndpoints';
 import type { ResourceEndpoints } from './endpoints/types';
 import { statementEndpoints } from '../pages/statement/statementEndpoints';
 import { topupOrderEndpoints } from '../pages/topup/topupOrderEndpoints';
+import { midjourneyEndpoints } from '../pages/midjourney/midjourneyEndpoints';
 
 /** One entry per react-admin resource; channels, tokens and logs join here later. */
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
@@ -17,6 +18,7 @@ const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   log: logEndpoints,
   statement: statementEndpoints,
   topup_order: topupOrderEndpoints,
+  midjourney: midjourneyEndpoints,
   token: tokenEndpoints,
   channel: channelEndpoints,
 };

@@ -1,9 +1,11 @@
+import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountBalancesReadModelModule } from '#projections/read-models/account-balances/account-balances-read-model.module';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ChannelOutcomeReporter, ChannelOutcomesModule } from '../modules/channel-health';
 import { ChannelRouter, ChannelsModule } from '../modules/channels';
 import { PricingModule } from '../modules/pricing';
+import { TasksModule } from '../modules/tasks';
 import { TokenAuthenticator, TokensModule } from '../modules/tokens';
 import { QuotaAdmissionService } from './admission/quota-admission.service';
 import { RelayBillingService } from './http/relay-billing.service';
@@ -14,6 +16,11 @@ import { RelayPipelineService } from './pipeline/relay-pipeline.service';
 import { RELAY_AUTHENTICATOR, RELAY_CHANNEL_ROUTER, RELAY_OUTCOME_REPORTER } from './relay-ports';
 import { RelaySettlementService } from './settlement/relay-settlement.service';
 import { UpstreamHttpClient } from './upstream-client/upstream-http-client';
+import { MJ_POLL_QUEUE } from './midjourney/midjourney-poll.queue';
+import { MidjourneyPollScheduler } from './midjourney/midjourney-poll.scheduler';
+import { MidjourneyPoller } from './midjourney/midjourney-poller';
+import { MidjourneyQueriesService } from './midjourney/midjourney-queries.service';
+import { MidjourneySubmitService } from './midjourney/midjourney-submit.service';
 
 /**
  * The relay (/v1/*, /pg/chat/completions): token auth, admission, channel selection, upstream call, settlement.
@@ -25,7 +32,15 @@ export class RelayModule {
   static forRoot(options: { sweepLeases: boolean }): DynamicModule {
     return {
       module: RelayModule,
-      imports: [TokensModule, ChannelsModule, ChannelOutcomesModule, AccountBalancesReadModelModule, PricingModule],
+      imports: [
+        TokensModule,
+        ChannelsModule,
+        ChannelOutcomesModule,
+        AccountBalancesReadModelModule,
+        PricingModule,
+        TasksModule,
+        BullModule.registerQueue({ name: MJ_POLL_QUEUE }),
+      ],
       providers: [
         { provide: RELAY_AUTHENTICATOR, useExisting: TokenAuthenticator },
         { provide: RELAY_CHANNEL_ROUTER, useExisting: ChannelRouter },
@@ -36,6 +51,10 @@ export class RelayModule {
         RelayModelsService,
         RelayBillingService,
         RelayRoutesRegistrar,
+        MidjourneySubmitService,
+        MidjourneyQueriesService,
+        MidjourneyPoller,
+        MidjourneyPollScheduler,
         {
           provide: LeaseSweeper,
           useFactory: (admission: QuotaAdmissionService, settlement: RelaySettlementService, config: AppConfig) =>
@@ -43,7 +62,7 @@ export class RelayModule {
           inject: [QuotaAdmissionService, RelaySettlementService, APP_CONFIG],
         },
       ],
-      exports: [RelayPipelineService, RelaySettlementService, PricingModule, LeaseSweeper],
+      exports: [RelayPipelineService, RelaySettlementService, PricingModule, LeaseSweeper, MidjourneyPoller],
     };
   }
 }

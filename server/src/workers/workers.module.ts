@@ -3,12 +3,19 @@ import { MailProcessor } from './mail.processor';
 import { ChannelTestsProcessor } from './channel-tests.processor';
 import { ChannelBalancesProcessor } from './channel-balances.processor';
 import { ChannelOutcomesProcessor } from './channel-outcomes.processor';
+import { MidjourneyPollProcessor } from './midjourney-poll.processor';
 
 /**
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
  * every role; consumers only run in the worker role.
  */
-const PROCESSORS: Provider[] = [MailProcessor, ChannelTestsProcessor, ChannelBalancesProcessor, ChannelOutcomesProcessor];
+const PROCESSORS: Provider[] = [
+  MailProcessor,
+  ChannelTestsProcessor,
+  ChannelBalancesProcessor,
+  ChannelOutcomesProcessor,
+  MidjourneyPollProcessor,
+];
 
 @Module({})
 export class WorkersModule {

@@ -24,7 +24,16 @@ export interface StatementPage {
  * projections/src/read-models/statement/statement-line.ts). A new kind is one entry here and its label in
  * i18n/statement.ts.
  */
-export const STATEMENT_KINDS = ['gift', 'invite_reward', 'affiliate_transfer', 'admin_adjustment', 'redemption', 'topup', 'relay_charge'] as const;
+export const STATEMENT_KINDS = [
+  'gift',
+  'invite_reward',
+  'affiliate_transfer',
+  'admin_adjustment',
+  'redemption',
+  'topup',
+  'relay_charge',
+  'refund',
+] as const;
 
 /** The list filter the statement screens keep (react-admin filter values). */
 export interface StatementFilter {

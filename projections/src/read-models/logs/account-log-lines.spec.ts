@@ -62,4 +62,24 @@ describe('accountLogLine', () => {
       content: '使用在线充值成功，充值金额: 5000000 点额度，支付金额：21.900000',
     });
   });
+
+  it('words a failed Midjourney task refund as new-api does (构图失败 <mj id>，补偿 <amount>), a system row', () => {
+    const refunded = {
+      type: 'QuotaRefunded',
+      data: {
+        amount: 50000,
+        tokenId: 4,
+        tokenUnlimited: false,
+        reason: 'x',
+        taskId: 'req-1',
+        upstreamTaskId: '1712',
+        platform: 'midjourney',
+      },
+    } as const;
+    expect(accountLogLine(refunded, currency)).toEqual({ type: 4, content: '构图失败 1712，补偿 ＄0.100000 额度' });
+    expect(accountLogLine({ ...refunded, data: { ...refunded.data, platform: 'suno' } }, points)).toEqual({
+      type: 4,
+      content: '任务失败 1712，补偿 50000 点额度',
+    });
+  });
 });

@@ -37,5 +37,11 @@ export function accountLogLine(event: AccountEvent, display: QuotaDisplay): LogL
         type: LogType.TopUp,
         content: `使用在线充值成功，充值金额: ${amount(event.data.amount)}，支付金额：${event.data.money.toFixed(6)}`,
       };
+    case 'QuotaRefunded':
+      // new-api: "构图失败 %s，补偿 %s" for Midjourney; Suno's "任务失败 %s，补偿 %s" wording is kept for later use.
+      return {
+        type: LogType.System,
+        content: `${event.data.platform === 'midjourney' ? '构图失败' : '任务失败'} ${event.data.upstreamTaskId}，补偿 ${amount(event.data.amount)}`,
+      };
   }
 }

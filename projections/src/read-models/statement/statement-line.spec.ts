@@ -32,6 +32,12 @@ describe('statement lines', () => {
     event('QuotaToppedUp', { amount: 700, tradeNo: 'T1', money: 1.4, paymentMethod: 'zfb' }, systemActor(), 'topup_credit'),
     event('QuotaAdjustedByAdmin', { before: 6000, after: 0, adminId: 1 }, userActor(1, 100), 'admin_edit'),
     event('QuotaConsumed', { quota: 40, tokenId: 3, tokenName: 'main', modelName: 'gpt-4o', requestId: 'r2' }, userActor(7, 1)),
+    event(
+      'QuotaRefunded',
+      { amount: 40, tokenId: 3, tokenUnlimited: false, reason: 'banned', taskId: 'r2', upstreamTaskId: 'mj1', platform: 'midjourney' },
+      systemActor(),
+      'task_failed',
+    ),
   ];
   const lines: StatementLine[] = [];
   for (const recorded of history) lines.push(statementLine(recorded, 7, lines.at(-1)?.balance ?? 0));
@@ -47,6 +53,7 @@ describe('statement lines', () => {
       ['topup', 700, 6000],
       ['admin_adjustment', -6000, 0],
       ['relay_charge', -40, -40],
+      ['refund', 40, 0],
     ]);
   });
 
@@ -83,6 +90,11 @@ describe('statement lines', () => {
     expect(lines[1].ref).toEqual({ invitee_id: 9, aff_amount: 400 });
     expect(lines[4]).toMatchObject({ actorId: 1, actorRole: 100, ref: { before: 1150, after: 5000 } });
     expect(lines[5].ref).toEqual({ code_id: 12 });
+    expect(lines[9]).toMatchObject({
+      kind: 'refund',
+      reason: 'task_failed',
+      ref: { task_id: 'r2', platform: 'midjourney', token_id: 3, reason: 'banned' },
+    });
   });
 
   it('lists every kind once, and refuses a charge whose quota is not a safe integer', () => {
@@ -93,6 +105,7 @@ describe('statement lines', () => {
       'admin_adjustment',
       'redemption',
       'topup',
+      'refund',
       'relay_charge',
     ]);
     expect(() => statementLine(event('QuotaConsumed', { quota: 1.5 }), 7, 0)).toThrow(/quota/);

@@ -41,6 +41,10 @@ export const ACCOUNT_STATEMENT_KINDS: AccountEntries = {
     kind: 'topup',
     ref: (data) => ({ trade_no: data.tradeNo, money: data.money, payment_method: data.paymentMethod }),
   },
+  QuotaRefunded: {
+    kind: 'refund',
+    ref: (data) => ({ task_id: data.taskId, platform: data.platform, token_id: data.tokenId, reason: data.reason }),
+  },
 };
 
 /** The relay's QuotaConsumed (not an AccountEvent: the settlement appends it). */

@@ -1,4 +1,4 @@
-import { applyAllotment, applyConsumption, emptyTokenBalance } from './token-balance';
+import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance } from './token-balance';
 
 describe('token balance fold', () => {
   it('sets the remaining quota on an allotment and keeps what was used', () => {
@@ -35,5 +35,21 @@ describe('token balance fold', () => {
 
   it('learns the owner from a charge that arrives before any allotment', () => {
     expect(applyConsumption(emptyTokenBalance, 8, { tokenId: 1, quota: 1, unlimited: false }, 5).userId).toBe(8);
+  });
+
+  it("gives a failed task's refund back to the token that paid: remaining up unless unlimited, used down", () => {
+    const charged = { userId: 3, remainQuota: 30, usedQuota: 70, accessedTime: 1000 };
+    expect(applyRefund(charged, 3, { amount: 70, tokenUnlimited: false })).toEqual({
+      userId: 3,
+      remainQuota: 100,
+      usedQuota: 0,
+      accessedTime: 1000,
+    });
+    expect(applyRefund(charged, 3, { amount: 70, tokenUnlimited: true })).toEqual({
+      userId: 3,
+      remainQuota: 30,
+      usedQuota: 0,
+      accessedTime: 1000,
+    });
   });
 });

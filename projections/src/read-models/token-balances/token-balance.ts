@@ -29,3 +29,13 @@ export function applyConsumption(balance: TokenBalance, userId: number, consumpt
     accessedTime: Math.max(balance.accessedTime, at),
   };
 }
+
+/** A failed task's refund gives its charge back to the token that paid: used down, remaining up unless it was unlimited. */
+export function applyRefund(balance: TokenBalance, userId: number, refund: { amount: number; tokenUnlimited: boolean }): TokenBalance {
+  return {
+    ...balance,
+    userId: balance.userId || userId,
+    remainQuota: refund.tokenUnlimited ? balance.remainQuota : balance.remainQuota + refund.amount,
+    usedQuota: balance.usedQuota - refund.amount,
+  };
+}

@@ -2,7 +2,8 @@ import { Inject } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { streamCategory, streamKey } from '#server/ledger/streams';
-import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '#server/modules/accounts/index';
+import { AccountEventType, QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission, type QuotaRefunded } from '#server/modules/accounts/index';
+import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { TokenEventType } from '#server/modules/tokens/token.events';
 import { tokenConsumptionOf, toTokenEvent } from '#server/modules/tokens/token-event-codec';
 import type { TokenConsumption } from '#server/modules/tokens/token.events';
@@ -10,7 +11,12 @@ import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-fo
 import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
-import { applyAllotment, applyConsumption, emptyTokenBalance, type TokenBalance } from './token-balance';
+import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, type TokenBalance } from './token-balance';
+
+/** A task refund's data, checked by the account codec. */
+function refundOf(event: RecordedEvent): QuotaRefunded['data'] {
+  return (toAccountEvent(event) as QuotaRefunded).data;
+}
 
 interface BalanceRow {
   user_id: number;
@@ -42,7 +48,7 @@ const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
 export class TokenBalancesProjection implements Projection {
   readonly name = 'token-balances';
   readonly tables = ['token_balances'];
-  readonly handles = [TokenEventType.TokenQuotaAllotted, QUOTA_CONSUMED];
+  readonly handles = [TokenEventType.TokenQuotaAllotted, QUOTA_CONSUMED, AccountEventType.QuotaRefunded];
 
   constructor(
     @Inject(QUOTA_ADMISSION) private readonly admission: QuotaAdmission,
@@ -58,6 +64,8 @@ export class TokenBalancesProjection implements Projection {
       else if (event.type === QUOTA_CONSUMED && category === 'account') {
         const consumption = tokenConsumptionOf(event.data as Record<string, unknown>);
         if (consumption) tokenIds.add(consumption.tokenId);
+      } else if (event.type === AccountEventType.QuotaRefunded && category === 'account') {
+        tokenIds.add(refundOf(event).tokenId);
       }
     }
     if (tokenIds.size === 0) return;
@@ -85,6 +93,9 @@ export class TokenBalancesProjection implements Projection {
       if (!consumption) return;
       const at = Math.floor(event.createdAt.getTime() / 1000);
       await this.applyCharge(manager, consumption.tokenId, streamKey(event.streamId), consumption, at, event.position);
+    } else if (event.type === AccountEventType.QuotaRefunded && category === 'account') {
+      const refund = refundOf(event);
+      await this.update(manager, refund.tokenId, event, (balance) => applyRefund(balance, streamKey(event.streamId), refund));
     }
   }
 

@@ -22,4 +22,20 @@ describe('evolveStored', () => {
     expect(() => evolveStored(initialAccountState, { type: 'QuotaToppedUp', data: { ...data, tradeNo: 7 } })).toThrow(/not a string/);
     expect(() => evolveStored(initialAccountState, { type: 'QuotaToppedUp', data: { ...data, money: 'x' } })).toThrow(/finite number/);
   });
+
+  it('folds a task refund back into quota and out of used quota, and checks its fields', () => {
+    const charged = evolveStored(initialAccountState, { type: 'QuotaConsumed', data: { quota: 300, requestId: 'r1' } });
+    const data = {
+      amount: 300,
+      tokenId: 4,
+      tokenUnlimited: false,
+      reason: 'x',
+      taskId: 'r1',
+      upstreamTaskId: '17',
+      platform: 'midjourney',
+    };
+    expect(evolveStored(charged, { type: 'QuotaRefunded', data })).toMatchObject({ quota: 0, usedQuota: 0, requestCount: 1 });
+    expect(() => evolveStored(charged, { type: 'QuotaRefunded', data: { ...data, platform: 'dalle' } })).toThrow(/unknown platform/);
+    expect(() => evolveStored(charged, { type: 'QuotaRefunded', data: { ...data, amount: 0.5 } })).toThrow(/safe integer/);
+  });
 });

@@ -66,6 +66,23 @@ export function toAccountEvent(event: EventShape): AccountEvent {
           paymentMethod: text(data, 'paymentMethod'),
         },
       };
+    case 'QuotaRefunded':
+      if (data.platform !== 'midjourney' && data.platform !== 'suno') {
+        throw new Error(`QuotaRefunded has an unknown platform ${JSON.stringify(data.platform)}`);
+      }
+      if (typeof data.tokenUnlimited !== 'boolean') throw new Error('QuotaRefunded field tokenUnlimited is not a boolean');
+      return {
+        type: 'QuotaRefunded',
+        data: {
+          amount: amount(data, 'amount'),
+          tokenId: amount(data, 'tokenId'),
+          tokenUnlimited: data.tokenUnlimited,
+          reason: text(data, 'reason'),
+          taskId: text(data, 'taskId'),
+          upstreamTaskId: text(data, 'upstreamTaskId'),
+          platform: data.platform,
+        },
+      };
   }
 }
 

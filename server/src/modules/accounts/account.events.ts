@@ -15,6 +15,7 @@ export const AccountEventType = {
   QuotaAdjustedByAdmin: 'QuotaAdjustedByAdmin',
   QuotaRedeemed: 'QuotaRedeemed',
   QuotaToppedUp: 'QuotaToppedUp',
+  QuotaRefunded: 'QuotaRefunded',
 } as const;
 
 export type QuotaGrantKind = 'new_user' | 'invitee_gift' | 'root_initial';
@@ -61,13 +62,39 @@ export interface QuotaToppedUp {
   data: { amount: number; tradeNo: string; money: number; paymentMethod: string };
 }
 
+/** The platform of an asynchronous task whose charge a QuotaRefunded gives back. */
+export type TaskPlatform = 'midjourney' | 'suno';
+
+/**
+ * The charge of an asynchronous task (a Midjourney or Suno submit, charged once by its QuotaConsumed) given back
+ * because the task failed later: `amount` back to the user's quota and to the token `tokenId` that paid (its
+ * remaining quota only when it was not unlimited: `tokenUnlimited`), with the used quota down by it. Its event id
+ * derives from the task (deterministicEventId('task-refund', taskId)), so however many pollers see the failure it
+ * is appended once. `reason` is the task's failure reason, shown on the statement line.
+ */
+export interface QuotaRefunded {
+  type: 'QuotaRefunded';
+  data: {
+    amount: number;
+    tokenId: number;
+    tokenUnlimited: boolean;
+    reason: string;
+    /** This server's task id (the submit's request id). */
+    taskId: string;
+    /** The upstream's id of the task (Midjourney's mj_id), which the log line names. */
+    upstreamTaskId: string;
+    platform: TaskPlatform;
+  };
+}
+
 export type AccountEvent =
   | QuotaGranted
   | InviterRewarded
   | AffiliateQuotaTransferred
   | QuotaAdjustedByAdmin
   | QuotaRedeemed
-  | QuotaToppedUp;
+  | QuotaToppedUp
+  | QuotaRefunded;
 export type AccountEventTypeName = AccountEvent['type'];
 
 /**

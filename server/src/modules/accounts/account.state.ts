@@ -38,6 +38,8 @@ export function evolve(state: AccountState, event: AccountEvent): AccountState {
     case 'QuotaRedeemed':
     case 'QuotaToppedUp':
       return { ...state, quota: state.quota + event.data.amount };
+    case 'QuotaRefunded':
+      return { ...state, quota: state.quota + event.data.amount, usedQuota: state.usedQuota - event.data.amount };
     default:
       return assertNever(event);
   }

@@ -13,6 +13,9 @@ import { RelayFastPath } from './relay-fast-path';
 import { RelayBillingService } from './relay-billing.service';
 import { RelayModelsService } from './relay-models.service';
 import { relayRoutesPlugin } from './relay-routes';
+import { midjourneyRoutesPlugin } from '../midjourney/midjourney-routes';
+import { MidjourneyQueriesService } from '../midjourney/midjourney-queries.service';
+import { MidjourneySubmitService } from '../midjourney/midjourney-submit.service';
 
 /** Marks the playground route for the guard's role lookup (no metadata: UserAuth's minimum role, 1). */
 class PlaygroundRoute {
@@ -31,6 +34,8 @@ export class RelayRoutesRegistrar implements OnModuleInit {
     private readonly pipeline: RelayPipelineService,
     private readonly models: RelayModelsService,
     private readonly billing: RelayBillingService,
+    private readonly mjSubmits: MidjourneySubmitService,
+    private readonly mjQueries: MidjourneyQueriesService,
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -52,6 +57,7 @@ export class RelayRoutesRegistrar implements OnModuleInit {
     };
     fastify.addHook('onRequest', relayCorsHook);
     void fastify.register(relayRoutesPlugin(this.pipeline, this.models, this.billing, authenticateSession));
+    void fastify.register(midjourneyRoutesPlugin(this.mjSubmits, this.mjQueries));
 
     // The hot relay routes are served ahead of Fastify (relay-fast-path.ts); RELAY_FAST_PATH=off leaves them to the
     // Fastify routes above, which answer the same.

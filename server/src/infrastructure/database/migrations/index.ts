@@ -17,6 +17,7 @@ import { CreateRedemptions1732300007200 } from '#projections/read-models/redempt
 import { CreateStatementLines1732300008200 } from '#projections/read-models/statement/1732300008200-create-statement-lines';
 import { CreateTopUpOrders1732300008100 } from '#projections/read-models/topup-orders/1732300008100-create-topup-orders';
 import { CreateQuotaReminders1732300008300 } from '#server/modules/quota-reminder/1732300008300-create-quota-reminders';
+import { CreateMidjourneyTasks1732300008400 } from '#projections/read-models/midjourney-tasks/1732300008400-create-midjourney-tasks';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -41,4 +42,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateTopUpOrders1732300008100,
   CreateStatementLines1732300008200,
   CreateQuotaReminders1732300008300,
+  CreateMidjourneyTasks1732300008400,
 ];

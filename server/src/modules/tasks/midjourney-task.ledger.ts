@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { AggregateRepository } from '../../ledger/aggregate-repository';
+import type { MetadataInput } from '../../ledger/event-envelope';
+import { deterministicEventId } from '../../ledger/event-ids';
+import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
+import { accountStream } from '../../ledger/streams';
+import { toNewAccountEvent } from '../accounts/account-event-codec';
+import { quotaDisplayFromOptions } from '../accounts/quota-display';
+import { OptionsService } from '../options/options.service';
+import { ReadYourWrites } from '../accounts/read-your-writes';
+import {
+  decide,
+  initialMidjourneyTaskState,
+  type MidjourneyTaskCommand,
+  type MidjourneyTaskState,
+  refundDue,
+} from './midjourney-task.decider';
+import { type MidjourneyTaskFacts, midjourneyTaskStream, TASK_REFUND_NAMESPACE } from './midjourney-task.events';
+import { evolveStored, toNewMidjourneyTaskEvent } from './midjourney-task-event-codec';
+
+/** Concurrent pollers and callbacks of one task: the losers reload and decide again (usually nothing). */
+const TASK_RETRIES = 10;
+
+export interface TaskWrite {
+  state: MidjourneyTaskState;
+  /** The ledger position to wait for before a read model shows the write. */
+  position: number;
+}
+
+/**
+ * The write side of Midjourney tasks: each command decided against the task's stream (expected revision, so two
+ * pollers cannot both move a task), and a failed, charged task's refund appended to the owner's account with an id
+ * derived from the task, so it is credited once whoever appends it, however often.
+ */
+@Injectable()
+export class MidjourneyTaskLedger {
+  constructor(
+    private readonly aggregates: AggregateRepository,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly options: OptionsService,
+    private readonly readYourWrites: ReadYourWrites,
+  ) {}
+
+  /** Waits (bounded) until the read models show a write, so a fetch right after a submit finds the task. */
+  visible(position: number): Promise<void> {
+    return this.readYourWrites.wait(position);
+  }
+
+  submit(task: MidjourneyTaskFacts, metadata: MetadataInput): Promise<TaskWrite> {
+    return this.run(task.taskId, { type: 'SubmitMidjourneyTask', task }, metadata);
+  }
+
+  /** Applies a command to a task, then refunds it if that failed it (or it had failed without its refund). */
+  async apply(taskId: string, command: MidjourneyTaskCommand, metadata: MetadataInput): Promise<TaskWrite> {
+    const write = await this.run(taskId, command, metadata);
+    if (!refundDue(write.state)) return write;
+    return { state: write.state, position: await this.refund(write.state, metadata.correlationId) };
+  }
+
+  /** Appends a failed task's refund (a no-op once it is in the ledger); returns its position. */
+  async refund(
+    task: Pick<MidjourneyTaskState, 'quota' | 'tokenId' | 'tokenUnlimited' | 'failReason' | 'taskId' | 'mjId' | 'userId' | 'username'>,
+    correlationId: string,
+  ): Promise<number> {
+    const event = toNewAccountEvent(
+      {
+        type: 'QuotaRefunded',
+        data: {
+          amount: task.quota,
+          tokenId: task.tokenId,
+          tokenUnlimited: task.tokenUnlimited,
+          reason: task.failReason,
+          taskId: task.taskId,
+          upstreamTaskId: task.mjId,
+          platform: 'midjourney',
+        },
+      },
+      {
+        id: deterministicEventId(TASK_REFUND_NAMESPACE, task.taskId),
+        metadata: { correlationId, actor: { type: 'system' }, reasonCode: 'task_failed' },
+        annotation: { username: task.username, quotaDisplay: quotaDisplayFromOptions(this.options) },
+      },
+    );
+    return (await this.store.appendToStream(accountStream(task.userId), [event], { expectedRevision: 'any' })).position;
+  }
+
+  private async run(taskId: string, command: MidjourneyTaskCommand, metadata: MetadataInput): Promise<TaskWrite> {
+    const result = await this.aggregates.loadAndAppend(
+      midjourneyTaskStream(taskId),
+      evolveStored,
+      initialMidjourneyTaskState,
+      (state) =>
+        // Random ids: a concurrent decision must conflict on the revision and be decided again, not pass as a duplicate.
+        decide(command, state).map((event) => toNewMidjourneyTaskEvent(event, { id: randomUUID(), metadata })),
+      { retries: TASK_RETRIES },
+    );
+    return { state: result.state, position: result.position };
+  }
+}

@@ -1,0 +1,168 @@
+import type { Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
+import { MidjourneyPoller } from '#server/relay/midjourney/midjourney-poller';
+import { ProjectionWaiter } from '#projections/runner/projection-waiter';
+import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
+import { MidjourneyProxyFake } from '../fakes/upstreams/midjourney-proxy-fake';
+import { openAdminConsole, type AdminConsole } from './support/admin-console';
+import { ApiSession } from './support/api-client';
+import { launchConsoleBrowser, uniqueName, type ConsoleBrowser } from './support/browser';
+import { expectText, loginThroughUi } from './support/console-actions';
+import { bodyBackground, waitForTableRows } from './support/page-state';
+
+jest.setTimeout(120_000);
+
+interface Row {
+  mj_id: string;
+  status: string;
+  fail_reason: string;
+  image_url: string;
+}
+
+/** The text of each shown row's cells. */
+const shownRows = (page: Page): Promise<string[]> => page.locator('tbody tr').allTextContents();
+
+/**
+ * The Drawing page against the real server and a Midjourney-Proxy fake: a user's imagines are submitted through the
+ * relay and polled; the user sees their own tasks (status through progress, image, failure reason), filters by task
+ * id; the admin sees everyone's with the channel and status columns, the callback-off banner, and a channel filter
+ * that works; on a phone the table scrolls inside its box. What is shown is compared with what /api/mj holds.
+ */
+describe('console /midjourney', () => {
+  const proxy = new MidjourneyProxyFake();
+  let consoleApp: AdminConsole;
+  let user: ConsoleBrowser;
+  let userApi: ApiSession;
+  let channelId = 0;
+  const username = uniqueName('mj');
+  const ids: { done: string; failed: string } = { done: '', failed: '' };
+
+  const poll = async () => {
+    const { app } = consoleApp.target;
+    await app.app.get(MidjourneyPoller, { strict: false }).run();
+    const head = await app.app.get<EventStore>(EVENT_STORE).headPosition();
+    await app.app.get(ProjectionWaiter).waitFor(head);
+  };
+
+  beforeAll(async () => {
+    await proxy.start();
+    consoleApp = await openAdminConsole(async (api) => {
+      const userId = await api.createUser(username, 'password123');
+      const form = await api.must<Record<string, unknown>>('GET', `/api/user/${userId}`);
+      await api.must('PUT', '/api/user/', { ...form, password: '', quota: 5_000_000 });
+      await api.must('POST', '/api/channel/', {
+        type: 2,
+        key: proxy.secret,
+        name: 'mj-fake',
+        base_url: proxy.baseUrl,
+        models: 'mj_imagine',
+        group: 'default',
+      });
+    });
+    const { api, target } = consoleApp;
+    await api.setOption('ServerAddress', target.baseUrl);
+    const rows: Array<{ id: number }> = await target.app.app.get(DataSource).query('SELECT id FROM channels WHERE name = $1', ['mj-fake']);
+    channelId = rows[0].id;
+    userApi = await ApiSession.login(target.baseUrl, username, 'password123');
+    await userApi.must('POST', '/api/token/', { name: 'mj', remain_quota: 0, expired_time: -1, unlimited_quota: true, group: '' });
+    const tokens = await userApi.must<{ items?: Array<{ key: string }> } | Array<{ key: string }>>('GET', '/api/token/?p=0&size=1');
+    const key = `sk-${(Array.isArray(tokens) ? tokens : tokens.items!)[0].key}`;
+    const submit = async (prompt: string): Promise<string> => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const answer = await fetch(`${target.baseUrl}/mj/submit/imagine`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt }),
+        });
+        const body = (await answer.json()) as { code?: number; result?: string };
+        if (body.code === 1) return body.result!;
+        if (Date.now() > deadline) throw new Error(`submit refused: ${JSON.stringify(body)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    ids.done = await submit('a red fox in the snow');
+    ids.failed = await submit('a forbidden picture');
+    proxy.succeed(ids.done);
+    proxy.fail(ids.failed, 'banned prompt detected');
+    await poll();
+    user = await launchConsoleBrowser({ baseUrl: target.baseUrl, locale: 'zh-CN' });
+    await loginThroughUi(user.page, username, 'password123');
+  });
+
+  afterAll(async () => {
+    await user?.close();
+    await consoleApp?.close();
+    await proxy.close();
+  });
+
+  it('shows a user their own tasks with status, image and failure reason, and filters them by task id', async () => {
+    const { page } = user;
+    await page.goto('/midjourney');
+    await waitForTableRows(page, 2);
+    const rows = await shownRows(page);
+    expect(rows[0]).toContain(ids.failed);
+    expect(rows[0]).toContain('banned prompt detected');
+    expect(rows[1]).toContain(ids.done);
+    expect(rows[1]).toContain('100%');
+    // No admin columns, no banner.
+    await expect(page.getByText('提交结果').count()).resolves.toBe(0);
+    await expect(page.getByTestId('mj-notify-banner').count()).resolves.toBe(0);
+    // The image opens through this server's /mj/image/:id, which serves the upstream's bytes.
+    const href = await page.getByTestId('mj-image').first().getAttribute('href');
+    expect(href).toBe(`${consoleApp.target.baseUrl}/mj/image/${ids.done}`);
+    const image = await fetch(href!);
+    expect(await image.text()).toBe(`PNG:${ids.done}`);
+
+    await page.getByLabel('任务 ID').fill(ids.done);
+    await waitForTableRows(page, 1);
+    expect((await shownRows(page))[0]).toContain(ids.done);
+
+    const server = await userApi.must<Row[]>('GET', '/api/mj/self');
+    expect(server.map((row) => row.mj_id)).toEqual([ids.failed, ids.done]);
+    expect(server[0]).toMatchObject({ status: 'FAILURE', fail_reason: 'banned prompt detected' });
+  });
+
+  it('shows the admin every task with channel and status, the callback banner, and a working channel filter', async () => {
+    const { page } = consoleApp.admin;
+    await page.goto('/midjourney');
+    await expectText(page, '当前未开启 Midjourney 回调');
+    await waitForTableRows(page, 2);
+    await expectText(page, '任务状态');
+    const rows = await shownRows(page);
+    expect(rows[0]).toContain('失败');
+    expect(rows[1]).toContain('成功');
+    await page.getByLabel('渠道 ID').fill(String(channelId + 100));
+    await waitForTableRows(page, 0);
+    await page.getByLabel('渠道 ID').fill(String(channelId));
+    await waitForTableRows(page, 2);
+    const server = await consoleApp.api.must<Row[]>('GET', `/api/mj/?channel_id=${channelId}`);
+    expect(server).toHaveLength(2);
+  });
+
+  it('stays usable at 375 px in English, in the dark theme too: the table scrolls inside its box', async () => {
+    const phone = await launchConsoleBrowser({
+      baseUrl: consoleApp.target.baseUrl,
+      locale: 'en-US',
+      viewport: { width: 375, height: 760 },
+    });
+    try {
+      await loginThroughUi(phone.page, username, 'password123', 'en');
+      await phone.page.goto('/midjourney');
+      await waitForTableRows(phone.page, 2);
+      await expectText(phone.page, 'Failure reason');
+      const width = await phone.page.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+      );
+      expect(width).toBeLessThanOrEqual(376);
+      // The dark theme: a dark page, the same rows.
+      await phone.page.getByRole('button', { name: 'Switch to dark mode' }).click();
+      await phone.page.getByRole('button', { name: 'Switch to light mode' }).waitFor();
+      const [red, green, blue] = (await bodyBackground(phone.page)).match(/\d+/g)!.map(Number);
+      expect(red + green + blue).toBeLessThan(200);
+      await waitForTableRows(phone.page, 2);
+    } finally {
+      await phone.close();
+    }
+  });
+});
