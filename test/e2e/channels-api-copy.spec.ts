@@ -1,6 +1,6 @@
 import type { TestApp } from '../support/app';
-import { channelsApiFixture } from './channels-api-support';
-import { call, type Caller, changedRows, dataSource, tablesSnapshot } from './users-support';
+import { channelsApiFixture, storedChannelKeys } from './channels-api-support';
+import { call, type Caller, changedRows, tablesSnapshot } from './users-support';
 
 /** POST /api/channel/copy/:id: the console's copy action (the listed channel has no key to post back). */
 describe('channels API: copy', () => {
@@ -14,8 +14,7 @@ describe('channels API: copy', () => {
     ({ target, admin, common } = fixture.context);
   });
 
-  const keyOf = async (id: number): Promise<string> =>
-    ((await dataSource(target).query('SELECT key FROM channels WHERE id = $1', [id])) as Array<{ key: string }>)[0].key;
+  const keyOf = async (id: number): Promise<string> => (await storedChannelKeys(target, [id]))[0];
 
   it('copies the configuration and the key under the name with "_复制", routing like the original', async () => {
     const [id] = await create({

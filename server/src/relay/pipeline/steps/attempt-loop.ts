@@ -190,8 +190,10 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   return null;
 }
 
+/** A plain JSON document (an error refusing the stream), not a JSON stream such as Cohere's application/stream+json. */
 function isJsonAnswer(contentType: string): boolean {
-  return contentType.includes('json') && !contentType.includes('event-stream');
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  return mediaType === 'application/json' || mediaType === 'text/json';
 }
 
 /** An answer whose body was already read, handed to the stream step as if it were arriving. */

@@ -1,9 +1,11 @@
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { SecretBox } from '#server/common/crypto/secret-box';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { ChannelStatus } from '../../channel.events';
 import { ChannelEntity } from '../../channel.entity';
 import { ChannelNotFoundError } from '../../channel.errors';
+import { openChannelKey } from '../../channel-keys';
 import { fieldsOf } from '../../channel-record';
 import { ChannelWrites } from '../../channel-writes';
 import { CreateChannelsCommand } from '../create-channels/create-channels.command';
@@ -15,12 +17,14 @@ export class CopyChannelHandler implements ICommandHandler<CopyChannelCommand> {
     @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
     private readonly writes: ChannelWrites,
     private readonly commandBus: CommandBus,
+    private readonly box: SecretBox,
   ) {}
 
   async execute({ input }: CopyChannelCommand): Promise<{ id: number }> {
     const source = await this.channels.findOneBy({ id: input.id });
     if (!source) throw new ChannelNotFoundError();
-    const fields = fieldsOf(source);
+    // The stored key is sealed; the create command seals what it is given, so it gets the plain key.
+    const fields = { ...fieldsOf(source), key: openChannelKey(this.box, source.key) };
     // A channel switched off by hand is copied switched off; an enabled or auto-disabled one starts enabled.
     const status =
       (await this.writes.currentStatus(input.id)) === ChannelStatus.ManuallyDisabled
