@@ -175,6 +175,10 @@ describe('console channels: the editor', () => {
     };
 
     await page.goto('/channel/add');
+    // The server refuses a channel of type 21 (no adapter speaks it), so the editor does not offer it.
+    await page.getByRole('combobox', { name: /^类型/ }).click();
+    expect(await page.getByRole('option', { name: '知识库：AI Proxy', exact: true }).getAttribute('aria-disabled')).toBe('true');
+    await page.keyboard.press('Escape');
     await pickType('Azure OpenAI');
     await expectText(page, '注意，模型部署名称必须和模型名称保持一致。');
     await fillCommon('editor-azure', 'azure-key');

@@ -82,7 +82,7 @@ export const ChannelFormFields = ({ values, creating, onChange }: Props) => {
         fullWidth
       >
         {CHANNEL_TYPES.map((type) => (
-          <MenuItem key={type.value} value={type.value}>
+          <MenuItem key={type.value} value={type.value} disabled={type.noAdapter && values.type !== type.value}>
             {type.nameKey ? translate(type.nameKey) : type.name}
           </MenuItem>
         ))}

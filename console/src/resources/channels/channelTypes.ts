@@ -24,6 +24,8 @@ export interface ChannelTypeInfo {
   organization?: boolean;
   /** Model fetching from the upstream works (OpenAI interface format only). */
   fetchModels?: boolean;
+  /** No adapter speaks it: the server refuses to create a channel of it, so it cannot be picked (only shown when saved). */
+  noAdapter?: boolean;
 }
 
 const KEY = 'app.channels.key_hints';
@@ -110,6 +112,7 @@ export const CHANNEL_TYPES: ChannelTypeInfo[] = [
     value: 21,
     name: 'AI Proxy',
     nameKey: 'app.channels.type_names.ai_proxy',
+    noAdapter: true,
     keyHint: `${KEY}.default`,
     other: { label: `${OTHER}.knowledge_label`, placeholder: `${OTHER}.knowledge_placeholder` },
   },
