@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { startFakeEventStoreDb, type FakeEventStoreDb } from '#test/fakes/eventstoredb/esdb-server';
+import { newEvent, systemActor } from '../event-envelope';
 import { describeEventStoreContract } from '../event-store.contract';
 import { EsdbEventStore } from './esdb-event-store';
 
@@ -17,4 +19,35 @@ describeEventStoreContract('eventstoredb (test-tree gRPC server)', async () => {
   server = await startFakeEventStoreDb();
   const store = await EsdbEventStore.connect({ url: server.url });
   return { store, dispose: () => store.close() };
+});
+
+describe('EsdbEventStore closing against the gRPC server', () => {
+  const event = (index: number) =>
+    newEvent('SampleRecorded', { index }, { id: randomUUID(), metadata: { correlationId: 'c', reasonCode: 'test', actor: systemActor() } });
+
+  it('given reads that stop early and a subscription stopped by its handler, when the store closes, then it closes promptly', async () => {
+    const own = await startFakeEventStoreDb();
+    const store = await EsdbEventStore.connect({ url: own.url });
+    try {
+      await store.appendToStream('account-1', [event(0), event(1), event(2)]);
+      expect(await store.readAll({ maxCount: 1 })).toHaveLength(1);
+      expect(await store.headPosition()).toBeGreaterThan(0);
+      const errors: unknown[] = [];
+      const failing = store.subscribeToAll(
+        {},
+        () => Promise.reject(new Error('projection bug')),
+        (error) => errors.push(error),
+      );
+      const other = store.subscribeToAll({}, () => Promise.resolve());
+      while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await failing.close();
+      await other.close();
+      const started = Date.now();
+      await store.close();
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(errors).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+  });
 });
