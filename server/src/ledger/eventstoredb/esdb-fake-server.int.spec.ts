@@ -15,11 +15,15 @@ afterAll(async () => {
   await server?.close();
 });
 
-describeEventStoreContract('eventstoredb (test-tree gRPC server)', async () => {
-  server = await startFakeEventStoreDb();
-  const store = await EsdbEventStore.connect({ url: server.url });
-  return { store, dispose: () => store.close() };
-});
+describeEventStoreContract(
+  'eventstoredb (test-tree gRPC server)',
+  async () => {
+    server = await startFakeEventStoreDb();
+    const store = await EsdbEventStore.connect({ url: server.url });
+    return { store, dispose: () => store.close() };
+  },
+  { idInOtherStream: 'accepted' },
+);
 
 describe('EsdbEventStore closing against the gRPC server', () => {
   const event = (index: number) =>
