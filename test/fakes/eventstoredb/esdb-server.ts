@@ -29,13 +29,15 @@ export interface FakeEventStoreDb {
 const SERVER_VERSION = '24.10.0';
 const STREAMS = 'event_store.client.streams.Streams';
 
-export async function startFakeEventStoreDb(): Promise<FakeEventStoreDb> {
+/** `batchAppend: false` answers like a node before 21.10 (no BatchAppend), so the client takes Streams.Append. */
+export async function startFakeEventStoreDb(options: { batchAppend?: boolean } = {}): Promise<FakeEventStoreDb> {
   const log = new FakeEventLog();
   log.seedSystemEvents();
   const server = new grpc.Server();
   server.addService(ServerFeaturesService, {
     getSupportedMethods: (_call: unknown, callback: grpc.sendUnaryData<SupportedMethods>) => {
-      const methods = ['read', 'append', 'batchappend'].map((name) => new SupportedMethod().setServiceName(STREAMS).setMethodName(name));
+      const names = options.batchAppend === false ? ['read', 'append'] : ['read', 'append', 'batchappend'];
+      const methods = names.map((name) => new SupportedMethod().setServiceName(STREAMS).setMethodName(name));
       callback(null, new SupportedMethods().setEventStoreServerVersion(SERVER_VERSION).setMethodsList(methods));
     },
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startFakeEventStoreDb, type FakeEventStoreDb } from '#test/fakes/eventstoredb/esdb-server';
 import { newEvent, systemActor } from '../event-envelope';
 import { describeEventStoreContract } from '../event-store.contract';
+import { WrongExpectedRevisionError } from '../event-store.port';
 import { EsdbEventStore } from './esdb-event-store';
 
 /**
@@ -54,4 +55,34 @@ describe('EsdbEventStore closing against the gRPC server', () => {
       await own.close();
     }
   });
+
+  it.each([
+    ['BatchAppend (a 21.10+ node)', true],
+    ['Append (an older node)', false],
+  ])(
+    'given appends through %s, then revisions, idempotent retries and WrongExpectedVersion come back mapped',
+    async (_path, batchAppend) => {
+      const own = await startFakeEventStoreDb({ batchAppend });
+      const store = await EsdbEventStore.connect({ url: own.url });
+      try {
+        const first = [event(0), event(1)];
+        const written = await store.appendToStream('account-9', first, { expectedRevision: 'no_stream' });
+        expect(written.nextExpectedRevision).toBe(1);
+        // A retry of the stored batch: idempotent at its revision, with the original position.
+        expect(await store.appendToStream('account-9', first, { expectedRevision: 'no_stream' })).toEqual(written);
+        const conflict = await store.appendToStream('account-9', [event(2)], { expectedRevision: 0 }).catch((caught: unknown) => caught);
+        expect(conflict).toBeInstanceOf(WrongExpectedRevisionError);
+        expect(conflict).toMatchObject({ streamId: 'account-9', expected: 0, actual: 1 });
+        const missing = await store
+          .appendToStream('account-10', [event(3)], { expectedRevision: 'stream_exists' })
+          .catch((caught: unknown) => caught);
+        expect(missing).toMatchObject({ streamId: 'account-10', expected: 'stream_exists', actual: 'no_stream' });
+        expect((await store.readStream('account-9')).map((stored) => stored.data.index)).toEqual([0, 1]);
+        expect(await store.readStream('account-10')).toEqual([]);
+      } finally {
+        await store.close();
+        await own.close();
+      }
+    },
+  );
 });
