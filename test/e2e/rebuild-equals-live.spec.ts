@@ -1,6 +1,8 @@
 import { ProjectionRegistry } from '#projections/runner/projection-registry';
 import { rebuildProjectionsIn } from '#server/cli/rebuild-projections';
+import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
 import { createTestApp, type TestApp } from '../support/app';
+import { LEDGERS, type LedgerUnderTest } from '../support/ledgers';
 import { compareTables, snapshotTables } from '../support/compare-tables';
 import { balanceRow, call, type Caller, dataSource, projected, register, rootCaller, setOptions } from './users-support';
 
@@ -10,16 +12,19 @@ import { balanceRow, call, type Caller, dataSource, projected, register, rootCal
  * redemption codes issued, edited, disabled, deleted and redeemed), then the code `npm run projections:rebuild`
  * runs (rebuildProjectionsIn) empties every projection table and replays the ledger: the tables must come back equal, row for row.
  */
-describe('projections: rebuild equals live', () => {
+describe.each(LEDGERS)('projections: rebuild equals live (%s)', (_name, startLedger) => {
   let target: TestApp;
   let root: Caller;
+  let ledger: LedgerUnderTest;
 
   beforeAll(async () => {
-    target = await createTestApp();
+    ledger = await startLedger();
+    target = await createTestApp({ env: ledger.env });
     root = await rootCaller(target);
   });
   afterAll(async () => {
-    await target.close();
+    await target?.close();
+    await ledger?.close();
   });
 
   /** Every table the registry knows, plus the two this issue's read models write (they must be among them). */
@@ -136,10 +141,10 @@ describe('projections: rebuild equals live', () => {
 
     const lines: string[] = [];
     const report = await rebuildProjectionsIn(target.app, { waitSeconds: 30 }, (line) => lines.push(line));
-    expect(report.position).toBe(
-      await db.query('SELECT max(position)::int AS head FROM events').then((rows: Array<{ head: number }>) => rows[0].head),
-    );
-    expect(report.eventsReplayed).toBe(report.position);
+    // Every ledger event replayed, up to the head (EventStoreDB positions are log offsets, not a count).
+    const store = target.app.get<EventStore>(EVENT_STORE);
+    expect(report.position).toBe(await store.headPosition());
+    expect(report.eventsReplayed).toBe((await store.readAll()).length);
     expect(lines[0]).toMatch(/^rebuilding all projections/);
 
     const comparison = await compareTables(live, db, tables);

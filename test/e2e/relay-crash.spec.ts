@@ -10,6 +10,7 @@ import { QuotaAdmissionService } from '#server/relay/admission/quota-admission.s
 import { quotaConsumedEventId } from '#server/relay/settlement/relay-settlement.service';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../support/database';
+import { LEDGERS, type LedgerUnderTest } from '../support/ledgers';
 import { freePort, type GatewayProcess, startGateway } from './support/gateway-process';
 
 jest.setTimeout(180_000);
@@ -40,7 +41,9 @@ interface RelayUser {
  * process SIGKILLed with requests in flight, restarted; then every request the client received in full is
  * charged exactly once, none twice, no reservation stays held, and the projections equal the sum of the charges.
  */
-describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
+describe.each(LEDGERS)('relay: SIGKILL mid-load, restart (real gateway process, %s)', (_ledgerName, startLedger) => {
+  let ledger: LedgerUnderTest;
+  let ledgerStore: EventStore;
   let database: TestDatabase;
   let pg: Client;
   const upstream = new OpenAIUpstreamFake();
@@ -55,6 +58,8 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
     upstream.delayMs = 60;
     upstream.chunkDelayMs = 40;
     database = await createTestDatabase();
+    ledger = await startLedger();
+    ledgerStore = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: ledger.env.EVENTSTORE_URL });
     pg = new Client({ connectionString: database.url });
     await pg.connect();
     env = {
@@ -68,11 +73,14 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
       RELAY_LEASE_MS: String(LEASE_MS),
       RELAY_LEASE_SWEEP_MS: '300',
       LOG_LEVEL: 'warn',
+      ...ledger.env,
     };
   });
 
   afterAll(async () => {
     await gateway?.stop().catch(() => undefined);
+    await ledgerStore?.close();
+    await ledger?.close();
     await pg?.end().catch(() => undefined);
     await database?.drop();
     await upstream.close();
@@ -149,11 +157,23 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
     }
   }
 
+  /** Every QuotaConsumed in the ledger under test, read through the EventStore port. */
+  async function ledgerCharges() {
+    const events = (await ledgerStore.readAll()).filter((event) => event.type === 'QuotaConsumed');
+    return events.map((event) => ({
+      event_id: event.id,
+      request_id: String(event.data.requestId),
+      user_id: Number(event.data.userId),
+      token_id: Number(event.data.tokenId),
+      quota: String(event.data.quota),
+      stream: Boolean(event.data.isStream),
+    }));
+  }
+
   async function projectionsAtHead(): Promise<boolean> {
-    const { rows } = await pg.query(
-      `SELECT (SELECT coalesce(max(position), 0) FROM events) AS head, coalesce(min(position), -1) AS low FROM projection_checkpoints`,
-    );
-    return Number(rows[0].low) >= Number(rows[0].head);
+    const head = await ledgerStore.headPosition();
+    const { rows } = await pg.query(`SELECT coalesce(min(position), -1) AS low FROM projection_checkpoints`);
+    return Number(rows[0].low) >= head;
   }
 
   it('charges every request received in full exactly once, none twice, and holds no reservation after the restart', async () => {
@@ -217,27 +237,13 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
     // process's journal is shipped by the restarted one). Wait until every complete request's charge is there.
     await waitFor(
       async () => {
-        const { rows } = await pg.query<{ count: number }>(
-          `SELECT count(DISTINCT data->>'requestId')::int AS count FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = ANY($1)`,
-          [complete.map((result) => result.requestId)],
-        );
-        return rows[0].count === complete.length;
+        const charged = new Set((await ledgerCharges()).map((charge) => charge.request_id));
+        return complete.every((result) => charged.has(result.requestId!));
       },
       'the charges of the complete requests to reach the ledger',
       15_000,
     ).catch(() => undefined); // the assertions below name what is missing
-    const { rows: charges } = await pg.query<{
-      event_id: string;
-      request_id: string;
-      user_id: number;
-      token_id: number;
-      quota: string;
-      stream: boolean;
-    }>(
-      `SELECT event_id, data->>'requestId' AS request_id, (data->>'userId')::int AS user_id, (data->>'tokenId')::int AS token_id,
-              data->>'quota' AS quota, (data->>'isStream')::boolean AS stream
-         FROM events WHERE type = 'QuotaConsumed'`,
-    );
+    const charges = await ledgerCharges();
     const byRequest = new Map<string, typeof charges>();
     for (const charge of charges) byRequest.set(charge.request_id, [...(byRequest.get(charge.request_id) ?? []), charge]);
 
@@ -325,7 +331,7 @@ describe('relay: SIGKILL mid-load, restart (real gateway process)', () => {
   async function admissionView(): Promise<{ service: QuotaAdmissionService; close(): Promise<void> }> {
     const redis = new Redis(testRedisUrl());
     const dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
-    const store: EventStore = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: undefined });
+    const store: EventStore = await createEventStore({ DATABASE_URL: database.url, EVENTSTORE_URL: ledger.env.EVENTSTORE_URL });
     const service = new QuotaAdmissionService(redis, new RedisKeys({ REDIS_PREFIX: prefix } as AppConfig), dataSource, store);
     return {
       service,

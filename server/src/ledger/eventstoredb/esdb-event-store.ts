@@ -1,5 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { BACKWARDS, END, EventStoreDBClient, excludeSystemEvents, FORWARDS, jsonEvent, StreamNotFoundError } from '@eventstore/db-client';
+import {
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  excludeSystemEvents,
+  FORWARDS,
+  jsonEvent,
+  type ReadPosition,
+  StreamNotFoundError,
+} from '@eventstore/db-client';
 import { appendSequentially } from '../append-many';
 import { validateAppend } from '../append-validation';
 import {
@@ -22,6 +31,9 @@ import {
   toEsdbReadPosition,
   toRecordedEvent,
 } from './esdb-mapping';
+
+/** Events per $all read: small enough to stop near the head, large enough to skip system events quickly. */
+const READ_PAGE = 256;
 
 const insideHandler = new AsyncLocalStorage<Subscription>();
 
@@ -115,18 +127,16 @@ export class EsdbEventStore implements EventStore {
   }
 
   async readAll(options: { after?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
-    const after = options.after ?? 0;
     const limit = options.maxCount ?? Number.POSITIVE_INFINITY;
     const events: RecordedEvent[] = [];
-    if (limit <= 0) return events;
+    let after = options.after ?? 0;
     try {
-      // No server-side filter on readAll in this client: read on and skip system events until `limit` are found.
-      const read = this.client.readAll({ direction: FORWARDS, fromPosition: toEsdbReadPosition(after), deadline: this.deadline });
-      for await (const resolved of read) {
-        const event = toRecordedEvent(resolved);
-        if (!event || event.position <= after) continue;
-        events.push(event);
-        if (events.length >= limit) break;
+      // No server-side filter on readAll in this client: read pages and skip system events until `limit` are found.
+      while (events.length < limit) {
+        const page = await this.readAllPage(FORWARDS, toEsdbReadPosition(after));
+        for (const event of page.events) if (event.position > after && events.length < limit) events.push(event);
+        if (page.size < READ_PAGE || page.last === null) break;
+        after = page.last;
       }
     } catch (error) {
       throw mapEsdbError(error, { url: this.options.url });
@@ -142,30 +152,42 @@ export class EsdbEventStore implements EventStore {
     const after = options.after ?? 0;
     const stream = this.client.subscribeToAll({ fromPosition: toEsdbReadPosition(after), filter: excludeSystemEvents() });
     let closed = false;
+    let unsubscribed: Promise<void> | undefined;
+    // Cancels the gRPC call once, whoever ends the subscription: a call left open (after a handler error, say) keeps
+    // its unread messages and the client's dispose() waits for it forever.
+    const unsubscribe = (): Promise<void> => (unsubscribed ??= stream.unsubscribe().catch(() => undefined));
     // Assigned below, before the first event can arrive; the handler scope needs the variable.
     // eslint-disable-next-line prefer-const -- read by the handler above its one assignment, which needs the object it returns
     let subscription!: Subscription;
+    const fail = (error: unknown): void => {
+      if (closed) return;
+      closed = true;
+      onError(error);
+      void unsubscribe();
+    };
+    // The loop never breaks out early: leaving a for-await destroys the client's stream while the gRPC call under it
+    // still holds unread messages, and then neither the cancel nor the client's dispose() ever completes. Once
+    // closed, it reads on (and drops) until the cancelled call ends.
     const done = (async () => {
       try {
         for await (const resolved of stream) {
-          if (closed) break;
+          if (closed) continue;
           const event = toRecordedEvent(resolved);
           if (!event || event.position <= after) continue;
-          await insideHandler.run(subscription, () => handler(event));
+          await insideHandler.run(subscription, () => handler(event)).catch(fail);
         }
       } catch (error) {
-        if (!closed) onError(mapEsdbError(error, { url: this.options.url }));
+        fail(mapEsdbError(error, { url: this.options.url }));
       } finally {
         closed = true;
+        await unsubscribe();
       }
     })();
     subscription = {
       close: async (): Promise<void> => {
         this.subscriptions.delete(subscription);
-        if (!closed) {
-          closed = true;
-          await stream.unsubscribe().catch(() => undefined);
-        }
+        closed = true;
+        await unsubscribe();
         // Closing from inside the handler must not wait for that same handler to return.
         if (insideHandler.getStore() !== subscription) await done;
       },
@@ -176,15 +198,38 @@ export class EsdbEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     try {
-      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, deadline: this.deadline });
-      for await (const resolved of read) {
-        const event = toRecordedEvent(resolved);
-        if (event) return event.position;
+      let from: ReadPosition = END;
+      for (;;) {
+        const page = await this.readAllPage(BACKWARDS, from);
+        if (page.events.length) return page.events[0].position;
+        if (page.size < READ_PAGE || page.last === null) return 0;
+        from = { commit: BigInt(page.last), prepare: BigInt(page.last) };
       }
-      return 0;
     } catch (error) {
       throw mapEsdbError(error, { url: this.options.url });
     }
+  }
+
+  /**
+   * One bounded page of $all, read to its end. A read left before its end keeps its gRPC call open with unread
+   * messages, and the client's dispose() then waits for it forever; so pages, never an early break.
+   */
+  private async readAllPage(
+    direction: typeof FORWARDS | typeof BACKWARDS,
+    fromPosition: ReadPosition,
+  ): Promise<{ events: RecordedEvent[]; size: number; last: number | null }> {
+    const events: RecordedEvent[] = [];
+    let size = 0;
+    let last: number | null = null;
+    const read = this.client.readAll({ direction, fromPosition, maxCount: READ_PAGE, deadline: this.deadline });
+    for await (const resolved of read) {
+      size++;
+      const position = resolved.event?.position?.commit ?? resolved.commitPosition;
+      if (position !== undefined) last = Number(position);
+      const event = toRecordedEvent(resolved);
+      if (event) events.push(event);
+    }
+    return { events, size, last };
   }
 
   async close(): Promise<void> {
@@ -211,8 +256,8 @@ export class EsdbEventStore implements EventStore {
       });
       for await (const resolved of read) {
         const event = toRecordedEvent(resolved);
-        if (event && wanted.has(event.id.toLowerCase())) found.push(event);
-        if (found.length === wanted.size) break;
+        // Read to the end of the (bounded) window: leaving early would keep the gRPC call open (see readAllPage).
+        if (event && wanted.has(event.id.toLowerCase()) && found.length < wanted.size) found.push(event);
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return null;
