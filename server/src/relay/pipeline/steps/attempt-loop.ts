@@ -2,12 +2,13 @@ import type { ClientHeaders, OpenAIError, UpstreamAdapter, UpstreamRequestInput 
 import { UpstreamLocalError } from '#server/upstreams/upstream-errors';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
-import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
+import { isDrainExpired, UpstreamTransportError } from '../../upstream-client/upstream-http-client';
 import { fetchRemoteMedia, limitImagesPerMessage } from '../remote-media';
 import { shouldRetry } from '../retry-policy';
 import { applyStatusCodeMapping } from '../status-code-mapping';
 import { release } from './admission';
 import { pipeAudio } from './audio-answer';
+import { estimatedUsage, settle } from './charge-builder';
 import { answerPlain } from './plain-answer';
 import { header, type RelayContext, type RelayDeps } from './relay-context';
 import { upstreamModelFor } from './select-channel';
@@ -92,15 +93,21 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
   }
 
+  // A client already gone gets no upstream call: the upstream never receives the request, nothing is charged.
+  if (context.request.signal.aborted) return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, true);
   let answer;
   try {
+    // A client that leaves from here on: see UpstreamCallOptions (aborted at once until the request is written,
+    // then read on for at most the drain bound).
     answer = await deps.http.send(upstream, {
       headersTimeoutMs: deps.relayTimeoutMs,
       bodyTimeoutMs: context.isStream ? deps.streamingTimeoutMs : deps.relayTimeoutMs,
       signal: context.request.signal,
+      drainAfterClientGoneMs: deps.drainAfterClientGoneMs,
     });
   } catch (error) {
     if (!(error instanceof UpstreamTransportError)) throw error;
+    if (isDrainExpired(error)) return settleDrained(deps, context, channel, upstreamModel);
     deps.logger.warn(`channel #${channel.id}: ${error.message}`);
     return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
   }
@@ -118,7 +125,8 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   let bodyBytes: Buffer;
   try {
     bodyBytes = await answer.body.bytes();
-  } catch {
+  } catch (error) {
+    if (isDrainExpired(error)) return settleDrained(deps, context, channel, upstreamModel);
     return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
   }
   const result = success
@@ -128,6 +136,16 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     return failed(deps, channel, { status: applyStatusCodeMapping(channel, result.status), error: result.error, local: false });
   }
   await answerPlain(deps, context, channel, upstreamModel, result, answer.headers);
+  return null;
+}
+
+/**
+ * The client left after the upstream had the request, and the upstream's answer did not end within the drain
+ * bound: the call was aborted, the upstream may still bill its work. Charged the estimate (the prompt counted here),
+ * endReason client_gone; the channel is not reported (see failed()), and no other channel is tried.
+ */
+async function settleDrained(deps: RelayDeps, context: RelayContext, channel: RoutableChannel, upstreamModel: string): Promise<null> {
+  await settle(deps, context, channel, upstreamModel, estimatedUsage(context, upstreamModel), null, 'client_gone');
   return null;
 }
 
