@@ -188,6 +188,11 @@ const variables = {
   RELAY_TIMEOUT: { ...decimal(0, { min: 0 }), documentedDefault: '`0` (none)' },
   /** Seconds a stream may stay silent before it is cut. */
   STREAMING_TIMEOUT: decimal(30, { min: 1 }),
+  /**
+   * After the client left, how long the relay keeps reading an upstream that has its request, to charge what the
+   * upstream reports; then it aborts the call and charges the estimate. 0: abort at once (and charge the estimate).
+   */
+  RELAY_DRAIN_AFTER_CLIENT_GONE_MS: integer(30_000, 0),
   /** Threshold sent for the four Gemini harm categories, by the relay and by channel tests. */
   GEMINI_SAFETY_SETTING: text('BLOCK_NONE'),
   /** Ask streaming upstreams for usage (`stream_options.include_usage`). */

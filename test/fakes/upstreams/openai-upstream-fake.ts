@@ -8,9 +8,11 @@ import { upstreamFixture } from './recorded-fixtures';
  * - chat: the reply text is `reply` (default "Hello from the fake upstream."), usage prompt = `promptTokens`,
  *   completion = `completionTokens`; with `tools` in the request, a tool call (fixture chat-completion-tool-calls);
  * - streams: the reply split in `streamPieces` chunks, then a usage chunk when the request asked for
- *   `stream_options.include_usage`, then `[DONE]`; `cutAfterChunks` drops the connection after that many chunks;
+ *   `stream_options.include_usage`, then `[DONE]`; `cutAfterChunks` drops the connection after that many chunks,
+ *   `stallAfterChunks` goes silent after that many, `endlessEveryMs` never ends;
  * - completions, embeddings, moderations, images, audio speech, rerank: fixture-shaped answers with usage.
- * `next(...)` queues one-off behaviours (an error status and body, a delay, a cut) for the next requests.
+ * `next(...)` queues one-off behaviours (an error status and body, a delay, a cut, no answer at all) for the next
+ * requests; `abandoned` lists the requests whose caller closed the connection before the answer ended.
  */
 export interface FakeBehaviour {
   status?: number;
@@ -26,6 +28,12 @@ export interface FakeBehaviour {
   firstEventDelayMs?: number;
   /** Streams only, with firstEventDelayMs: written with the headers, before the wait (an SSE comment, as some providers send). */
   preamble?: string;
+  /** Never answers (no headers): the request stays open until the caller closes its connection. */
+  neverAnswer?: boolean;
+  /** Streams only: after this many content chunks, sends nothing more and keeps the connection open (a stalled model). */
+  stallAfterChunks?: number;
+  /** Streams only: after the content chunks, one more content chunk every this many ms, never ending (until the caller closes). */
+  endlessEveryMs?: number;
 }
 
 export class OpenAIUpstreamFake extends HttpFake {
@@ -42,6 +50,8 @@ export class OpenAIUpstreamFake extends HttpFake {
    * tests use it to check the credentials each provider sends); unset, every request is accepted.
    */
   authorize: ((request: RecordedRequest) => { status: number; body: unknown } | null) | null = null;
+  /** Requests whose connection the caller closed before the answer ended, with when (Date.now()). */
+  readonly abandoned: Array<{ url: string; at: number }> = [];
   private readonly queue: FakeBehaviour[] = [];
 
   constructor() {
@@ -72,6 +82,10 @@ export class OpenAIUpstreamFake extends HttpFake {
       return;
     }
     const behaviour = this.queue.shift() ?? {};
+    response.once('close', () => {
+      if (!response.writableFinished) this.abandoned.push({ url: request.url, at: Date.now() });
+    });
+    if (behaviour.neverAnswer) return;
     if (this.hold) await this.hold;
     if (behaviour.delayMs) await sleep(behaviour.delayMs);
     if (behaviour.status && behaviour.status !== 200) {
@@ -190,6 +204,7 @@ export class OpenAIUpstreamFake extends HttpFake {
         response.socket?.destroy();
         return;
       }
+      if (behaviour.stallAfterChunks !== undefined && sent >= behaviour.stallAfterChunks) return;
       if (this.chunkDelayMs) await sleep(this.chunkDelayMs);
       write({
         ...base,
@@ -197,6 +212,13 @@ export class OpenAIUpstreamFake extends HttpFake {
         ...(wantsUsage ? { usage: null } : {}),
       });
       sent++;
+    }
+    if (behaviour.endlessEveryMs) {
+      while (!response.destroyed) {
+        await sleep(behaviour.endlessEveryMs);
+        write({ ...base, choices: [{ index: 0, delta: { content: ' more' }, logprobs: null, finish_reason: null }] });
+      }
+      return;
     }
     write({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], ...(wantsUsage ? { usage: null } : {}) });
     if (wantsUsage && !behaviour.omitUsage) write({ ...base, choices: [], usage: this.usage() });

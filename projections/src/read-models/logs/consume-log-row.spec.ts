@@ -145,4 +145,19 @@ describe('consumeLogRow', () => {
     expect(consumeLogRow(7, event, ledgerTime)).toEqual(consumeLogRow(7, structuredClone(event), ledgerTime));
     expect(consumeLogOther(event)).toBe(consumeLogOther({ ...event, other: { a: { c: 3, d: 2 }, b: 1 } }));
   });
+
+  it("puts the charge's usage source and end reason in other when the event records them, and invents neither", () => {
+    const honest = JSON.parse(consumeLogOther(consumed({ usageSource: 'upstream', endReason: 'client_gone' })));
+    expect(honest).toMatchObject({ usage_source: 'upstream', end_reason: 'client_gone' });
+    expect(JSON.parse(consumeLogOther(consumed({ usageSource: 'estimated', endReason: 'timeout' })))).toMatchObject({
+      usage_source: 'estimated',
+      end_reason: 'timeout',
+    });
+    // An event written before the fields existed (or holding a value this code does not know): no such keys.
+    for (const older of [consumed(), consumed({ usageSource: 'local' as never, endReason: 'stopped' as never })]) {
+      const other = JSON.parse(consumeLogOther(older));
+      expect(other).not.toHaveProperty('usage_source');
+      expect(other).not.toHaveProperty('end_reason');
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import type { QuotaConsumedData } from '#server/modules/accounts/index';
+import { quotaConsumedEndReason, quotaConsumedUsageSource } from '#server/modules/accounts/quota-consumed-event-codec';
 import { chargedQuota } from '../account-balances/quota-consumed-fold';
 import { consumeContent } from './consume-log-wording';
 import { LogType } from './log.entity';
@@ -53,6 +54,8 @@ function ratio(value: unknown, fallback: number): number {
  * new-api writes it and the console expects), cache_tokens, admin_info.use_channel (every channel tried, as
  * strings). The relay's extra keys (`other`) are kept; the computed keys win over them. When the request was
  * model-mapped, `is_model_mapped` and `upstream_model_name` say so (the keys of later new-api versions).
+ * `usage_source` (upstream | estimated) and `end_reason` (completed | client_gone | upstream_error | timeout |
+ * cut_stream) are the event's own, and only when it records them (events written before carry neither).
  */
 export function consumeLogOther(data: Partial<QuotaConsumedData>): string {
   const extra = data.other && typeof data.other === 'object' && !Array.isArray(data.other) ? data.other : {};
@@ -73,6 +76,11 @@ export function consumeLogOther(data: Partial<QuotaConsumedData>): string {
     other.is_model_mapped = true;
     other.upstream_model_name = upstream;
   }
+  const record = data as Record<string, unknown>;
+  const usageSource = quotaConsumedUsageSource(record);
+  if (usageSource !== undefined) other.usage_source = usageSource;
+  const endReason = quotaConsumedEndReason(record);
+  if (endReason !== undefined) other.end_reason = endReason;
   return sortedJson(other);
 }
 

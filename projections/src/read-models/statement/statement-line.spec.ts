@@ -113,4 +113,23 @@ describe('statement lines', () => {
     expect(odd.ref).toMatchObject({ token_name: 'tk', model: `m${'x'.repeat(254)}` });
     expect(() => statementLine(event('QuotaGranted', { amount: 'x', kind: 'new_user' }), 7, 0)).toThrow(/amount/);
   });
+
+  it("shows a charge's usage source and end reason in its reference, and invents neither for an older charge", () => {
+    const charge = (data: Record<string, unknown>) =>
+      statementLine(event('QuotaConsumed', { quota: 9, tokenId: 3, tokenName: 'main', modelName: 'gpt-4o-mini', ...data }), 7, 100);
+    expect(charge({ usageSource: 'upstream', endReason: 'client_gone' }).ref).toEqual({
+      token_id: 3,
+      token_name: 'main',
+      model: 'gpt-4o-mini',
+      usage_source: 'upstream',
+      end_reason: 'client_gone',
+    });
+    expect(charge({ usageSource: 'estimated', endReason: 'cut_stream' }).ref).toMatchObject({
+      usage_source: 'estimated',
+      end_reason: 'cut_stream',
+    });
+    // Written before the fields existed, or with a value this code does not know: the keys are left out.
+    expect(charge({}).ref).toEqual({ token_id: 3, token_name: 'main', model: 'gpt-4o-mini' });
+    expect(charge({ usageSource: 'guess', endReason: 42 }).ref).toEqual({ token_id: 3, token_name: 'main', model: 'gpt-4o-mini' });
+  });
 });

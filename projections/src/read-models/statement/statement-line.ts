@@ -2,7 +2,8 @@ import type { RecordedEvent } from '#server/ledger/event-store.port';
 import type { AccountEvent } from '#server/modules/accounts/account.events';
 import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { applyQuotaConsumed, evolve, initialAccountState } from '#server/modules/accounts/account.state';
-import { QUOTA_CONSUMED } from '#server/modules/accounts/quota-consumed.event';
+import { type ChargeEndReason, QUOTA_CONSUMED, type UsageSource } from '#server/modules/accounts/quota-consumed.event';
+import { quotaConsumedEndReason, quotaConsumedUsageSource } from '#server/modules/accounts/quota-consumed-event-codec';
 
 /** What a line points at: the redemption code, the token and model of a charge, the invitee of a reward … */
 export type StatementRef = Record<string, string | number>;
@@ -20,6 +21,9 @@ export interface ChargeFacts {
   tokenId: number;
   tokenName: string;
   modelName: string;
+  /** Absent on charges recorded before the relay wrote them. */
+  usageSource?: UsageSource;
+  endReason?: ChargeEndReason;
 }
 
 /**
@@ -47,10 +51,18 @@ export const ACCOUNT_STATEMENT_KINDS: AccountEntries = {
   },
 };
 
-/** The relay's QuotaConsumed (not an AccountEvent: the settlement appends it). */
+/**
+ * The relay's QuotaConsumed (not an AccountEvent: the settlement appends it). Its reference says where the counts
+ * came from (`usage_source`) and why the request ended (`end_reason`) when the charge records them.
+ */
 export const CHARGE_STATEMENT_KIND: KindEntry<ChargeFacts> = {
   kind: 'relay_charge',
-  ref: (charge) => ({ token_id: charge.tokenId, token_name: charge.tokenName, model: charge.modelName }),
+  ref: (charge) => {
+    const ref: StatementRef = { token_id: charge.tokenId, token_name: charge.tokenName, model: charge.modelName };
+    if (charge.usageSource !== undefined) ref.usage_source = charge.usageSource;
+    if (charge.endReason !== undefined) ref.end_reason = charge.endReason;
+    return ref;
+  },
 };
 
 /** Every kind a line can have, for the `kind` filter. */
@@ -97,12 +109,17 @@ export function storableText(value: unknown): string {
 
 /** The facts of a relay charge a line needs; throws on a quota that is not a safe integer (the projection stops on it). */
 export function chargeFacts(data: Record<string, unknown>): ChargeFacts {
-  return {
+  const facts: ChargeFacts = {
     quota: safeInteger(data, 'quota'),
     tokenId: typeof data.tokenId === 'number' ? data.tokenId : 0,
     tokenName: storableText(data.tokenName),
     modelName: storableText(data.modelName),
   };
+  const usageSource = quotaConsumedUsageSource(data);
+  if (usageSource !== undefined) facts.usageSource = usageSource;
+  const endReason = quotaConsumedEndReason(data);
+  if (endReason !== undefined) facts.endReason = endReason;
+  return facts;
 }
 
 /** Everything of a line but its kind, amounts and reference: from the event's envelope. */

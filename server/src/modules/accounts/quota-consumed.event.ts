@@ -15,6 +15,22 @@
  */
 export const QUOTA_CONSUMED = 'QuotaConsumed' as const;
 
+/**
+ * Where a charge's counts came from: `upstream`, the upstream's own usage report; `estimated`, counted by the gateway
+ * (the tokenizer over the prompt and what was delivered, or the request itself: an image's n, a speech input).
+ */
+export const USAGE_SOURCES = ['upstream', 'estimated'] as const;
+export type UsageSource = (typeof USAGE_SOURCES)[number];
+
+/**
+ * Why the charged request ended: `completed`, the answer was whole; `client_gone`, the client left before the end
+ * (the upstream's answer was read on for at most RELAY_DRAIN_AFTER_CLIENT_GONE_MS); `upstream_error`, the upstream
+ * sent an error (or unreadable framing) mid-stream; `timeout`, the stream stayed silent for STREAMING_TIMEOUT;
+ * `cut_stream`, the upstream's stream broke off before its end.
+ */
+export const CHARGE_END_REASONS = ['completed', 'client_gone', 'upstream_error', 'timeout', 'cut_stream'] as const;
+export type ChargeEndReason = (typeof CHARGE_END_REASONS)[number];
+
 export interface QuotaConsumedData {
   /** The relay request id (also the `X-Oneapi-Request-Id` answer header and the log's request_id). */
   requestId: string;
@@ -79,4 +95,11 @@ export interface QuotaConsumedData {
    * when true; absent reads as false.
    */
   billingCapped?: boolean;
+  /**
+   * Where the counts came from (see USAGE_SOURCES). Always written by the relay; absent on events written before it
+   * was recorded, and then unknown (readers never guess it: quotaConsumedUsageSource answers undefined).
+   */
+  usageSource?: UsageSource;
+  /** Why the request ended (see CHARGE_END_REASONS). Always written by the relay; absent on older events: unknown. */
+  endReason?: ChargeEndReason;
 }

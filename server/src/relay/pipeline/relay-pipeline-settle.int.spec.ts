@@ -92,10 +92,13 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
       admin_info: { use_channel: [String(data.channelId)] },
       cache_tokens: 0,
       completion_ratio: 3,
+      end_reason: 'completed',
       frt: -1000,
       group_ratio: 1,
       model_price: -1,
       model_ratio: 0.25,
+      usage_source: 'upstream',
     });
+    expect(data).toMatchObject({ usageSource: 'upstream', endReason: 'completed' });
   });
 });

@@ -1,3 +1,4 @@
+import { dataSource, projected } from '#test/e2e/users-support';
 import { pipelineHarness } from './relay-pipeline.int-harness';
 
 jest.setTimeout(30_000);
@@ -14,7 +15,13 @@ describe('RelayPipelineService: streamed answers (real ledger and Redis, in-test
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(text).not.toMatch(/"usage":\{/);
     const [settled] = await charges(plain.headers.get('x-oneapi-request-id')!);
-    expect(settled.data).toMatchObject({ isStream: true, promptTokens: 12, completionTokens: 7 });
+    expect(settled.data).toMatchObject({
+      isStream: true,
+      promptTokens: 12,
+      completionTokens: 7,
+      usageSource: 'upstream',
+      endReason: 'completed',
+    });
 
     primary.next({ cutAfterChunks: 2 });
     const cut = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }], stream: true });
@@ -24,6 +31,7 @@ describe('RelayPipelineService: streamed answers (real ledger and Redis, in-test
     expect(rows).toHaveLength(1);
     expect(rows[0].data.completionTokens).toBeGreaterThan(0);
     expect(rows[0].data.completionTokens).toBeLessThan(7);
+    expect(rows[0].data).toMatchObject({ usageSource: 'estimated', endReason: 'cut_stream' });
     expect(rows[0].data.channelPath).toEqual([1]);
   });
 
@@ -45,9 +53,10 @@ describe('RelayPipelineService: streamed answers (real ledger and Redis, in-test
   describe('a client that goes away (a user pressing "stop") is no failure of the channel', () => {
     const settleDown = () => new Promise((resolve) => setTimeout(resolve, 400));
 
-    it('non-streaming: the aborted call is not reported, no other channel is tried, nothing is charged or held', async () => {
+    it('non-streaming: the upstream that has the request answers, that answer is charged (client_gone), no other channel is tried', async () => {
       const reported = outcomes.length;
       const backupCalls = backup.requests.length;
+      const primaryCalls = primary.requests.length;
       const before = await available();
       primary.next({ delayMs: 300 });
       const controller = new AbortController();
@@ -60,12 +69,20 @@ describe('RelayPipelineService: streamed answers (real ledger and Redis, in-test
       setTimeout(() => controller.abort(), 100);
       await expect(pending).rejects.toThrow();
       await settleDown();
-      expect(outcomes.slice(reported)).toEqual([]);
+      await pipeline.settlement.drain();
+      // The channel answered: a success, not a failure.
+      expect(outcomes.slice(reported).map((outcome) => outcome.ok)).toEqual([true]);
       expect(backup.requests.length).toBe(backupCalls);
-      expect(await available()).toBe(before);
+      expect(primary.requests.length).toBe(primaryCalls + 1);
+      const [charge] = await dataSource(pipeline.target).query(
+        `SELECT data FROM events WHERE type = 'QuotaConsumed' ORDER BY position DESC LIMIT 1`,
+      );
+      expect(charge.data).toMatchObject({ promptTokens: 12, completionTokens: 7, usageSource: 'upstream', endReason: 'client_gone' });
+      await projected(pipeline.target);
+      expect(await available()).toBe(before - charge.data.quota);
     });
 
-    it('streaming: a stream the client left is not reported as a failure (it is billed for what was delivered)', async () => {
+    it('streaming: a stream the client left is not reported as a failure; it is read to its end and billed with its usage', async () => {
       const reported = outcomes.length;
       primary.chunkDelayMs = 100;
       try {
@@ -83,7 +100,9 @@ describe('RelayPipelineService: streamed answers (real ledger and Redis, in-test
         await settleDown();
         expect(outcomes.slice(reported).filter((outcome) => !outcome.ok)).toEqual([]);
         await pipeline.settlement.drain();
-        expect(await charges(requestId)).toHaveLength(1);
+        const rows = await charges(requestId);
+        expect(rows).toHaveLength(1);
+        expect(rows[0].data).toMatchObject({ promptTokens: 12, completionTokens: 7, usageSource: 'upstream', endReason: 'client_gone' });
       } finally {
         primary.chunkDelayMs = 0;
       }

@@ -30,7 +30,12 @@ export type { PlaygroundCaller, RelayHttpRequest };
 
 export type RelayPipelineConfig = Pick<
   AppConfig,
-  'FORCE_STREAM_OPTION' | 'GEMINI_SAFETY_SETTING' | 'STREAMING_TIMEOUT' | 'RELAY_TIMEOUT' | 'RELAY_MEDIA_ALLOW_PRIVATE'
+  | 'FORCE_STREAM_OPTION'
+  | 'GEMINI_SAFETY_SETTING'
+  | 'STREAMING_TIMEOUT'
+  | 'RELAY_TIMEOUT'
+  | 'RELAY_MEDIA_ALLOW_PRIVATE'
+  | 'RELAY_DRAIN_AFTER_CLIENT_GONE_MS'
 >;
 
 /**
@@ -38,6 +43,8 @@ export type RelayPipelineConfig = Pick<
  * upstream → answer → settle → report. No database round trip before the upstream call in the common case (token,
  * channel and option lookups are in-process caches; admission is Redis). Every request that got an answer appends
  * exactly one QuotaConsumed; every request that failed before an answer releases its reservation and appends nothing.
+ * A client that leaves does not end the upstream's work: a request the upstream has is read on for at most
+ * RELAY_DRAIN_AFTER_CLIENT_GONE_MS and charged (endReason client_gone); one it never received is charged nothing.
  */
 @Injectable()
 export class RelayPipelineService {
@@ -73,6 +80,7 @@ export class RelayPipelineService {
       }),
       streamingTimeoutMs: settings.STREAMING_TIMEOUT * 1000,
       relayTimeoutMs: settings.RELAY_TIMEOUT * 1000,
+      drainAfterClientGoneMs: settings.RELAY_DRAIN_AFTER_CLIENT_GONE_MS,
       allowPrivateMedia: settings.RELAY_MEDIA_ALLOW_PRIVATE,
     };
     // Reservations are made and renewed with admission's lease (RELAY_LEASE_MS), renewed at a third.

@@ -9,7 +9,14 @@ export interface UpstreamCallOptions {
   headersTimeoutMs: number;
   /** Longest silence between body chunks (STREAMING_TIMEOUT). */
   bodyTimeoutMs: number;
+  /** The client going away. Before the request is written to the upstream's socket it aborts the call at once. */
   signal?: RelaySignal;
+  /**
+   * Once the request is written (the upstream has it and works on it), what `signal` does: undefined, abort at
+   * once; a number, keep the call going (the reader reads on) for at most that many milliseconds, then abort it with
+   * DrainExpiredError (0: abort now, with that error). RELAY_DRAIN_AFTER_CLIENT_GONE_MS.
+   */
+  drainAfterClientGoneMs?: number;
 }
 
 export interface UpstreamAnswerBody extends AsyncIterable<Buffer> {
@@ -36,6 +43,23 @@ export class UpstreamTransportError extends Error {
     super(`upstream request failed: ${(cause as Error)?.message ?? String(cause)}`);
     this.name = 'UpstreamTransportError';
   }
+}
+
+/**
+ * The call was aborted because its client left after the upstream had the request and the drain bound
+ * (RELAY_DRAIN_AFTER_CLIENT_GONE_MS) ran out: the upstream may have done the work. Before the headers it is the
+ * `cause` of an UpstreamTransportError; after them the body's reader gets it.
+ */
+export class DrainExpiredError extends Error {
+  constructor(readonly drainMs: number) {
+    super(`client gone; upstream answer not finished ${drainMs} ms later`);
+    this.name = 'DrainExpiredError';
+  }
+}
+
+/** Whether `error` (a body's, or an UpstreamTransportError's cause) is the end of a drain. */
+export function isDrainExpired(error: unknown): boolean {
+  return error instanceof DrainExpiredError || (error instanceof UpstreamTransportError && error.cause instanceof DrainExpiredError);
 }
 
 export function isBodyTimeout(error: unknown): boolean {
@@ -159,17 +183,33 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
   private abortedBefore: Error | null = null;
   private done = false;
-  private readonly onAbort = () => this.abort(new undiciErrors.RequestAbortedError());
+  private drainTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly onAbort = () => this.clientGone();
 
   constructor(
     private readonly resolve: (answer: UpstreamAnswer) => void,
     private readonly reject: (error: unknown) => void,
     private readonly signal: RelaySignal | undefined,
+    private readonly drainMs: number | undefined,
   ) {
     if (signal) {
       if (signal.aborted) this.abortedBefore = new undiciErrors.RequestAbortedError();
       else signal.addEventListener('abort', this.onAbort, { once: true });
     }
+  }
+
+  /**
+   * The client left. A request not yet written (still queued or connecting: `onRequestStart` not called) never
+   * reaches the upstream: abort now. One the upstream has: read on for the drain bound, then abort.
+   */
+  private clientGone(): void {
+    if (this.done) return;
+    const drainMs = this.drainMs;
+    if (this.controller === null || drainMs === undefined) {
+      this.abort(new undiciErrors.RequestAbortedError());
+      return;
+    }
+    this.drainTimer = setTimeout(() => this.abort(new DrainExpiredError(drainMs)), drainMs);
   }
 
   private abort(reason: Error): void {
@@ -184,8 +224,14 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   private finish(): void {
     this.done = true;
     this.signal?.removeEventListener('abort', this.onAbort);
+    if (this.drainTimer !== null) clearTimeout(this.drainTimer);
   }
 
+  /**
+   * undici calls this on a connected socket right before it writes the request (client-h1 `writeH1`: `onConnect`,
+   * then the write; a JSON body goes out in the same call). A refused or failed connection never gets here: from
+   * here on the upstream has the request.
+   */
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.abortedBefore) controller.abort(this.abortedBefore);
@@ -250,7 +296,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
 
   send(upstream: UpstreamRequest, options: UpstreamCallOptions): Promise<UpstreamAnswer> {
     return new Promise<UpstreamAnswer>((resolve, reject) => {
-      const call = new UpstreamCall(resolve, reject, options.signal);
+      const call = new UpstreamCall(resolve, reject, options.signal, options.drainAfterClientGoneMs);
       try {
         this.agent.dispatch(
           {

@@ -11,12 +11,13 @@ import { UpstreamCallFailedError, UpstreamCallFailure, UpstreamLocalError } from
 import { redactKey } from '#server/common/crypto/redact';
 import { RelayError } from '../../relay-error';
 import type { RoutableChannel } from '../../relay-ports';
-import { UpstreamTransportError } from '../../upstream-client/upstream-http-client';
+import { isDrainExpired, UpstreamTransportError } from '../../upstream-client/upstream-http-client';
 import { fetchRemoteMedia, limitImagesPerMessage } from '../remote-media';
 import { shouldRetry } from '../retry-policy';
 import { applyStatusCodeMapping } from '../status-code-mapping';
 import { release } from './admission';
 import { pipeAudio } from './audio-answer';
+import { estimatedUsage, settle } from './charge-builder';
 import { answerPlain } from './plain-answer';
 import { header, type RelayContext, type RelayDeps } from './relay-context';
 import { upstreamModelFor } from './select-channel';
@@ -112,11 +113,16 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
   }
 
+  // A client already gone gets no upstream call: the upstream never receives the request, nothing is charged.
+  if (context.request.signal.aborted) return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, true);
   let answer: UpstreamCallAnswer;
+  // A client that leaves from here on: see UpstreamCallOptions (aborted at once until the request is written, then
+  // read on for at most the drain bound).
   const options = {
     headersTimeoutMs: deps.relayTimeoutMs,
     bodyTimeoutMs: context.isStream ? deps.streamingTimeoutMs : deps.relayTimeoutMs,
     signal: context.request.signal,
+    drainAfterClientGoneMs: deps.drainAfterClientGoneMs,
   };
   try {
     // Adapters whose upstream is not one plain HTTP call (a token exchange, an SDK, a WebSocket) make it themselves.
@@ -124,6 +130,7 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
       ? await adapter.send(input, upstream, { ...options, http: (request) => deps.http.send(request, options) })
       : await deps.http.send(upstream, options);
   } catch (error) {
+    if (isDrainExpired(error)) return settleDrained(deps, context, channel, upstreamModel);
     if (error instanceof UpstreamLocalError) return localFailure(error, channel);
     const failure = adapterCallFailed(deps, channel, context, error);
     if (failure) return failure;
@@ -164,7 +171,8 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
   let bodyBytes: Buffer;
   try {
     bodyBytes = await answer.body.bytes();
-  } catch {
+  } catch (error) {
+    if (isDrainExpired(error)) return settleDrained(deps, context, channel, upstreamModel);
     return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
   }
   let response: UpstreamResponse = { status: answer.status, contentType: answer.contentType, body: bodyBytes };
@@ -226,6 +234,16 @@ function adapterCallFailed(deps: RelayDeps, channel: RoutableChannel, context: R
     deps.logger.warn(`channel #${channel.id}: ${error.message}`);
     return failed(deps, channel, { status: 500, error: DO_REQUEST_FAILED, local: false }, context.request.signal.aborted);
   }
+  return null;
+}
+
+/**
+ * The client left after the upstream had the request, and the upstream's answer did not end within the drain
+ * bound: the call was aborted, the upstream may still bill its work. Charged the estimate (the prompt counted here),
+ * endReason client_gone; the channel is not reported (see failed()), and no other channel is tried.
+ */
+async function settleDrained(deps: RelayDeps, context: RelayContext, channel: RoutableChannel, upstreamModel: string): Promise<null> {
+  await settle(deps, context, channel, upstreamModel, estimatedUsage(context, upstreamModel), null, 'client_gone');
   return null;
 }
 

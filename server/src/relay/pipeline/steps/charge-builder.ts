@@ -2,23 +2,50 @@ import type { TokenUsage } from '#server/upstreams/upstream-adapter';
 import { consumeContent } from '#projections/read-models/logs/consume-log-wording';
 import { finalQuota, type ModelPricing, priceImageRequest, pricingFor } from '#server/modules/pricing/index';
 import type { RoutableChannel } from '../../relay-ports';
-import type { QuotaConsumedData } from '#server/modules/accounts/index';
-import type { RelayContext, RelayDeps } from './relay-context';
+import type { ChargeEndReason, QuotaConsumedData, UsageSource } from '#server/modules/accounts/index';
+import { promptTokens, type RelayContext, type RelayDeps } from './relay-context';
 import { billedUsage, boundCharge } from './charge-bound';
 
-/** What an answer used, as the charge counts it. */
+/** What an answer used, as the charge counts it, and where the counts came from. */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
+  source: UsageSource;
 }
 
+/** The upstream's own report. */
 export function fromTokenUsage(usage: TokenUsage): Usage {
   return {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
     cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    source: 'upstream',
   };
+}
+
+/**
+ * The estimate of a request whose answer never came (the client left and the drain bound ran out, or the answer
+ * broke off): its prompt counted here (an image generation: its n; a transcription: nothing, its input is audio),
+ * no completion.
+ */
+export function estimatedUsage(context: RelayContext, upstreamModel: string): Usage {
+  const mode = context.mode;
+  let prompt: number;
+  if (mode === 'images-generations') prompt = imageCount(context);
+  else if (mode === 'audio-transcriptions' || mode === 'audio-translations') prompt = 0;
+  else prompt = promptTokens(context, upstreamModel);
+  return { promptTokens: prompt, completionTokens: 0, cachedTokens: 0, source: 'estimated' };
+}
+
+export function imageCount(context: RelayContext): number {
+  const n = context.body.n;
+  return typeof n === 'number' && n > 0 ? Math.trunc(n) : 1;
+}
+
+/** `reason`, unless the client left before the end: then the request ended because of that. */
+export function endedBy(context: RelayContext, reason: ChargeEndReason): ChargeEndReason {
+  return context.request.signal.aborted ? 'client_gone' : reason;
 }
 
 /** The request's QuotaConsumed: the facts of the answer and its price at the answering channel's model. */
@@ -29,6 +56,7 @@ export function buildCharge(
   upstreamModel: string,
   usage: Usage,
   firstTokenMs: number | null,
+  endReason: ChargeEndReason,
 ): QuotaConsumedData {
   const { caller, tables } = context;
   let pricing: ModelPricing;
@@ -71,6 +99,8 @@ export function buildCharge(
     useTimeSeconds: Math.floor((now - context.startedAt) / 1000),
     firstTokenMs: firstTokenMs ?? 0,
     createdAt: Math.floor(context.startedAt / 1000),
+    usageSource: usage.source,
+    endReason,
   };
   if (content !== undefined) data.content = content;
   if (!deps.options.getBool('LogConsumeEnabled')) data.logConsume = false;
@@ -78,7 +108,10 @@ export function buildCharge(
   return data;
 }
 
-/** Settle: the one charge of an answered request, durable before the answer ends; marks the context settled. */
+/**
+ * Settle: the one charge of an answered request (or of one the upstream worked on for a client that left),
+ * durable before the answer ends; marks the context settled.
+ */
 export async function settle(
   deps: RelayDeps,
   context: RelayContext,
@@ -86,9 +119,10 @@ export async function settle(
   upstreamModel: string,
   usage: Usage,
   firstTokenMs: number | null,
+  endReason: ChargeEndReason,
 ): Promise<void> {
   const billed = billedUsage(context, usage);
-  const data = buildCharge(deps, context, channel, upstreamModel, billed.usage, firstTokenMs);
+  const data = buildCharge(deps, context, channel, upstreamModel, billed.usage, firstTokenMs, endReason);
   await boundCharge(deps, context, data, billed.capped);
   try {
     await deps.settlement.settle({

@@ -2,10 +2,13 @@ import type { UpstreamSuccess } from '#server/upstreams/upstream-adapter';
 import type { RoutableChannel } from '../../relay-ports';
 import { countTextTokens } from '../../tokenizer/token-counter';
 import { HOP_BY_HOP } from './answer-writes';
-import { fromTokenUsage, settle, type Usage } from './charge-builder';
+import { endedBy, fromTokenUsage, imageCount, settle, type Usage } from './charge-builder';
 import { promptTokens, type RelayContext, type RelayDeps } from './relay-context';
 
-/** A whole (not streamed) answer: reported, settled, then written in one piece with its length. */
+/**
+ * A whole (not streamed) answer: reported, settled, then written in one piece with its length. A client that left
+ * while the upstream answered gets nothing written; the answer is still charged (endReason client_gone).
+ */
 export async function answerPlain(
   deps: RelayDeps,
   context: RelayContext,
@@ -16,7 +19,7 @@ export async function answerPlain(
 ): Promise<void> {
   let usage: Usage;
   if (context.mode === 'images-generations') {
-    usage = { promptTokens: imageCount(context), completionTokens: 0, cachedTokens: 0 };
+    usage = { promptTokens: imageCount(context), completionTokens: 0, cachedTokens: 0, source: 'estimated' };
   } else if (result.usage) {
     usage = fromTokenUsage(result.usage);
   } else {
@@ -25,10 +28,11 @@ export async function answerPlain(
         context.mode === 'audio-transcriptions' || context.mode === 'audio-translations' ? 0 : promptTokens(context, upstreamModel),
       completionTokens: result.completionText ? countTextTokens(result.completionText, upstreamModel) : 0,
       cachedTokens: 0,
+      source: 'estimated',
     };
   }
   deps.outcomes.report({ channelId: channel.id, ok: true, status: result.status, errorCode: null, message: '', source: 'relay' });
-  await settle(deps, context, channel, upstreamModel, usage, null);
+  await settle(deps, context, channel, upstreamModel, usage, null, endedBy(context, 'completed'));
 
   const response = context.response;
   if (response.destroyed) return;
@@ -49,9 +53,4 @@ export async function answerPlain(
   headers['content-length'] = String(payload.length);
   response.writeHead(result.status, headers);
   response.end(payload);
-}
-
-function imageCount(context: RelayContext): number {
-  const n = context.body.n;
-  return typeof n === 'number' && n > 0 ? Math.trunc(n) : 1;
 }

@@ -41,6 +41,8 @@ export interface RelayDeps {
   readonly streamingTimeoutMs: number;
   /** RELAY_TIMEOUT: how long the upstream may take to answer (0: no limit). */
   readonly relayTimeoutMs: number;
+  /** RELAY_DRAIN_AFTER_CLIENT_GONE_MS: how long an upstream that has the request is read on after the client left. */
+  readonly drainAfterClientGoneMs: number;
   /** RELAY_MEDIA_ALLOW_PRIVATE: client image URLs may point at loopback, private and link-local addresses. */
   readonly allowPrivateMedia: boolean;
 }

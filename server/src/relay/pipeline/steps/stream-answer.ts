@@ -1,5 +1,7 @@
+import type { ChargeEndReason } from '#server/modules/accounts/index';
 import type {
   StreamCloseCause,
+  StreamEnd,
   StreamSummary,
   TokenUsage,
   UpstreamAdapter,
@@ -9,12 +11,23 @@ import type { RoutableChannel } from '../../relay-ports';
 import { countTextTokens } from '../../tokenizer/token-counter';
 import { isBodyTimeout } from '../../upstream-client/upstream-http-client';
 import { type UpstreamAnswer, waitForDrain } from './answer-writes';
-import { fromTokenUsage, settle, type Usage } from './charge-builder';
+import { endedBy, fromTokenUsage, settle, type Usage } from './charge-builder';
 import { promptTokens, type RelayContext, type RelayDeps } from './relay-context';
+
+/** Why a stream the client stayed for ended, as the charge records it (unreadable framing is the upstream's error). */
+const END_REASONS: Record<StreamEnd, ChargeEndReason> = {
+  done: 'completed',
+  upstream_error: 'upstream_error',
+  invalid_stream: 'upstream_error',
+  idle_timeout: 'timeout',
+  cut: 'cut_stream',
+};
 
 /**
  * Streams the upstream's answer chunk by chunk. From the first byte on there is no retry: a cut or an
- * upstream error becomes an error event for the client and what was delivered is billed.
+ * upstream error becomes an error event for the client and what was delivered is billed. A client that leaves does
+ * not stop the reading: the upstream's stream is read to its end (writing nothing) for at most the drain bound
+ * (the upstream client aborts it then), and charged with the upstream's usage, else with what was counted.
  */
 export async function stream(
   deps: RelayDeps,
@@ -76,6 +89,7 @@ export async function stream(
     answer.body.destroy();
   }
   const summary = transformer.finish(cause);
+  const endReason = endedBy(context, END_REASONS[summary.end]);
   const usage = streamUsage(context, summary, upstreamModel);
   const firstTokenMs = summary.firstTokenAt !== null ? Math.max(0, summary.firstTokenAt - context.startedAt) : 0;
   const ok = summary.end === 'done';
@@ -91,7 +105,7 @@ export async function stream(
       source: 'relay',
     });
   }
-  await settle(deps, context, channel, upstreamModel, usage, firstTokenMs);
+  await settle(deps, context, channel, upstreamModel, usage, firstTokenMs, endReason);
   if (response.destroyed) return;
   const tokenUsage: TokenUsage = {
     prompt_tokens: usage.promptTokens,
@@ -109,5 +123,6 @@ function streamUsage(context: RelayContext, summary: StreamSummary, upstreamMode
     promptTokens: summary.promptTokens ?? promptTokens(context, upstreamModel),
     completionTokens: completion,
     cachedTokens: 0,
+    source: 'estimated',
   };
 }
