@@ -44,7 +44,8 @@ async function main(): Promise<void> {
       logger.warn(`could not lower the scheduling priority: ${(error as Error).message}`);
     }
     const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: nestLogLevels(config.LOG_LEVEL) });
-    context.enableShutdownHooks();
+    // No enableShutdownHooks: the SIGTERM/SIGINT handler below closes the context (running every shutdown hook)
+    // once; Nest's own hooks would close it a second time and re-raise the signal.
     await context.init();
     app = context;
   }
