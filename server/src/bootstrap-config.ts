@@ -29,7 +29,11 @@ export async function loadRuntimeConfig(
     throw error;
   });
   if (options.migrate !== false) {
-    const applied = await runMigrations(postgres.url);
+    const applied = await runMigrations(postgres.url).catch(async (error: unknown) => {
+      await redis.stop?.();
+      await postgres.stop?.();
+      throw error;
+    });
     log(applied.length ? `migrations: applied ${applied.join(', ')}` : 'migrations: up to date');
   }
   return {

@@ -51,14 +51,24 @@ async function main(): Promise<void> {
   }
   // Memory a burst left behind goes back once the process is quiet (IDLE_GC; config/idle-heap-collector.ts).
   const collector = startIdleHeapCollector(config, (line) => logger.log(line));
-  const shutdown = async () => {
-    collector?.stop();
-    await app.close();
-    await stop();
-    process.exit(0);
-  };
+  let closing: Promise<void> | null = null;
+  const shutdown = () =>
+    (closing ??= (async () => {
+      collector?.stop();
+      await app.close();
+      await stop();
+      process.exit(0);
+    })());
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
+  // A supervisor's child: when the supervisor is gone (its IPC channel closed), stop too rather than run orphaned.
+  if (process.send) {
+    process.channel?.unref();
+    process.once('disconnect', () => {
+      logger.warn('the supervisor is gone: stopping');
+      void shutdown();
+    });
+  }
 }
 
 main().catch((error: unknown) => {

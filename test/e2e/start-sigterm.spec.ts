@@ -93,6 +93,61 @@ describe('npm start: SIGTERM stops everything it started', () => {
     return json.data;
   }
 
+  it('ROLE=all runs every role in the one process, and SIGTERM stops it and the redis-server it started', async () => {
+    const port = await freePort();
+    const redisPort = await freePort();
+    const allData = mkdtempSync(join(tmpdir(), 'tollgate-start-all-'));
+    let log = '';
+    const single = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        ROLE: 'all',
+        DATA_DIR: allData,
+        DATABASE_URL: database.url,
+        REDIS_PORT: String(redisPort),
+        REDIS_PREFIX: `tg-start-all-${process.pid}`,
+        ALLOW_PACKAGE_INSTALL: 'false',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        SESSION_SECRET: 'test-session-secret-test-session-secret',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    single.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    single.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    try {
+      const deadline = Date.now() + 150_000;
+      while (
+        !(await fetch(`http://127.0.0.1:${port}/api/status`).then(
+          (response) => response.ok,
+          () => false,
+        ))
+      ) {
+        if (single.exitCode !== null || Date.now() > deadline) throw new Error(`ROLE=all npm start did not answer:\n${log.slice(-4000)}`);
+        await new Promise((done) => setTimeout(done, 250));
+      }
+      // One node process (npm's own child), no supervisor and no role children.
+      const tree = descendants(single.pid!);
+      expect(tree.map(commandOf).filter((command) => /main\.js/.test(command))).toEqual(['node dist/server/src/main.js']);
+      expect(log).toMatch(/roles: api, worker, projector/);
+      const redisPid = Number(readFileSync(join(allData, 'redis', 'redis.pid'), 'utf8'));
+      expect(running(redisPid)).toBe(true);
+
+      const everything = [...tree, redisPid];
+      single.kill('SIGTERM');
+      await new Promise<void>((done) => (single.exitCode !== null ? done() : single.once('exit', () => done())));
+      const gone = Date.now() + 15_000;
+      while (everything.some(running) && Date.now() < gone) await new Promise((done) => setTimeout(done, 100));
+      expect(everything.filter(running).map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
+      expect(log).toMatch(/redis: stopped the redis-server started at start-up/);
+    } finally {
+      if (single.exitCode === null) single.kill('SIGKILL');
+      rmSync(allData, { recursive: true, force: true });
+    }
+  });
+
   it('runs api, worker and projector as children, and on SIGTERM ships the last charge and leaves nothing running', async () => {
     const port = await freePort();
     const redisPort = await freePort();
@@ -142,6 +197,27 @@ describe('npm start: SIGTERM stops everything it started', () => {
     // Each role logs through the one stream, prefixed.
     expect(output).toMatch(/\[api\] .*listening on http:\/\/127\.0\.0\.1:/);
     expect(output).toMatch(/\[projector\] /);
+
+    // A child that dies is restarted: the api, SIGKILLed, answers again under a new pid.
+    const apiPid = tree.find((pid) => /--role api /.test(commandOf(pid)))!;
+    process.kill(apiPid, 'SIGKILL');
+    const back = Date.now() + 60_000;
+    let newApi: number | undefined;
+    while (!newApi) {
+      newApi = descendants(npm.pid!).find((pid) => pid !== apiPid && / --role api /.test(commandOf(pid)));
+      if (Date.now() > back) throw new Error(`the api was not restarted:\n${output.slice(-3000)}`);
+      if (!newApi) await new Promise((done) => setTimeout(done, 100));
+    }
+    while (
+      !(await fetch(`${base}/api/status`).then(
+        (response) => response.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > back) throw new Error(`the restarted api does not answer:\n${output.slice(-3000)}`);
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    expect(output).toMatch(/supervisor: api: exited \(signal SIGKILL\) after \d+ ms; restarting in 500 ms/);
 
     // A relayed request charged just before the SIGTERM.
     const token = 'start-root-access-token'.padEnd(32, 'x');

@@ -89,8 +89,10 @@ export class Supervisor {
     const { spec } = running;
     const child = spawn(this.options.command, [...(this.options.execArgv ?? []), ...spec.args], {
       env: spec.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // The IPC channel is how a child knows its supervisor is gone, even SIGKILLed: it closes (main.ts stops then).
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
+    child.channel?.unref();
     running.process = child;
     running.startedAt = Date.now();
     const out = new LinePrefixer(`[${spec.name}] `, this.options.stdout ?? ((text) => process.stdout.write(text)));
