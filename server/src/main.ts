@@ -64,10 +64,16 @@ async function main(): Promise<void> {
   // A supervisor's child: when the supervisor is gone (its IPC channel closed), stop too rather than run orphaned.
   if (process.send) {
     process.channel?.unref();
-    process.once('disconnect', () => {
+    // Its stdout and stderr are pipes to the supervisor: once it is gone, writes fail (EPIPE) and are dropped.
+    process.stdout.on('error', () => undefined);
+    process.stderr.on('error', () => undefined);
+    const gone = () => {
       logger.warn('the supervisor is gone: stopping');
       void shutdown();
-    });
+    };
+    // It may have gone while this process was starting (the channel closed before this listener existed).
+    if (!process.connected) gone();
+    else process.once('disconnect', gone);
   }
 }
 

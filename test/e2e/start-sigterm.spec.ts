@@ -93,6 +93,56 @@ describe('npm start: SIGTERM stops everything it started', () => {
     return json.data;
   }
 
+  it('a supervisor killed outright (SIGKILL) leaves no role child running: each stops when its IPC channel closes', async () => {
+    const port = await freePort();
+    const killedData = mkdtempSync(join(tmpdir(), 'tollgate-start-killed-'));
+    let log = '';
+    const supervisor = spawn(process.execPath, ['dist/server/src/main.js'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATA_DIR: killedData,
+        DATABASE_URL: database.url,
+        REDIS_URL: process.env.TEST_REDIS_URL,
+        REDIS_PREFIX: `tg-start-killed-${process.pid}`,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        SESSION_SECRET: 'test-session-secret-test-session-secret',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    supervisor.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    supervisor.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    try {
+      const deadline = Date.now() + 120_000;
+      while (
+        !(await fetch(`http://127.0.0.1:${port}/api/status`).then(
+          (response) => response.ok,
+          () => false,
+        ))
+      ) {
+        if (supervisor.exitCode !== null || Date.now() > deadline) throw new Error(`the supervisor did not answer:\n${log.slice(-4000)}`);
+        await new Promise((done) => setTimeout(done, 250));
+      }
+      let children = descendants(supervisor.pid!);
+      while (children.length < 3 && Date.now() < deadline) {
+        await new Promise((done) => setTimeout(done, 100));
+        children = descendants(supervisor.pid!);
+      }
+      expect(children.map(commandOf).filter((command) => /--role (api|worker|projector) --no-migrate/.test(command))).toHaveLength(3);
+      supervisor.kill('SIGKILL');
+      const gone = Date.now() + 20_000;
+      const killed = Date.now();
+      while (children.some(running) && Date.now() < gone) await new Promise((done) => setTimeout(done, 100));
+      process.stdout.write(`children gone ${Date.now() - killed} ms after the supervisor's SIGKILL\n`);
+      expect(children.filter(running).map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
+    } finally {
+      if (supervisor.exitCode === null) supervisor.kill('SIGKILL');
+      rmSync(killedData, { recursive: true, force: true });
+    }
+  });
+
   it('ROLE=all runs every role in the one process, and SIGTERM stops it and the redis-server it started', async () => {
     const port = await freePort();
     const redisPort = await freePort();
