@@ -55,7 +55,9 @@ export async function configureHttpApp(app: NestFastifyApplication, config: AppC
     await app.register(fastifyStatic as never, { root: consoleDir, prefix: '/', wildcard: false, index: false } as never);
   }
   app.useGlobalFilters(new ConsoleExceptionFilter(existsSync(resolve(consoleDir, 'index.html'))));
-  app.enableShutdownHooks();
+  // No enableShutdownHooks: main.ts closes the app once on SIGTERM/SIGINT (every shutdown hook runs, the charge
+  // journal drains) and then stops the services it started; Nest's hooks would close it a second time and re-raise
+  // the signal, killing the process before that.
 }
 
 /** SESSION_SECRET, else the one generated once into DATA_DIR (a restart keeps everyone signed in). */

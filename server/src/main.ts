@@ -3,20 +3,31 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { loadRuntimeConfig } from './bootstrap-config';
-import { parseConfig, parseRoles } from './config/app-config';
+import { parseConfig, parseStart } from './config/app-config';
 import { startIdleHeapCollector } from './config/idle-heap-collector';
 import { lowerProcessPriority } from './config/process-priority';
 import { createHttpApp, nestLogLevels } from './http-app';
+import { runSupervisor } from './supervisor/run-supervisor';
 
 /**
- * `node dist/server/src/main.js [--role api|worker|projector|all]` (default all): one code base, three roles.
+ * `node dist/server/src/main.js [--role supervisor|api|worker|projector|all]`: one code base, three roles. Without
+ * --role (and ROLE unset) the process is the supervisor of one child per role (supervisor/run-supervisor.ts);
+ * `--role all` runs every role in this one process.
  */
 async function main(): Promise<void> {
   const logger = new Logger('Tollgate');
   // The one read of the environment: everything below gets its configuration from here.
   const env = parseConfig(process.env);
-  const roles = parseRoles(process.argv, env.ROLE);
-  const { config, stop } = await loadRuntimeConfig(env, roles, (line) => logger.log(line));
+  const start = parseStart(process.argv, env.ROLE);
+  if (start === 'supervisor') {
+    const entry = process.argv[1];
+    await runSupervisor({ env, rawEnv: process.env, entry, execArgv: process.execArgv, log: (line) => logger.log(line) });
+    return;
+  }
+  const roles = start;
+  // A supervisor's child: the supervisor ran the migrations (and owns the services it started).
+  const migrate = !process.argv.includes('--no-migrate');
+  const { config, stop } = await loadRuntimeConfig(env, roles, (line) => logger.log(line), { migrate });
   logger.log(`roles: ${roles.join(', ')}`);
 
   let app: { close(): Promise<void> };
@@ -33,20 +44,37 @@ async function main(): Promise<void> {
       logger.warn(`could not lower the scheduling priority: ${(error as Error).message}`);
     }
     const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: nestLogLevels(config.LOG_LEVEL) });
-    context.enableShutdownHooks();
+    // No enableShutdownHooks: the SIGTERM/SIGINT handler below closes the context (running every shutdown hook)
+    // once; Nest's own hooks would close it a second time and re-raise the signal.
     await context.init();
     app = context;
   }
   // Memory a burst left behind goes back once the process is quiet (IDLE_GC; config/idle-heap-collector.ts).
   const collector = startIdleHeapCollector(config, (line) => logger.log(line));
-  const shutdown = async () => {
-    collector?.stop();
-    await app.close();
-    await stop();
-    process.exit(0);
-  };
+  let closing: Promise<void> | null = null;
+  const shutdown = () =>
+    (closing ??= (async () => {
+      collector?.stop();
+      await app.close();
+      await stop();
+      process.exit(0);
+    })());
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
+  // A supervisor's child: when the supervisor is gone (its IPC channel closed), stop too rather than run orphaned.
+  if (process.send) {
+    process.channel?.unref();
+    // Its stdout and stderr are pipes to the supervisor: once it is gone, writes fail (EPIPE) and are dropped.
+    process.stdout.on('error', () => undefined);
+    process.stderr.on('error', () => undefined);
+    const gone = () => {
+      logger.warn('the supervisor is gone: stopping');
+      void shutdown();
+    };
+    // It may have gone while this process was starting (the channel closed before this listener existed).
+    if (!process.connected) gone();
+    else process.once('disconnect', gone);
+  }
 }
 
 main().catch((error: unknown) => {

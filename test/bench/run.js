@@ -8,7 +8,9 @@
  *   --rounds N           rounds per phase, order alternating (default 3)
  *   --duration S         seconds per wrk phase (default 10)
  *   --ttfb-count N       streamed requests per TTFB round (default 300)
- *   --targets a,b,c      any of direct,tollgate,portkey (default all three)
+ *   --targets a,b,c      any of direct,tollgate,portkey,npmstart (default direct,tollgate,portkey)
+ *   --npm-start          add the npmstart target: Tollgate started as `npm start` starts it (the supervisor and its
+ *                        api, worker and projector children), measured beside the production shape (lib/npm-start.js)
  *   --profile            afterwards, run Tollgate under `node --cpu-prof` for one saturation phase; top self time
  *     --profile-connections N   wrk connections of the profiled phase (default 50; 1 shows the unloaded path)
  *   --streams            the slow-stream mode instead: 1,000 paced streams held through Tollgate, RSS before/during/after
@@ -41,6 +43,7 @@ const client = require('./lib/client');
 const tollgate = require('./lib/tollgate');
 const report = require('./lib/report');
 const { summarizeProfile, readProfile } = require('./lib/profile');
+const npmStart = require('./lib/npm-start');
 
 const ROOT = tollgate.ROOT;
 const WORK = path.join(__dirname, '.work');
@@ -58,7 +61,8 @@ const opt = {
   targets: String(flags.targets ?? 'direct,tollgate,portkey')
     .split(',')
     .map((t) => t.trim())
-    .filter(Boolean),
+    .filter(Boolean)
+    .concat(flags['npm-start'] && !String(flags.targets ?? '').includes('npmstart') ? ['npmstart'] : []),
   streamCount: Number(flags['stream-count'] ?? 1000),
   chunkMs: Number(flags['chunk-ms'] ?? 100),
   streamSeconds: Number(flags['stream-seconds'] ?? 20),
@@ -70,7 +74,7 @@ const opt = {
   redisPrefix: `tollgate-bench-${process.pid}`,
 };
 for (const target of opt.targets) {
-  if (!['direct', 'tollgate', 'portkey'].includes(target)) throw new Error(`unknown target ${target}`);
+  if (!['direct', 'tollgate', 'portkey', 'npmstart'].includes(target)) throw new Error(`unknown target ${target}`);
 }
 
 const log = (line = '') => process.stdout.write(`${line}\n`);
@@ -170,6 +174,7 @@ async function startPortkey(portkeyDir) {
 let tollgateMain = null;
 
 async function prepareTollgate() {
+  if (tollgateMain) return;
   const outDir = path.join(WORK, 'build');
   const main = path.join(outDir, 'server', 'src', 'main.js');
   if (flags['no-build'] && fs.existsSync(main)) {
@@ -239,8 +244,8 @@ async function startTollgate(nodeArgs = [], logName = 'tollgate') {
  * connection per thread only: request() and response() cannot be paired per connection. docs/benchmark.md,
  * "What wrk's percentiles are at c=1".
  */
-function writeLua(headers, { perRequest = false } = {}) {
-  const file = path.join(WORK, perRequest ? 'post-per-request.lua' : 'post.lua');
+function writeLua(headers, { perRequest = false, name = 'post' } = {}) {
+  const file = path.join(WORK, perRequest ? `${name}-per-request.lua` : `${name}.lua`);
   const lines = [
     'wrk.method = "POST"',
     `wrk.body = ${JSON.stringify(JSON.stringify(client.BODY))}`,
@@ -277,9 +282,10 @@ function cpuDelta(before, after) {
 }
 
 async function loadPhase(target, connections, lua, wrkOptions = {}) {
-  const gatewayPids = target.pid ? [target.pid] : [];
-  const storePids = target.name === 'tollgate' ? () => tollgate.backendPids(opt.databaseUrl).catch(() => []) : () => [];
-  const projectorPids = target.name === 'tollgate' && projector ? [projector.pid] : [];
+  const gatewayPids = target.gatewayPids ?? (target.pid ? [target.pid] : []);
+  const storeDb = target.databaseUrl ?? (target.name === 'tollgate' ? opt.databaseUrl : null);
+  const storePids = storeDb ? () => tollgate.backendPids(storeDb).catch(() => []) : () => [];
+  const projectorPids = target.projectorPids ?? (target.name === 'tollgate' && projector ? [projector.pid] : []);
   const g0 = await cpuOf(gatewayPids);
   const s0 = await cpuOf(storePids);
   const p0 = await cpuOf(projectorPids);
@@ -292,8 +298,8 @@ async function loadPhase(target, connections, lua, wrkOptions = {}) {
   const per = (delta) => (w.requests > 0 ? delta / w.requests : NaN);
   return {
     ...w,
-    cpuUs: target.pid ? per(cpuDelta(g0, g1)) : NaN,
-    storeUs: target.name === 'tollgate' ? per(cpuDelta(s0, s1)) : NaN,
+    cpuUs: gatewayPids.length ? per(cpuDelta(g0, g1)) : NaN,
+    storeUs: storeDb ? per(cpuDelta(s0, s1)) : NaN,
     projectorUs: projectorPids.length ? per(cpuDelta(p0, p1)) : NaN,
     mockUs: per(cpuDelta(m0, m1)),
   };
@@ -362,6 +368,27 @@ async function benchmarkMode() {
       log(`! Tollgate is not measured: ${error.message}`);
     }
   }
+  if (opt.targets.includes('npmstart')) {
+    try {
+      await prepareTollgate();
+      const target = await npmStart.startNpmStartTarget({
+        main: tollgateMain,
+        env: tollgateEnv(),
+        databaseUrl: opt.databaseUrl,
+        redisPrefix: opt.redisPrefix,
+        logsDir: LOGS,
+        upstreamPort: upstream.port,
+        port: await proc.freePort(),
+        log,
+        writeLua,
+      });
+      services.push(target.service);
+      targets.push(target);
+    } catch (error) {
+      skipped.npmstart = error.message;
+      log(`! npmstart is not measured: ${error.message}`);
+    }
+  }
   if (portkeyDir) {
     const service = await startPortkey(portkeyDir);
     services.push(service);
@@ -379,7 +406,7 @@ async function benchmarkMode() {
 
   for (const target of [...targets]) {
     try {
-      await tollgate.smokeRelay(target.url, headers, { attempts: target.name === 'tollgate' ? 20 : 3 });
+      await tollgate.smokeRelay(target.url, target.headers ?? headers, { attempts: target.name === 'portkey' ? 3 : 20 });
     } catch (error) {
       skipped[target.name] = error.message;
       targets.splice(targets.indexOf(target), 1);
@@ -393,25 +420,25 @@ async function benchmarkMode() {
   );
 
   log('- warm-up');
-  for (const target of targets) await wrk(target.url, 50, opt.warmup, lua);
-  for (const target of targets) await client.measureTtfb(target.url, headers, 20);
+  for (const target of targets) await wrk(target.url, 50, opt.warmup, target.lua ?? lua);
+  for (const target of targets) await client.measureTtfb(target.url, target.headers ?? headers, 20);
 
   const results = Object.fromEntries(
     names.map((name) => [name, { sat: [], seq: [], ttfb: [], ...(flags['one-cpu-loop'] ? { seq1: [] } : {}) }]),
   );
   const phases = [
-    ['sat', 'saturation, wrk -t1 -c50, non-streaming', (t) => loadPhase(t, 50, lua)],
-    ['seq', 'concurrency 1, wrk -t1 -c1, non-streaming, every request timed', (t) => loadPhase(t, 1, perRequestLua)],
+    ['sat', 'saturation, wrk -t1 -c50, non-streaming', (t) => loadPhase(t, 50, t.lua ?? lua)],
+    ['seq', 'concurrency 1, wrk -t1 -c1, non-streaming, every request timed', (t) => loadPhase(t, 1, t.perRequestLua ?? perRequestLua)],
     ...(flags['one-cpu-loop']
       ? [
           [
             'seq1',
             'concurrency 1 as above, with wrk, the fake upstream and the target on CPU 0 (Postgres, Redis, the projector free)',
-            (t) => onOneCpu(t, () => loadPhase(t, 1, perRequestLua, { cpus: '0' })),
+            (t) => onOneCpu(t, () => loadPhase(t, 1, t.perRequestLua ?? perRequestLua, { cpus: '0' })),
           ],
         ]
       : []),
-    ['ttfb', `streams at concurrency 1, time to first byte`, (t) => client.measureTtfb(t.url, headers, opt.ttfbCount)],
+    ['ttfb', `streams at concurrency 1, time to first byte`, (t) => client.measureTtfb(t.url, t.headers ?? headers, opt.ttfbCount)],
   ];
   for (const [phase, title, measure] of phases) {
     log(`- ${phase}: ${title}`);
@@ -440,6 +467,15 @@ async function benchmarkMode() {
   log(report.resultTable(summary));
   log('');
   for (const line of report.ratioLines(summary)) log(line);
+  const [shape, started] = [summary.tollgate, summary.npmstart];
+  if (shape && started) {
+    const times = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${report.fmt(a / b)}x` : 'n/a');
+    log(
+      `npm start (supervisor: api, worker, projector children) vs the production shape (api,worker + projector): RPS ${times(started.rps, shape.rps)}, ` +
+        `CPU per request ${times(started.cpuUs, shape.cpuUs)}, c=1 p50 ${report.fmt(started.seqP50, 3)} vs ${report.fmt(shape.seqP50, 3)} ms, ` +
+        `p99 ${report.fmt(started.seqP99, 3)} vs ${report.fmt(shape.seqP99, 3)} ms`,
+    );
+  }
   for (const line of report.wrkCorrectedLine(summary)) log(line);
   for (const line of report.oneCpuLoopLines(summary)) log(line);
   log(
@@ -712,12 +748,14 @@ async function serveMode() {
 async function cleanUp() {
   await proc.stopAll();
   if (tollgateMain) {
-    await tollgate
-      .dropRedisPrefix(opt.redisUrl, opt.redisPrefix)
-      .catch((error) => log(`! could not clear Redis prefix ${opt.redisPrefix}: ${error.message}`));
-    if (!flags['keep-db']) {
+    for (const prefix of [opt.redisPrefix, `${opt.redisPrefix}-start`]) {
+      await tollgate
+        .dropRedisPrefix(opt.redisUrl, prefix)
+        .catch((error) => log(`! could not clear Redis prefix ${prefix}: ${error.message}`));
+    }
+    for (const databaseUrl of flags['keep-db'] ? [] : [opt.databaseUrl, npmStart.startDatabaseUrl(opt.databaseUrl)]) {
       const { Client } = require(path.join(ROOT, 'node_modules', 'pg'));
-      const url = new URL(opt.databaseUrl);
+      const url = new URL(databaseUrl);
       const name = decodeURIComponent(url.pathname.slice(1));
       url.pathname = '/postgres';
       const pg = new Client({ connectionString: url.toString() });

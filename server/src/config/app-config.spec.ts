@@ -1,4 +1,4 @@
-import { CONFIG_DEFAULTS, parseConfig, parseRoles } from './app-config';
+import { CONFIG_DEFAULTS, parseConfig, parseRoles, parseStart } from './app-config';
 
 describe('parseConfig', () => {
   it('gives every variable its default when the environment is empty, and takes blank values as unset', () => {
@@ -68,5 +68,23 @@ describe('parseRoles', () => {
     expect(parseRoles(['node', 'main.js'], 'projector')).toEqual(['projector']);
     expect(parseRoles(['node', 'main.js'])).toEqual(['api', 'worker', 'projector']);
     expect(() => parseRoles(['node', 'main.js'], 'web')).toThrow('Unknown --role "web"');
+  });
+});
+
+describe('parseStart', () => {
+  it('is the supervisor without --role and with ROLE at its default, else the roles to run in this process', () => {
+    expect(CONFIG_DEFAULTS.ROLE).toBe('supervisor');
+    expect(parseStart(['node', 'main.js'], CONFIG_DEFAULTS.ROLE)).toBe('supervisor');
+    expect(parseStart(['node', 'main.js', '--role', 'supervisor'], 'all')).toBe('supervisor');
+    expect(parseStart(['node', 'main.js'], 'all')).toEqual(['api', 'worker', 'projector']);
+    expect(parseStart(['node', 'main.js', '--role=api'], 'supervisor')).toEqual(['api']);
+    expect(() => parseStart(['node', 'main.js', '--role', 'web'])).toThrow(
+      'Unknown --role "web": use api, worker, projector, all or supervisor',
+    );
+  });
+
+  it('refuses a bad SHUTDOWN_TIMEOUT_MS or REDIS_PORT, naming it', () => {
+    expect(() => parseConfig({ SHUTDOWN_TIMEOUT_MS: '10' })).toThrow('SHUTDOWN_TIMEOUT_MS must be an integer >= 1000 (got "10")');
+    expect(() => parseConfig({ REDIS_PORT: '70000' })).toThrow('REDIS_PORT must be an integer 1..65535 (got "70000")');
   });
 });

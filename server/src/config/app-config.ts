@@ -112,12 +112,19 @@ const variables = {
   /** Where the api role listens. */
   PORT: integer(3000, 0, 65535),
   HOST: text('0.0.0.0'),
-  /** Which roles this process runs when no --role is given: api, worker, projector (comma-separated) or all. */
-  ROLE: text('all'),
+  /**
+   * Without --role: `supervisor` (one child process per role under a supervisor), or the roles this one process runs:
+   * api, worker, projector (comma-separated) or all.
+   */
+  ROLE: text('supervisor'),
+  /** How long the supervisor waits for its children to stop (they ship their charges) before it kills them. */
+  SHUTDOWN_TIMEOUT_MS: integer(20_000, 1000),
   /** Postgres for read models, configuration and (by default) the event store. Unset: local server, else embedded. */
   DATABASE_URL: optionalText('local server, else embedded'),
   /** Redis for sessions, rate limits, caches and BullMQ. Unset: 127.0.0.1:6379, else a local redis-server. */
   REDIS_URL: optionalText('127.0.0.1:6379, else a started `redis-server`'),
+  /** With REDIS_URL unset: the local port probed, and the one a started redis-server listens on. */
+  REDIS_PORT: integer(6379, 1, 65535),
   /** esdb://… selects the EventStoreDB adapter; unset uses the Postgres events table. */
   EVENTSTORE_URL: optionalText('unset: the Postgres `events` table'),
   /** Prefix for every Redis key and BullMQ queue, so several installations can share one Redis. */
@@ -280,16 +287,25 @@ export function parseConfig(env: Record<string, string | undefined>): EnvConfig 
 /** Every variable at its default: for code that specs build by hand without a configuration. */
 export const CONFIG_DEFAULTS: EnvConfig = parseConfig({});
 
-/** The roles from `--role x` / `--role=x`, else from ROLE (the parsed configuration's, default all). */
-export function parseRoles(argv: string[], role = 'all'): RuntimeRole[] {
+function roleArgument(argv: string[], role: string): string {
   const index = argv.indexOf('--role');
   const inline = argv.find((argument) => argument.startsWith('--role='));
-  const value = inline ? inline.slice('--role='.length) : index >= 0 ? argv[index + 1] : role;
+  return inline ? inline.slice('--role='.length) : index >= 0 ? argv[index + 1] : role;
+}
+
+/** `supervisor` when `--role supervisor` (or no --role and ROLE=supervisor, the default); else the roles to run here. */
+export function parseStart(argv: string[], role = 'supervisor'): 'supervisor' | RuntimeRole[] {
+  return roleArgument(argv, role).trim() === 'supervisor' ? 'supervisor' : parseRoles(argv, role);
+}
+
+/** The roles from `--role x` / `--role=x`, else from ROLE (the parsed configuration's). */
+export function parseRoles(argv: string[], role = 'all'): RuntimeRole[] {
+  const value = roleArgument(argv, role);
   if (!value || value === 'all') return [...ROLES];
   const roles = value.split(',').map((role) => role.trim());
   for (const role of roles) {
     if (!(ROLES as readonly string[]).includes(role)) {
-      throw new Error(`Unknown --role "${role}": use api, worker, projector or all`);
+      throw new Error(`Unknown --role "${role}": use api, worker, projector, all or supervisor`);
     }
   }
   return roles as RuntimeRole[];

@@ -1,11 +1,45 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Redis from 'ioredis';
 
 export interface ResolvedRedis {
   url: string;
   source: 'env' | 'local' | 'started';
+  /** Only for a redis-server this process started: stops it (SIGTERM, then SIGKILL after `timeoutMs`). */
+  stop?: (timeoutMs?: number) => Promise<void>;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the daemonised redis-server whose pid file is `pidFile`. It is gone once the pid is gone or the pid file is
+ * removed (redis-server removes it on a clean exit; a zombie waiting for its reaper still answers kill 0).
+ */
+export async function stopStartedRedis(pidFile: string, timeoutMs = 10_000): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return; // no pid file: not running
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid) && existsSync(pidFile)) {
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGKILL');
+      return;
+    }
+    await new Promise((done) => setTimeout(done, 50));
+  }
 }
 
 async function ping(url: string): Promise<boolean> {
@@ -70,6 +104,7 @@ export async function resolveRedis(options: {
   }
   const dir = resolve(options.dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
+  const pidFile = resolve(dir, 'redis.pid');
   const child = spawn(
     binary,
     [
@@ -84,7 +119,7 @@ export async function resolveRedis(options: {
       '--daemonize',
       'yes',
       '--pidfile',
-      resolve(dir, 'redis.pid'),
+      pidFile,
       '--logfile',
       resolve(dir, 'redis.log'),
     ],
@@ -94,7 +129,7 @@ export async function resolveRedis(options: {
   for (let attempt = 0; attempt < 50; attempt++) {
     if (await ping(local)) {
       log(`redis: REDIS_URL unset and nothing answered; started ${binary} on ${local} with data in ${dir}`);
-      return { url: local, source: 'started' };
+      return { url: local, source: 'started', stop: (timeoutMs) => stopStartedRedis(pidFile, timeoutMs) };
     }
     await new Promise((done) => setTimeout(done, 100));
   }
