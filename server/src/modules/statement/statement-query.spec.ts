@@ -33,7 +33,7 @@ describe('statement query parameters', () => {
     [{ start_timestamp: '9', end_timestamp: '8' }, '无效的参数：start_timestamp 不能晚于 end_timestamp'],
     [
       { kind: 'topup ' + 'x' },
-      '无效的参数 kind：只能是 gift、invite_reward、affiliate_transfer、admin_adjustment、redemption、topup、relay_charge 之一',
+      '无效的参数 kind：只能是 gift、invite_reward、affiliate_transfer、admin_adjustment、redemption、topup、refund、relay_charge 之一',
     ],
     [{ format: 'pdf' }, '无效的参数 format：只能是 json 或 csv'],
   ])('refuses %j', (query, message) => {
