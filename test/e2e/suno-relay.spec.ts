@@ -202,15 +202,16 @@ describe('suno: submit, poll, success or refund', () => {
     });
   });
 
-  it('rebuilds the tasks read model equal to live', async () => {
+  it('rebuilds the tasks read model, balances, logs and statement equal to live', async () => {
     const { target } = context;
     await projected(target);
-    const before = await snapshotTables(dataSource(target), ['tasks']);
+    const tables = ['tasks', 'account_balances', 'token_balances', 'logs', 'statement_lines'];
+    const before = await snapshotTables(dataSource(target), tables);
     expect(before.tasks.length).toBeGreaterThanOrEqual(5);
     await dataSource(target).query(`UPDATE tasks SET status = 'UNKNOWN', refunded = false`);
     const report = await rebuildProjectionsIn(target.app, { waitSeconds: 10 }, () => undefined);
     expect(report.projections.map((projection) => projection.name)).toEqual(expect.arrayContaining(['tasks']));
     await projected(target);
-    expect((await compareTables(before, dataSource(target), ['tasks'])).differences).toEqual([]);
+    expect((await compareTables(before, dataSource(target), tables)).differences).toEqual([]);
   });
 });

@@ -1,3 +1,7 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { SUNO_POLL_QUEUE, SUNO_POLL_SCHEDULER } from '#server/relay/suno/suno-poll.queue';
+import { SunoPollProcessor } from '#server/workers/suno-poll.processor';
 import { SunoApiFake } from '../fakes/upstreams/suno-api-fake';
 import { createChannel, userWithToken } from './relay-support';
 import { balanceRow, projected, setOptions } from './users-support';
@@ -131,5 +135,18 @@ describe('suno routes: errors and retries', () => {
       await setOptions(target, { RetryTimes: '0' });
       await backup.close();
     }
+  });
+
+  it('installs the poller as a 15 s job scheduler on the worker role, whose job runs a poll', async () => {
+    const { alice, suno: fake, target } = context;
+    const queue = target.app.get<Queue>(getQueueToken(SUNO_POLL_QUEUE), { strict: false });
+    const schedulers = await queue.getJobSchedulers();
+    expect(schedulers).toEqual([expect.objectContaining({ key: SUNO_POLL_SCHEDULER, every: 15_000 })]);
+    const submitted = await suno(context, 'POST', '/suno/submit/music', alice.key, { prompt: 'job' });
+    fake.succeed(submitted.body.data);
+    const report = await target.app.get(SunoPollProcessor, { strict: false }).process();
+    expect(report).toMatchObject({ ran: true });
+    await projected(target);
+    expect((await suno(context, 'GET', `/suno/fetch/${submitted.body.data}`, alice.key)).body.data).toMatchObject({ status: 'SUCCESS' });
   });
 });
