@@ -4,8 +4,8 @@ import { SUNO_POLL_QUEUE, SUNO_POLL_SCHEDULER } from '#server/relay/suno/suno-po
 import { SunoPollProcessor } from '#server/workers/suno-poll.processor';
 import { SunoApiFake } from '../fakes/upstreams/suno-api-fake';
 import { createChannel, userWithToken } from './relay-support';
-import { balanceRow, projected, setOptions } from './users-support';
-import { eventsOfType, MUSIC_QUOTA, suno, sunoFixture } from './suno-support';
+import { balanceRow, call, projected, setOptions } from './users-support';
+import { eventsOfType, MUSIC_QUOTA, pollSuno, suno, sunoFixture } from './suno-support';
 
 jest.setTimeout(60_000);
 
@@ -131,6 +131,19 @@ describe('suno routes: errors and retries', () => {
       fake.nextAnswer = { status: 400, body: { detail: 'no' } };
       expect((await suno(context, 'POST', '/suno/submit/music', alice.key, { prompt: 'x' })).status).toBe(400);
       expect(backup.requests.length).toBe(backupAsked);
+
+      // The backup channel is deleted: its unfinished task fails with new-api's reason and is refunded, once.
+      expect((await call(target, root, 'delete', `/api/channel/${backupId}`).expect(200)).body.success).toBe(true);
+      await projected(target);
+      await pollSuno(target);
+      await pollSuno(target);
+      expect((await suno(context, 'GET', `/suno/fetch/${retried.body.data}`, alice.key)).body.data).toMatchObject({
+        status: 'FAILURE',
+        progress: '100%',
+        fail_reason: `获取渠道信息失败，请联系管理员，渠道ID：${backupId}`,
+      });
+      const refunds = (await eventsOfType(target, 'QuotaRefunded')).filter((event) => event.data.taskId === retried.requestId);
+      expect(refunds).toHaveLength(1);
     } finally {
       await setOptions(target, { RetryTimes: '0' });
       await backup.close();

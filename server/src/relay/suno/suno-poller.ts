@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { REDIS } from '../../infrastructure/redis/redis.constants';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { type MetadataInput, systemActor } from '../../ledger/event-envelope';
-import { SunoTaskLedger, type SunoUpstreamItem, TaskReader } from '../../modules/tasks';
+import { mjChannelMissingReason, SunoTaskLedger, type SunoUpstreamItem, TaskReader } from '../../modules/tasks';
 import { RELAY_CHANNEL_ROUTER, type RelayChannelRouter } from '../relay-ports';
 import { withPollLock } from '../task/poll-lock';
 import { errorMessage } from './suno-http';
@@ -41,8 +41,9 @@ export function sunoUpstreamItem(item: Record<string, unknown>): SunoUpstreamIte
  * stream's revision and every refund has an id derived from the task, so two runs at once (or a run redone after a
  * worker died mid-run) move each task once and refund it once.
  *
- * 1. unfinished tasks (at most 500) without an upstream id fail; 2. the rest are asked of their channel in one
- * `POST /suno/fetch {ids}` per channel (a channel that is gone or does not answer is asked again next run); each
+ * 1. unfinished tasks (at most 500) without an upstream id fail, and those of a channel that is gone fail with
+ * new-api's reason; 2. the rest are asked of their channel in one `POST /suno/fetch {ids}` per channel (a channel
+ * that does not answer is asked again next run); each
  * item goes through the task's decider; 3. a failed, charged task is refunded — also those a dead worker left failed
  * but unrefunded.
  */
@@ -86,7 +87,10 @@ export class SunoPoller {
     for (const [channelId, tasks] of byChannel) {
       const channel = this.router.get(channelId);
       if (!channel) {
-        this.logger.warn(`suno tasks of channel ${channelId}: the channel is gone`);
+        for (const task of tasks) {
+          await this.tasks.apply(task.taskKey, { type: 'FailSunoTask', reason: mjChannelMissingReason(channelId) }, metadata);
+          report.failed += 1;
+        }
         continue;
       }
       const items = await this.batch(channel.baseUrl, channel.key, [...new Set(tasks.map((task) => task.taskId))]);
