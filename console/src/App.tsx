@@ -20,6 +20,7 @@ import { RegisterPage } from './pages/RegisterPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { StatementPage } from './pages/statement/StatementPage';
 import { MidjourneyPage } from './pages/midjourney/MidjourneyPage';
+import { TaskPage } from './pages/task/TaskPage';
 import { UserStatementPage } from './pages/statement/UserStatementPage';
 import { TopUpPage } from './pages/topup/TopUpPage';
 import { TopUpOrdersAdminPage } from './pages/topup/TopUpOrdersAdminPage';
@@ -42,9 +43,7 @@ const store = createConsoleStore();
 const DetailPage = lazy(() => import('./pages/detail/DetailPage').then((module) => ({ default: module.DetailPage })));
 
 /** Screens of later releases: [path, menu label key, public?]. */
-const LATER_SCREENS: Array<[string, string, boolean]> = [
-  ['/task', 'app.menu.task', false],
-];
+const LATER_SCREENS: Array<[string, string, boolean]> = [];
 
 /**
  * No refetch when the window regains focus: a refetched record would reset an edit form under the admin's hands
@@ -89,6 +88,7 @@ export const App = () => (
         <Route path="/playground" element={<PlaygroundPage />} />
         <Route path="/statement" element={<StatementPage />} />
         <Route path="/midjourney" element={<MidjourneyPage />} />
+        <Route path="/task" element={<TaskPage />} />
         <Route
           path="/detail"
           element={

@@ -10,11 +10,13 @@ import { en as topupOrdersAdminEn } from './topup-orders-admin';
 import { en as detailEn } from './detail';
 import { en as channelsEn } from './channels';
 import { en as midjourneyEn } from './midjourney';
+import { en as taskEn } from './task';
 
 /** English texts. zh.ts must provide the same keys (enforced by the MessageShape type). */
 export const appEn = {
   statement: statementEn,
   midjourney: midjourneyEn,
+  task: taskEn,
   common: {
     ok: 'OK',
     cancel: 'Cancel',

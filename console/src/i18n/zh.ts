@@ -4,6 +4,7 @@ import { zh as channelsZh } from './channels';
 import type { AppMessages, ResourceMessages } from './en';
 import { zh as logsZh } from './logs';
 import { zh as midjourneyZh } from './midjourney';
+import { zh as taskZh } from './task';
 import { zh as pagesZh } from './pages';
 import { raZh } from './raZh';
 import { zh as optionsTexts } from './settings';
@@ -16,6 +17,7 @@ import { zh as topupOrdersAdminZh } from './topup-orders-admin';
 export const appZh: AppMessages = {
   statement: statementZh,
   midjourney: midjourneyZh,
+  task: taskZh,
   common: {
     ok: '确定',
     cancel: '取消',

@@ -10,6 +10,7 @@ import type { ResourceEndpoints } from './endpoints/types';
 import { statementEndpoints } from '../pages/statement/statementEndpoints';
 import { topupOrderEndpoints } from '../pages/topup/topupOrderEndpoints';
 import { midjourneyEndpoints } from '../pages/midjourney/midjourneyEndpoints';
+import { taskEndpoints } from '../pages/task/taskEndpoints';
 
 /** One entry per react-admin resource; channels, tokens and logs join here later. */
 const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
@@ -19,6 +20,7 @@ const endpointsByResource: Record<string, ResourceEndpoints<any>> = {
   statement: statementEndpoints,
   topup_order: topupOrderEndpoints,
   midjourney: midjourneyEndpoints,
+  task: taskEndpoints,
   token: tokenEndpoints,
   channel: channelEndpoints,
 };

@@ -21,6 +21,11 @@ import { MidjourneyPollScheduler } from './midjourney/midjourney-poll.scheduler'
 import { MidjourneyPoller } from './midjourney/midjourney-poller';
 import { MidjourneyQueriesService } from './midjourney/midjourney-queries.service';
 import { MidjourneySubmitService } from './midjourney/midjourney-submit.service';
+import { SUNO_POLL_QUEUE } from './suno/suno-poll.queue';
+import { SunoPollScheduler } from './suno/suno-poll.scheduler';
+import { SunoPoller } from './suno/suno-poller';
+import { SunoQueriesService } from './suno/suno-queries.service';
+import { SunoSubmitService } from './suno/suno-submit.service';
 
 /**
  * The relay (/v1/*, /pg/chat/completions): token auth, admission, channel selection, upstream call, settlement.
@@ -40,6 +45,7 @@ export class RelayModule {
         PricingModule,
         TasksModule,
         BullModule.registerQueue({ name: MJ_POLL_QUEUE }),
+        BullModule.registerQueue({ name: SUNO_POLL_QUEUE }),
       ],
       providers: [
         { provide: RELAY_AUTHENTICATOR, useExisting: TokenAuthenticator },
@@ -55,6 +61,10 @@ export class RelayModule {
         MidjourneyQueriesService,
         MidjourneyPoller,
         MidjourneyPollScheduler,
+        SunoSubmitService,
+        SunoQueriesService,
+        SunoPoller,
+        SunoPollScheduler,
         {
           provide: LeaseSweeper,
           useFactory: (admission: QuotaAdmissionService, settlement: RelaySettlementService, config: AppConfig) =>
@@ -62,7 +72,7 @@ export class RelayModule {
           inject: [QuotaAdmissionService, RelaySettlementService, APP_CONFIG],
         },
       ],
-      exports: [RelayPipelineService, RelaySettlementService, PricingModule, LeaseSweeper, MidjourneyPoller],
+      exports: [RelayPipelineService, RelaySettlementService, PricingModule, LeaseSweeper, MidjourneyPoller, SunoPoller],
     };
   }
 }

@@ -4,6 +4,7 @@ import { ChannelTestsProcessor } from './channel-tests.processor';
 import { ChannelBalancesProcessor } from './channel-balances.processor';
 import { ChannelOutcomesProcessor } from './channel-outcomes.processor';
 import { MidjourneyPollProcessor } from './midjourney-poll.processor';
+import { SunoPollProcessor } from './suno-poll.processor';
 
 /**
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
@@ -15,6 +16,7 @@ const PROCESSORS: Provider[] = [
   ChannelBalancesProcessor,
   ChannelOutcomesProcessor,
   MidjourneyPollProcessor,
+  SunoPollProcessor,
 ];
 
 @Module({})

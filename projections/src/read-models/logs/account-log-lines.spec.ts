@@ -79,7 +79,7 @@ describe('accountLogLine', () => {
     expect(accountLogLine(refunded, currency)).toEqual({ type: 4, content: '构图失败 1712，补偿 ＄0.100000 额度' });
     expect(accountLogLine({ ...refunded, data: { ...refunded.data, platform: 'suno' } }, points)).toEqual({
       type: 4,
-      content: '任务失败 1712，补偿 50000 点额度',
+      content: '异步任务执行失败 1712，补偿 50000 点额度',
     });
   });
 });

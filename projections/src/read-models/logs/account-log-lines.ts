@@ -38,10 +38,10 @@ export function accountLogLine(event: AccountEvent, display: QuotaDisplay): LogL
         content: `使用在线充值成功，充值金额: ${amount(event.data.amount)}，支付金额：${event.data.money.toFixed(6)}`,
       };
     case 'QuotaRefunded':
-      // new-api: "构图失败 %s，补偿 %s" for Midjourney; Suno's "任务失败 %s，补偿 %s" wording is kept for later use.
+      // new-api: "构图失败 %s，补偿 %s" for Midjourney; "异步任务执行失败 %s，补偿 %s" for Suno.
       return {
         type: LogType.System,
-        content: `${event.data.platform === 'midjourney' ? '构图失败' : '任务失败'} ${event.data.upstreamTaskId}，补偿 ${amount(event.data.amount)}`,
+        content: `${event.data.platform === 'midjourney' ? '构图失败' : '异步任务执行失败'} ${event.data.upstreamTaskId}，补偿 ${amount(event.data.amount)}`,
       };
   }
 }

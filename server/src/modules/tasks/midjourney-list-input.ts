@@ -1,17 +1,9 @@
-import { InvalidParamsError } from '../../common/http/errors';
-import { isRowId, parseGoInt, queryText } from '../users/user-input';
+import { isRowId, queryText } from '../users/user-input';
+import { listPage, MAX_TASKS_PER_PAGE, optionalInteger, TASKS_PER_PAGE } from './list-query';
 import type { MidjourneyTaskFilter } from './midjourney-task.reader';
 
-export const MJ_TASKS_PER_PAGE = 10;
-export const MAX_MJ_TASKS_PER_PAGE = 100;
-
-function optionalInteger(query: unknown, name: string, ok: (value: number) => boolean): number | undefined {
-  const text = queryText(query, name).trim();
-  if (text === '') return undefined;
-  const value = parseGoInt(text);
-  if (value === null || !ok(value)) throw new InvalidParamsError();
-  return value;
-}
+export const MJ_TASKS_PER_PAGE = TASKS_PER_PAGE;
+export const MAX_MJ_TASKS_PER_PAGE = MAX_TASKS_PER_PAGE;
 
 /**
  * The drawing lists' query: `p` (0-based, default 0), `page_size` (1..100, default 10), `mj_id`, `start_timestamp` and
@@ -19,8 +11,7 @@ function optionalInteger(query: unknown, name: string, ok: (value: number) => bo
  * new-api's). Anything malformed is "无效的参数" and nothing is read.
  */
 export function parseMidjourneyListQuery(query: unknown, admin: boolean): { filter: MidjourneyTaskFilter; offset: number; limit: number } {
-  const page = optionalInteger(query, 'p', (value) => value >= 0 && value <= 1_000_000) ?? 0;
-  const limit = optionalInteger(query, 'page_size', (value) => value >= 1 && value <= MAX_MJ_TASKS_PER_PAGE) ?? MJ_TASKS_PER_PAGE;
+  const { offset, limit } = listPage(query);
   const filter: MidjourneyTaskFilter = {
     startTimestamp: optionalInteger(query, 'start_timestamp', (value) => value >= 0),
     endTimestamp: optionalInteger(query, 'end_timestamp', (value) => value >= 0),
@@ -28,5 +19,5 @@ export function parseMidjourneyListQuery(query: unknown, admin: boolean): { filt
   const mjId = queryText(query, 'mj_id').trim();
   if (mjId !== '') filter.mjId = mjId;
   if (admin) filter.channelId = optionalInteger(query, 'channel_id', (value) => isRowId(value));
-  return { filter, offset: page * limit, limit };
+  return { filter, offset, limit };
 }

@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AggregateRepository } from '../../ledger/aggregate-repository';
 import type { MetadataInput } from '../../ledger/event-envelope';
-import { deterministicEventId } from '../../ledger/event-ids';
-import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
-import { accountStream } from '../../ledger/streams';
-import { toNewAccountEvent } from '../accounts/account-event-codec';
-import { quotaDisplayFromOptions } from '../accounts/quota-display';
-import { OptionsService } from '../options/options.service';
 import { ReadYourWrites } from '../accounts/read-your-writes';
 import {
   decide,
@@ -16,7 +10,8 @@ import {
   type MidjourneyTaskState,
   refundDue,
 } from './midjourney-task.decider';
-import { type MidjourneyTaskFacts, midjourneyTaskStream, TASK_REFUND_NAMESPACE } from './midjourney-task.events';
+import { type MidjourneyTaskFacts, midjourneyTaskStream } from './midjourney-task.events';
+import { TaskRefunder } from './task-refund';
 import { evolveStored, toNewMidjourneyTaskEvent } from './midjourney-task-event-codec';
 
 /** Concurrent pollers and callbacks of one task: the losers reload and decide again (usually nothing). */
@@ -37,8 +32,7 @@ export interface TaskWrite {
 export class MidjourneyTaskLedger {
   constructor(
     private readonly aggregates: AggregateRepository,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly options: OptionsService,
+    private readonly refunder: TaskRefunder,
     private readonly readYourWrites: ReadYourWrites,
   ) {}
 
@@ -63,26 +57,7 @@ export class MidjourneyTaskLedger {
     task: Pick<MidjourneyTaskState, 'quota' | 'tokenId' | 'tokenUnlimited' | 'failReason' | 'taskId' | 'mjId' | 'userId' | 'username'>,
     correlationId: string,
   ): Promise<number> {
-    const event = toNewAccountEvent(
-      {
-        type: 'QuotaRefunded',
-        data: {
-          amount: task.quota,
-          tokenId: task.tokenId,
-          tokenUnlimited: task.tokenUnlimited,
-          reason: task.failReason,
-          taskId: task.taskId,
-          upstreamTaskId: task.mjId,
-          platform: 'midjourney',
-        },
-      },
-      {
-        id: deterministicEventId(TASK_REFUND_NAMESPACE, task.taskId),
-        metadata: { correlationId, actor: { type: 'system' }, reasonCode: 'task_failed' },
-        annotation: { username: task.username, quotaDisplay: quotaDisplayFromOptions(this.options) },
-      },
-    );
-    return (await this.store.appendToStream(accountStream(task.userId), [event], { expectedRevision: 'any' })).position;
+    return this.refunder.refund({ ...task, upstreamTaskId: task.mjId }, 'midjourney', correlationId);
   }
 
   private async run(taskId: string, command: MidjourneyTaskCommand, metadata: MetadataInput): Promise<TaskWrite> {

@@ -16,6 +16,9 @@ import { relayRoutesPlugin } from './relay-routes';
 import { midjourneyRoutesPlugin } from '../midjourney/midjourney-routes';
 import { MidjourneyQueriesService } from '../midjourney/midjourney-queries.service';
 import { MidjourneySubmitService } from '../midjourney/midjourney-submit.service';
+import { sunoRoutesPlugin } from '../suno/suno-routes';
+import { SunoQueriesService } from '../suno/suno-queries.service';
+import { SunoSubmitService } from '../suno/suno-submit.service';
 
 /** Marks the playground route for the guard's role lookup (no metadata: UserAuth's minimum role, 1). */
 class PlaygroundRoute {
@@ -36,6 +39,8 @@ export class RelayRoutesRegistrar implements OnModuleInit {
     private readonly billing: RelayBillingService,
     private readonly mjSubmits: MidjourneySubmitService,
     private readonly mjQueries: MidjourneyQueriesService,
+    private readonly sunoSubmits: SunoSubmitService,
+    private readonly sunoQueries: SunoQueriesService,
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -58,6 +63,7 @@ export class RelayRoutesRegistrar implements OnModuleInit {
     fastify.addHook('onRequest', relayCorsHook);
     void fastify.register(relayRoutesPlugin(this.pipeline, this.models, this.billing, authenticateSession));
     void fastify.register(midjourneyRoutesPlugin(this.mjSubmits, this.mjQueries));
+    void fastify.register(sunoRoutesPlugin(this.sunoSubmits, this.sunoQueries));
 
     // The hot relay routes are served ahead of Fastify (relay-fast-path.ts); RELAY_FAST_PATH=off leaves them to the
     // Fastify routes above, which answer the same.

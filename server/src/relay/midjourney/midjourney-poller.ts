@@ -6,14 +6,12 @@ import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { type MetadataInput, systemActor } from '../../ledger/event-envelope';
 import { MidjourneyTaskLedger, MidjourneyTaskReader, mjChannelMissingReason } from '../../modules/tasks';
 import { RELAY_CHANNEL_ROUTER, type RelayChannelRouter } from '../relay-ports';
+import { withPollLock } from '../task/poll-lock';
 import { mjResultList } from './midjourney-http';
 import { upstreamProgress } from './midjourney-upstream';
 
 /** new-api's batch-call timeout. */
 const BATCH_TIMEOUT_MS = 15_000;
-/** The run lock's lifetime: longer than any run (batches time out at 15 s each), renewed by nothing: a dead worker's lock lapses. */
-const LOCK_MS = 120_000;
-const RELEASE_LOCK = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 export interface PollReport {
   /** false: another run held the lock, this one did nothing. */
@@ -47,20 +45,16 @@ export class MidjourneyPoller {
   ) {}
 
   async run(now: () => number = Date.now): Promise<PollReport> {
-    const lock = this.keys.key('mj-poller', 'lock');
-    const owner = randomUUID();
     const report: PollReport = { ran: false, observed: 0, failed: 0, refunds: 0 };
-    if ((await this.redis.set(lock, owner, 'PX', LOCK_MS, 'NX')) !== 'OK') return report;
-    report.ran = true;
-    try {
+    const ran = await withPollLock(this.redis, this.keys.key('mj-poller', 'lock'), async (owner) => {
       await this.poll(now, report);
       for (const owed of await this.reader.refundsOwed()) {
         await this.tasks.refund(owed, `mj-poll-${owner}`);
         report.refunds += 1;
       }
-    } finally {
-      await this.redis.eval(RELEASE_LOCK, 1, lock, owner);
-    }
+      return true;
+    });
+    report.ran = ran === true;
     return report;
   }
 

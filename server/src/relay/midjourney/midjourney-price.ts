@@ -1,18 +1,4 @@
-import { DEFAULT_MODEL_PRICE } from '../../modules/options';
-import type { PricingTables } from '../../modules/pricing';
+import { taskPrice } from '../task/fixed-price';
 
-/** new-api's fallback price of a Midjourney action with no configured price (dollars). */
-const FALLBACK_PRICE = 0.1;
-
-/**
- * A Midjourney action's price: ModelPrice[model], else the built-in default price, else 0.1 dollars; times the
- * group ratio, in quota units (`int(price × groupRatio × QuotaPerUnit)`).
- */
-export function mjPrice(tables: PricingTables, model: string, group: string): { modelPrice: number; groupRatio: number; quota: number } {
-  const configured = tables.modelPrice[model];
-  const modelPrice =
-    typeof configured === 'number' && Number.isFinite(configured) ? configured : (DEFAULT_MODEL_PRICE[model] ?? FALLBACK_PRICE);
-  const ratio = tables.groupRatio[group];
-  const groupRatio = typeof ratio === 'number' && Number.isFinite(ratio) ? ratio : 1;
-  return { modelPrice, groupRatio, quota: Math.trunc(modelPrice * groupRatio * tables.quotaPerUnit) };
-}
+/** A Midjourney action's price: the tasks' fixed price (ModelPrice, else the default, else 0.1 dollars). */
+export const mjPrice = taskPrice;

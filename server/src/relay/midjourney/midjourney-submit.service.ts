@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { type MetadataInput, userActor } from '../../ledger/event-envelope';
-import type { QuotaConsumedData } from '../../modules/accounts';
 import { OptionsService } from '../../modules/options';
 import { PricingService } from '../../modules/pricing';
 import { type MidjourneyTaskFacts, MidjourneyTaskLedger, MidjourneyTaskReader } from '../../modules/tasks';
@@ -30,6 +29,7 @@ import {
 } from './midjourney-actions';
 import { jsonBody, mjResult, postUpstream, sendMjError, sendMjRaw } from './midjourney-http';
 import { mjPrice } from './midjourney-price';
+import { chargeTask } from '../task/task-charge';
 
 /** new-api's submit timeout. */
 const SUBMIT_TIMEOUT_MS = 60_000;
@@ -170,39 +170,22 @@ export class MidjourneySubmitService {
     mjId: string,
     reservation: { id: string; kind: 'request' | 'block' },
   ): Promise<void> {
-    const now = Date.now();
-    const data: QuotaConsumedData = {
-      requestId: request.requestId,
-      userId: caller.user.id,
-      username: caller.user.username,
-      tokenId: caller.token.id,
-      tokenName: caller.token.name,
-      group: caller.group,
-      modelName: submit.model,
-      upstreamModel: submit.model,
-      channelId: channel.id,
-      channelName: channel.name,
-      channelPath: [channel.id],
-      relayMode: 'midjourney',
-      promptTokens: 0,
-      completionTokens: 0,
-      cachedTokens: 0,
-      modelRatio: 0,
-      completionRatio: 0,
-      groupRatio: price.groupRatio,
-      modelPrice: price.modelPrice,
-      quota,
-      tokenUnlimited: tokenId === null,
-      isStream: false,
-      useTimeSeconds: 0,
-      firstTokenMs: 0,
-      content: `模型固定价格 ${price.modelPrice.toFixed(2)}，分组倍率 ${price.groupRatio.toFixed(2)}，操作 ${submit.action}，ID ${mjId}`,
-      createdAt: Math.floor(now / 1000),
-    };
-    if (!this.options.getBool('LogConsumeEnabled')) data.logConsume = false;
-    if (!this.options.getBool('DataExportEnabled')) data.dataExport = false;
-    await this.settlement.settle({ data, userRole: caller.user.role, clientIp: request.clientIp, reservedTokenId: tokenId, reservation });
-    this.admission.charged(request.requestId, quota);
+    await chargeTask(
+      { settlement: this.settlement, admission: this.admission, options: this.options },
+      {
+        requestId: request.requestId,
+        clientIp: request.clientIp,
+        caller,
+        channel,
+        model: submit.model,
+        relayMode: 'midjourney',
+        price,
+        quota,
+        tokenId,
+        content: `模型固定价格 ${price.modelPrice.toFixed(2)}，分组倍率 ${price.groupRatio.toFixed(2)}，操作 ${submit.action}，ID ${mjId}`,
+        reservation,
+      },
+    );
   }
 
   private async release(requestId: string, reserved: { userId: number; tokenId: number | null }): Promise<void> {

@@ -18,6 +18,7 @@ import { CreateStatementLines1732300008200 } from '#projections/read-models/stat
 import { CreateTopUpOrders1732300008100 } from '#projections/read-models/topup-orders/1732300008100-create-topup-orders';
 import { CreateQuotaReminders1732300008300 } from '#server/modules/quota-reminder/1732300008300-create-quota-reminders';
 import { CreateMidjourneyTasks1732300008400 } from '#projections/read-models/midjourney-tasks/1732300008400-create-midjourney-tasks';
+import { CreateTasks1732300008600 } from '#projections/read-models/tasks/1732300008600-create-tasks';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -43,4 +44,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateStatementLines1732300008200,
   CreateQuotaReminders1732300008300,
   CreateMidjourneyTasks1732300008400,
+  CreateTasks1732300008600,
 ];

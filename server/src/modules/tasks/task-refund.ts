@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { deterministicEventId } from '../../ledger/event-ids';
+import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
+import { accountStream } from '../../ledger/streams';
+import type { TaskPlatform } from '../accounts/account.events';
+import { toNewAccountEvent } from '../accounts/account-event-codec';
+import { quotaDisplayFromOptions } from '../accounts/quota-display';
+import { OptionsService } from '../options/options.service';
+import { TASK_REFUND_NAMESPACE } from './midjourney-task.events';
+
+/** What a refund needs of a failed task, whatever its platform. */
+export interface RefundableTask {
+  taskId: string;
+  /** The upstream's id of the task (the statement line names it). */
+  upstreamTaskId: string;
+  userId: number;
+  username: string;
+  tokenId: number;
+  tokenUnlimited: boolean;
+  quota: number;
+  failReason: string;
+}
+
+/**
+ * The refund of a failed, charged asynchronous task (Midjourney or Suno): QuotaRefunded on the owner's account,
+ * back to the user and to the token that paid, with an id derived from the task, so it is credited once whoever
+ * appends it, however often.
+ */
+@Injectable()
+export class TaskRefunder {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly options: OptionsService,
+  ) {}
+
+  /** Appends the refund (a no-op once it is in the ledger); returns its position. */
+  async refund(task: RefundableTask, platform: TaskPlatform, correlationId: string): Promise<number> {
+    const event = toNewAccountEvent(
+      {
+        type: 'QuotaRefunded',
+        data: {
+          amount: task.quota,
+          tokenId: task.tokenId,
+          tokenUnlimited: task.tokenUnlimited,
+          reason: task.failReason,
+          taskId: task.taskId,
+          upstreamTaskId: task.upstreamTaskId,
+          platform,
+        },
+      },
+      {
+        id: deterministicEventId(TASK_REFUND_NAMESPACE, task.taskId),
+        metadata: { correlationId, actor: { type: 'system' }, reasonCode: 'task_failed' },
+        annotation: { username: task.username, quotaDisplay: quotaDisplayFromOptions(this.options) },
+      },
+    );
+    return (await this.store.appendToStream(accountStream(task.userId), [event], { expectedRevision: 'any' })).position;
+  }
+}
