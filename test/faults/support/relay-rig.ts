@@ -290,7 +290,8 @@ export interface ChargeSummary {
 export function describeResults(results: Relayed[]): string {
   const counts = new Map<string, number>();
   for (const result of results) {
-    const key = result.complete ? '200 complete' : result.refused ? `${result.status} ${result.message ?? ''}`.slice(0, 90) : 'no answer';
+    const message = (result.message ?? '').replace(/\s*\(request id:.*$/, '').replace(/\[sk-[^\]]*\]\s*/g, '');
+    const key = result.complete ? '200 complete' : result.refused ? `${result.status} ${message}`.slice(0, 90) : 'no answer';
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts.entries()].map(([key, count]) => `${count}× ${key}`).join('; ');
