@@ -149,7 +149,9 @@ describe('faults under relay load (private Redis and Postgres, real gateway proc
     const took = await recovered(rich[1], 'the relay to work again after the Redis restart');
     await sleep(4_000);
     const results = await load.stop();
-    console.log(`redis wipe+restart: ${describeResults(results)}; ${inFlightAtWipe} in flight at the wipe; relaying ${took} ms after restart`);
+    console.log(
+      `redis wipe+restart: ${describeResults(results)}; ${inFlightAtWipe} in flight at the wipe; relaying ${took} ms after restart`,
+    );
     all.push(...results);
     await rig.settle(all);
     // A loss of Redis's data forgets the reservations in flight (docs/ledger.md, outside the bound): the spender's
@@ -173,7 +175,9 @@ describe('faults under relay load (private Redis and Postgres, real gateway proc
     const took = await recovered(rich[1], 'the relay to work again after the Postgres restart');
     await sleep(4_000);
     const results = await load.stop();
-    console.log(`postgres down 10 s: during ${describeResults(during)}; all ${describeResults(results)}; relaying ${took} ms after restart`);
+    console.log(
+      `postgres down 10 s: during ${describeResults(during)}; all ${describeResults(results)}; relaying ${took} ms after restart`,
+    );
     all.push(...results);
     await rig.settle(all);
     await rig.assertLedger(all, users);

@@ -134,10 +134,14 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     running: alive,
     async start() {
       if (alive()) return;
-      const started = spawn(join(PG_BIN, 'postgres'), ['-D', data, '-p', String(port), '-k', parent, '-c', 'fsync=off', '-c', 'max_connections=200'], {
-        ...user,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      const started = spawn(
+        join(PG_BIN, 'postgres'),
+        ['-D', data, '-p', String(port), '-k', parent, '-c', 'fsync=off', '-c', 'max_connections=200'],
+        {
+          ...user,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       child = started;
       let log = '';
       await new Promise<void>((resolve, reject) => {

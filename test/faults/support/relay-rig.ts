@@ -224,7 +224,13 @@ export class RelayRig {
    * below `floor(user)` (0 unless the caller states a bound).
    */
   async assertLedger(results: Relayed[], users: RelayUser[], floor: (user: RelayUser) => number = () => 0): Promise<ChargeSummary> {
-    const { rows: charges } = await this.pg().query<{ event_id: string; request_id: string; user_id: number; token_id: number; quota: string }>(
+    const { rows: charges } = await this.pg().query<{
+      event_id: string;
+      request_id: string;
+      user_id: number;
+      token_id: number;
+      quota: string;
+    }>(
       `SELECT event_id, data->>'requestId' AS request_id, (data->>'userId')::int AS user_id, (data->>'tokenId')::int AS token_id,
               data->>'quota' AS quota
          FROM events WHERE type = 'QuotaConsumed'`,
@@ -254,9 +260,12 @@ export class RelayRig {
       const {
         rows: [account],
       } = await this.pg().query('SELECT quota, used_quota, request_count FROM account_balances WHERE user_id = $1', [user.id]);
-      expect({ user: user.username, quota: Number(account.quota), used: Number(account.used_quota), requests: Number(account.request_count) }).toEqual(
-        { user: user.username, quota: user.initialQuota - spent, used: spent, requests: mine.length },
-      );
+      expect({
+        user: user.username,
+        quota: Number(account.quota),
+        used: Number(account.used_quota),
+        requests: Number(account.request_count),
+      }).toEqual({ user: user.username, quota: user.initialQuota - spent, used: spent, requests: mine.length });
       expect(Number(account.quota)).toBeGreaterThanOrEqual(floor(user));
       const tokenSpent = mine.filter((charge) => charge.token_id === user.tokenId).reduce((sum, charge) => sum + Number(charge.quota), 0);
       const {
@@ -264,7 +273,10 @@ export class RelayRig {
       } = await this.pg().query('SELECT remain_quota, used_quota FROM token_balances WHERE token_id = $1', [user.tokenId]);
       expect(Number(token.used_quota)).toBe(tokenSpent);
       if (user.tokenQuota !== null) {
-        expect({ token: user.username, remain: Number(token.remain_quota) }).toEqual({ token: user.username, remain: user.tokenQuota - tokenSpent });
+        expect({ token: user.username, remain: Number(token.remain_quota) }).toEqual({
+          token: user.username,
+          remain: user.tokenQuota - tokenSpent,
+        });
         expect(Number(token.remain_quota)).toBeGreaterThanOrEqual(floor(user));
       }
     }
