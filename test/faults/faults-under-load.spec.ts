@@ -126,8 +126,13 @@ describe('faults under relay load (private Redis and Postgres, real gateway proc
         `all: ${describeResults(away)}; finished at +${away.map((result) => result.startedAt + result.ms - killedAt).join(',')} ms ` +
         `(redis back at +${restartedAt - killedAt} ms)`,
     );
-    // Nothing is refused: what admission cannot reserve waits for Redis and completes once it is back.
+    // Nothing is refused: a request admitted from a quota block the process holds answers while Redis is down; what
+    // admission must reserve in Redis waits for it and completes once it is back.
     expect(away.every((result) => result.complete)).toBe(true);
+    expect(doneWhileDown.length).toBeGreaterThan(0);
+    const waited = away.filter((result) => !doneWhileDown.includes(result));
+    expect(waited.length).toBeGreaterThan(0);
+    for (const result of waited) expect(result.startedAt + result.ms).toBeGreaterThanOrEqual(restartedAt);
     const took = await recovered(rich[0], 'the relay to work again once Redis is back');
     console.log(`redis back: a new request relayed ${took} ms later`);
     all.push(...away);
@@ -158,6 +163,8 @@ describe('faults under relay load (private Redis and Postgres, real gateway proc
     // 2 clients each had at most one request in flight at the wipe and one at the kill, each charged at most its
     // reservation (one charge here), so its token can end at most 4 charges below zero.
     const summary = await rig.assertLedger(all, users, (user) => (user === spender ? -4 * charge : 0));
+    const { rows } = await pg.query('SELECT remain_quota FROM token_balances WHERE token_id = $1', [spender.tokenId]);
+    console.log(`redis wipe+restart: the spender's token ended at ${rows[0].remain_quota} (one charge is ${charge})`);
     expect(summary.complete).toBeGreaterThan(20);
   });
 
