@@ -1,10 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Redis from 'ioredis';
 import { createTestApp, type TestApp } from '../support/app';
+import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
 import { seedUser, type SeededUser } from '../support/users';
 import { dataSource } from './users-support';
 
@@ -16,49 +11,18 @@ import { dataSource } from './users-support';
  */
 describe('console routes while Redis is away', () => {
   let target: TestApp;
-  let redis: ChildProcess;
-  let port: number;
+  let redis: PrivateRedis;
   let user: SeededUser;
-  const dir = mkdtempSync(join(tmpdir(), 'tg-redis-'));
-
-  const freePort = () =>
-    new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const { port: free } = server.address() as { port: number };
-        server.close(() => resolve(free));
-      });
-    });
-
-  async function startRedis(): Promise<void> {
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-      stdio: 'ignore',
-    });
-    const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
-    for (let attempt = 0; attempt < 100; attempt++) {
-      if ((await probe.ping().catch(() => null)) === 'PONG') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    probe.disconnect();
-  }
-
-  async function stopRedis(): Promise<void> {
-    const exited = new Promise((resolve) => redis.once('exit', resolve));
-    redis.kill('SIGKILL');
-    await exited;
-  }
 
   beforeAll(async () => {
-    port = await freePort();
-    await startRedis();
-    target = await createTestApp({ roles: ['api'], redisUrl: `redis://127.0.0.1:${port}` });
+    redis = await startPrivateRedis();
+    target = await createTestApp({ roles: ['api'], redisUrl: redis.url });
     user = await seedUser(dataSource(target), { role: 1 });
   });
   afterAll(async () => {
-    if (redis.exitCode !== null || redis.signalCode !== null) await startRedis();
-    await target.close();
-    await stopRedis();
+    await redis.start(); // the app closes its connections cleanly against a live server
+    await target?.close();
+    await redis.destroy();
   });
 
   it('answers 503 within a second for a session, serves the status route, and serves sessions again once it is back', async () => {
@@ -68,7 +32,7 @@ describe('console routes while Redis is away', () => {
     const self = () => agent.get('/api/user/self').set('New-Api-User', String(user.id));
     expect((await self()).body).toMatchObject({ success: true, data: { id: user.id } });
 
-    await stopRedis();
+    await redis.kill();
     const started = Date.now();
     const away = await self();
     const elapsed = Date.now() - started;
@@ -81,7 +45,7 @@ describe('console routes while Redis is away', () => {
     expect(status.body.success).toBe(true);
 
     // Back: sessions lived in the Redis that went away, so the caller logs in again, with no restart of the app.
-    await startRedis();
+    await redis.start();
     let again = await agent.post('/api/user/login').send({ username: user.username, password: user.password });
     for (let attempt = 0; attempt < 40 && !again.body.success; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

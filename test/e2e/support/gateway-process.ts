@@ -38,7 +38,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 /**
  * Starts the gateway on `port` with `env` (and `--role`, default all) and waits until GET /api/status answers (or the
- * process dies).
+ * process dies); a worker or projector (no HTTP) until it logged its roles and still runs a second later.
  */
 export async function startGateway(options: {
   port: number;
@@ -77,15 +77,24 @@ export async function startGateway(options: {
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const background = options.role === 'worker' || options.role === 'projector';
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`the gateway exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output.slice(-4000)}`);
     }
-    try {
-      const response = await fetch(`${baseUrl}/api/status`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
+    if (background) {
+      // A worker or projector serves no HTTP: it is up once it logged its roles and is still running a moment later.
+      if (output.includes('roles: ')) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (child.exitCode === null && child.signalCode === null) break;
+      }
+    } else {
+      try {
+        const response = await fetch(`${baseUrl}/api/status`);
+        if (response.ok) break;
+      } catch {
+        // not listening yet
+      }
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
