@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { chargeCount, createChannel, listen, routable, userWithToken } from './relay-support';
-import { projected, rootCaller } from './users-support';
+import { dataSource, projected, rootCaller } from './users-support';
 
 jest.setTimeout(120_000);
 
@@ -152,7 +152,7 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
     expect(charged[0]).toBe(4); // chat twice (one with a trailing slash), the stream, the embeddings
     expect(charged[1]).toBe(charged[0]);
   });
-  it('stops the upstream call when the client leaves before the answer, and charges nothing (both installations)', async () => {
+  it('reads the answer on when the client leaves after the upstream got the request, and charges it once as client_gone (both installations)', async () => {
     for (const installation of installations) {
       await projected(installation.target);
       const before = await chargeCount(installation.target);
@@ -170,12 +170,21 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
         }),
       ).rejects.toThrow();
       clearTimeout(leaving);
-      // Past the upstream's delay: had the gateway kept waiting, the answer would have arrived and been charged.
+      // Past the upstream's delay: the gateway kept reading (issue 19 §5: the upstream did the work and bills the
+      // operator), so the answer arrived and is charged once, with the upstream's usage and the end reason.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       await projected(installation.target);
       expect({ installation: installation.name, charged: await chargeCount(installation.target) }).toEqual({
         installation: installation.name,
-        charged: before,
+        charged: before + 1,
+      });
+      const [last]: Array<{ data: Record<string, unknown> }> = await dataSource(installation.target).query(
+        `SELECT data FROM events WHERE type = 'QuotaConsumed' ORDER BY position DESC LIMIT 1`,
+      );
+      expect({ installation: installation.name, usageSource: last.data.usageSource, endReason: last.data.endReason }).toEqual({
+        installation: installation.name,
+        usageSource: 'upstream',
+        endReason: 'client_gone',
       });
       expect(upstream.requests.length).toBe(calls + 1);
     }

@@ -2,7 +2,10 @@ import { SunoPoller } from '#server/relay/suno/suno-poller';
 import { SunoApiFake } from '../fakes/upstreams/suno-api-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { createChannel, listen, userWithToken } from './relay-support';
-import { type Caller, dataSource, projected, rootCaller } from './users-support';
+import { type TaskRelayAnswer, taskRelayCall } from './task-support';
+import { type Caller, projected, rootCaller } from './users-support';
+
+export { eventsOfType, tokenBalance } from './task-support';
 
 /** What the suno-* specs share once their app is up (filled in by the fixture's beforeAll). */
 export interface SunoContext {
@@ -59,20 +62,8 @@ export async function suno(
   path: string,
   key: string,
   body?: unknown,
-): Promise<{ status: number; body: any; requestId: string }> {
-  const response = await fetch(`${context.base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON: the text
-  }
-  return { status: response.status, body: parsed, requestId: response.headers.get('x-oneapi-request-id') ?? '' };
+): Promise<TaskRelayAnswer> {
+  return taskRelayCall(`${context.base}${path}`, method, { authorization: `Bearer ${key}` }, body);
 }
 
 export function sunoPoller(target: TestApp): SunoPoller {
@@ -84,16 +75,4 @@ export async function pollSuno(target: TestApp) {
   const report = await sunoPoller(target).run();
   await projected(target);
   return report;
-}
-
-export async function eventsOfType(target: TestApp, type: string): Promise<Array<{ stream_id: string; event_id: string; data: any }>> {
-  return dataSource(target).query('SELECT stream_id, event_id, data FROM events WHERE type = $1 ORDER BY position', [type]);
-}
-
-export async function tokenBalance(target: TestApp, tokenId: number): Promise<{ remain_quota: number; used_quota: number }> {
-  const rows: Array<Record<string, string>> = await dataSource(target).query(
-    'SELECT remain_quota, used_quota FROM token_balances WHERE token_id = $1',
-    [tokenId],
-  );
-  return { remain_quota: Number(rows[0].remain_quota), used_quota: Number(rows[0].used_quota) };
 }
