@@ -246,6 +246,9 @@ describe('npm start: SIGTERM stops everything it started', () => {
     expect(commandOf(redisPid)).toContain(`127.0.0.1:${redisPort}`);
     // Each role logs through the one stream, prefixed.
     expect(output).toMatch(/\[api\] .*listening on http:\/\/127\.0\.0\.1:/);
+    // The projector may start logging after the api already answers (its own Nest start): wait for its first line.
+    const projectorDeadline = Date.now() + 30_000;
+    while (!/\[projector\] /.test(output) && Date.now() < projectorDeadline) await new Promise((done) => setTimeout(done, 100));
     expect(output).toMatch(/\[projector\] /);
 
     // A child that dies is restarted: the api, SIGKILLed, answers again under a new pid.
