@@ -195,11 +195,22 @@ async function setUpThroughApi({ port, upstreamPort, model = 'gpt-4o-mini', log 
   const call = (method, url, body) => request(`${base}${url}`, { method, headers, body });
 
   // Root starts with 100,000,000 quota; a long run at thousands of RPS could spend that, so raise it (best effort).
-  try {
-    const self = envelope(await call('GET', `/api/user/${user.id}`), `GET /api/user/${user.id}`);
-    envelope(await call('PUT', '/api/user/', { ...self, password: '', quota: 1e13 }), 'PUT /api/user/');
-  } catch (error) {
-    log(`  note: could not raise root's quota (${error.message.split('\n')[0]}); it keeps 100,000,000`);
+  // Right after start-up the projector may not have folded root's first events yet: the form then carries an older
+  // account revision and the edit is refused as "changed during your edit" (account_changed). Like an admin, reload
+  // the user and try again.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const self = envelope(await call('GET', `/api/user/${user.id}`), `GET /api/user/${user.id}`);
+      envelope(await call('PUT', '/api/user/', { ...self, password: '', quota: 1e13 }), 'PUT /api/user/');
+      break;
+    } catch (error) {
+      if (attempt < 10) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      log(`  note: could not raise root's quota (${error.message.split('\n')[0]}); it keeps 100,000,000`);
+      break;
+    }
   }
 
   envelope(
