@@ -146,6 +146,11 @@ const variables = {
    * process dying); only with a disk folder does RELAY_JOURNAL_FSYNC=on also survive the machine.
    */
   RELAY_JOURNAL_DIR: optionalText('`DATA_DIR/journal`'),
+  /**
+   * Root of the ledger archive (default DATA_DIR/archive): `npm run ledger:archive` writes the old events' monthly
+   * segments to <root>/<database>, and the Postgres event store reads them back from there. A local folder only.
+   */
+  LEDGER_ARCHIVE_DIR: optionalText('`DATA_DIR/archive`'),
   /** Allows `apt-get install redis-server` when no Redis can be found. */
   ALLOW_PACKAGE_INSTALL: flag(true, 'true'),
   GLOBAL_API_RATE_LIMIT: integer(180, 1),
