@@ -159,7 +159,7 @@ export class LedgerArchive1732300009200 implements MigrationInterface {
         event_count     bigint      NOT NULL,
         bytes           bigint      NOT NULL,
         sha256          text        NOT NULL,
-        snapshot_id     bigint      NOT NULL REFERENCES ledger_snapshots (id),
+        snapshot_id     bigint      REFERENCES ledger_snapshots (id) ON DELETE SET NULL,
         archived_at     timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT ledger_archive_segments_range CHECK (first_position <= last_position
           AND event_count = last_position - first_position + 1)
