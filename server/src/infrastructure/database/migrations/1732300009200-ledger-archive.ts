@@ -16,8 +16,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   chunks with a sha256), from which a rebuild starts.
  *
  * The append-only trigger keeps refusing UPDATE, TRUNCATE and DELETE, except a DELETE of positions at or below
- * `tollgate.ledger_archive_through`, a transaction-local setting only `ledger_archive_delete` sets, and only for
- * positions the segment rows (inserted in the same transaction) cover without a gap.
+ * `tollgate.ledger_archive_through` (a transaction-local setting `ledger_archive_delete` sets) that the segment rows
+ * also cover: even a hand-made `SET` can only remove rows already in recorded segments. `ledger_archive_delete`
+ * also checks the segments cover 1…through without a gap.
  *
  * The append functions (ledger_append, ledger_append_many) are patched in place from their current definitions:
  * the head falls back to the archived boundary when the hot table is empty, a stream's current revision to its
@@ -184,7 +185,9 @@ export class LedgerArchive1732300009200 implements MigrationInterface {
       CREATE OR REPLACE FUNCTION ledger_reject_change() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'DELETE' THEN
-          IF OLD.position <= coalesce(nullif(current_setting('tollgate.ledger_archive_through', true), '')::bigint, 0) THEN
+          -- Both: the archive's transaction-local permission, and a position inside the verified segments.
+          IF OLD.position <= coalesce(nullif(current_setting('tollgate.ledger_archive_through', true), '')::bigint, 0)
+             AND OLD.position <= (SELECT coalesce(max(s.last_position), 0) FROM ledger_archive_segments s) THEN
             RETURN OLD;
           END IF;
         END IF;
