@@ -145,6 +145,15 @@ describe('ledger archive: snapshot, segments, rebuilds equal live, commands on a
     const logsPage = async () => (await call(target, root, 'get', '/api/log/?p=0&page_size=100').expect(200)).body.data;
     const live: TableSnapshot = await snapshotTables(db, tables);
     const liveStatements = await statements();
+    // The statement of an archived month on its own (the read model keeps its lines; a rebuild writes them again).
+    const [oldest] = await db.query(
+      `SELECT extract(epoch FROM date_trunc('month', now()) - interval '4 months')::bigint AS start,
+              extract(epoch FROM date_trunc('month', now()) - interval '3 months')::bigint - 1 AS "end"`,
+    );
+    const archivedMonth = () =>
+      wholeStatement(target, root, `/api/statement/?user_id=${alice.id}&start_timestamp=${oldest.start}&end_timestamp=${oldest.end}`, 5);
+    const liveArchivedMonth = await archivedMonth();
+    expect(liveArchivedMonth.map((line) => line.kind)).toEqual(expect.arrayContaining(['gift', 'relay_charge']));
     const liveLogs = await logsPage();
     const liveEvents = await store.readAll();
     const liveStreams = new Map<string, RecordedEvent[]>();
@@ -241,6 +250,7 @@ describe('ledger archive: snapshot, segments, rebuilds equal live, commands on a
     // The read models are untouched by the archive (statements and logs of the archived months included).
     expect((await compareTables(live, db, tables)).differences).toEqual([]);
     expect(await statements()).toEqual(liveStatements);
+    expect(await archivedMonth()).toEqual(liveArchivedMonth);
 
     // ---- Rebuild from the snapshot: restores it, replays only the hot events. ----
     const fromSnapshot = await rebuildProjectionsIn(target.app, { waitSeconds: 30 }, () => undefined);
@@ -251,6 +261,7 @@ describe('ledger archive: snapshot, segments, rebuilds equal live, commands on a
     await projected(target);
     expect((await compareTables(live, db, tables)).differences).toEqual([]);
     expect(await statements()).toEqual(liveStatements);
+    expect(await archivedMonth()).toEqual(liveArchivedMonth);
     expect(await logsPage()).toEqual(liveLogs);
 
     // ---- Rebuild from the archive: every event from position 1, segments first. ----
@@ -260,6 +271,7 @@ describe('ledger archive: snapshot, segments, rebuilds equal live, commands on a
     await projected(target);
     expect((await compareTables(live, db, tables)).differences).toEqual([]);
     expect(await statements()).toEqual(liveStatements);
+    expect(await archivedMonth()).toEqual(liveArchivedMonth);
     expect(await logsPage()).toEqual(liveLogs);
 
     // ---- Commands on archived streams. ----
