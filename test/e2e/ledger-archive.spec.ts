@@ -190,7 +190,10 @@ describe('ledger archive: snapshot, segments, rebuilds equal live, commands on a
     // ---- A run stopped after writing and verifying its segments, before removing any row (a crash there). ----
     const before = monthsAgo(2);
     const stopped = await archive(before, { stopBeforeDelete: true });
-    expect(stopped.segments.map((segment) => segment.file)).toEqual([`events-${monthsAgo(4)}.ndjson.gz`, `events-${monthsAgo(3)}.ndjson.gz`]);
+    expect(stopped.segments.map((segment) => segment.file)).toEqual([
+      `events-${monthsAgo(4)}.ndjson.gz`,
+      `events-${monthsAgo(3)}.ndjson.gz`,
+    ]);
     expect(await store.readAll()).toEqual(liveEvents);
     const [{ rows: stillHot }] = await db.query('SELECT count(*)::int AS rows FROM events');
     expect(stillHot).toBe(head);
@@ -235,7 +238,11 @@ describe('ledger archive: snapshot, segments, rebuilds equal live, commands on a
     // ---- Every read of the store is what it was: the whole log (paged too) and each stream. ----
     expect(await store.readAll()).toEqual(liveEvents);
     const paged: RecordedEvent[] = [];
-    for (let page = await store.readAll({ maxCount: 7 }); page.length; page = await store.readAll({ after: paged[paged.length - 1].position, maxCount: 7 })) {
+    for (
+      let page = await store.readAll({ maxCount: 7 });
+      page.length;
+      page = await store.readAll({ after: paged[paged.length - 1].position, maxCount: 7 })
+    ) {
       expect(page.length).toBeLessThanOrEqual(7);
       paged.push(...page);
     }
@@ -291,7 +298,9 @@ describe('ledger archive: snapshot, segments, rebuilds equal live, commands on a
     );
     expect(batch).toEqual(Array(4).fill({ ok: true, result: original }));
     await expect(
-      store.appendToStream(accountStream(early.id), [{ ...again, id: '0b5c3f4e-4a55-4c7e-9d4e-3d1b2a0f9e11' }], { expectedRevision: 'no_stream' }),
+      store.appendToStream(accountStream(early.id), [{ ...again, id: '0b5c3f4e-4a55-4c7e-9d4e-3d1b2a0f9e11' }], {
+        expectedRevision: 'no_stream',
+      }),
     ).rejects.toThrow(WrongExpectedRevisionError);
     expect(await store.headPosition()).toBe(head);
 

@@ -131,9 +131,10 @@ export async function restoreSnapshot(
         if (lines.length !== chunk.row_count) {
           throw new Error(`snapshot ${snapshotId}: chunk ${chunk.chunk} of ${table} holds ${lines.length} rows, not ${chunk.row_count}`);
         }
-        await manager.query(`INSERT INTO ${quoteTable(table)} SELECT * FROM json_populate_recordset(NULL::${quoteTable(table)}, $1::json)`, [
-          `[${lines.join(',')}]`,
-        ]);
+        await manager.query(
+          `INSERT INTO ${quoteTable(table)} SELECT * FROM json_populate_recordset(NULL::${quoteTable(table)}, $1::json)`,
+          [`[${lines.join(',')}]`],
+        );
       }
     }
     const checkpoint = Number(tables[0]?.checkpoint ?? 0);

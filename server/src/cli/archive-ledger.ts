@@ -25,12 +25,17 @@ export async function archiveLedgerIn(
 ): Promise<ArchiveReport> {
   const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
   if (eventStoreKind(config.EVENTSTORE_URL) !== 'postgres') {
-    throw new ArchiveInputError('ledger:archive archives the Postgres events table; with EVENTSTORE_URL set, use the EventStoreDB server\'s own archiving');
+    throw new ArchiveInputError(
+      "ledger:archive archives the Postgres events table; with EVENTSTORE_URL set, use the EventStoreDB server's own archiving",
+    );
   }
   const registry = app.get(ProjectionRegistry, { strict: false });
   const directory = ledgerArchiveDirectory(config);
   print(`archiving ledger events created before ${options.before} into ${directory}`);
-  const report = await archiveLedger({ dataSource: app.get(DataSource, { strict: false }), projections: registry.all(), directory }, options);
+  const report = await archiveLedger(
+    { dataSource: app.get(DataSource, { strict: false }), projections: registry.all(), directory },
+    options,
+  );
   for (const line of formatArchiveReport(report)) print(line);
   return report;
 }

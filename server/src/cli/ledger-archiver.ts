@@ -72,7 +72,8 @@ export function parseArchiveArguments(argv: string[]): { before: string } {
   const inline = argv.find((argument) => argument.startsWith('--before='));
   const index = argv.indexOf('--before');
   const before = inline ? inline.slice('--before='.length) : index >= 0 ? argv[index + 1] : undefined;
-  if (before === undefined || before === '') throw new ArchiveInputError('--before YYYY-MM is required (events created before that month are archived)');
+  if (before === undefined || before === '')
+    throw new ArchiveInputError('--before YYYY-MM is required (events created before that month are archived)');
   return { before };
 }
 
@@ -121,7 +122,10 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
   const plan = await planSegments(dataSource, archivedThroughBefore, lastMonth, cutoff, options.before);
   const through = plan[plan.length - 1].lastPosition;
 
-  const snapshot = await takeSnapshot(dataSource, deps.projections, { reason: `ledger:archive --before ${options.before}`, minimumPosition: through });
+  const snapshot = await takeSnapshot(dataSource, deps.projections, {
+    reason: `ledger:archive --before ${options.before}`,
+    minimumPosition: through,
+  });
 
   await mkdir(directory, { recursive: true });
   const segments: ArchivedSegment[] = [];
@@ -142,7 +146,16 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
       await manager.query(
         `INSERT INTO ledger_archive_segments (file, month, first_position, last_position, event_count, bytes, sha256, snapshot_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [segment.file, segment.month, segment.firstPosition, segment.lastPosition, segment.count, segment.bytes, segment.sha256, snapshot.id],
+        [
+          segment.file,
+          segment.month,
+          segment.firstPosition,
+          segment.lastPosition,
+          segment.count,
+          segment.bytes,
+          segment.sha256,
+          snapshot.id,
+        ],
       );
     }
     const range = [archivedThroughBefore + 1, through];
@@ -321,7 +334,12 @@ async function storedSegments(dataSource: DataSource): Promise<ArchivedSegment[]
 async function writeManifest(directory: string, segments: ArchivedSegment[], snapshotId: number): Promise<void> {
   const path = join(directory, 'manifest.json');
   const temporary = `${path}.tmp-${process.pid}`;
-  const manifest = { format: 'tollgate-ledger-archive/1', snapshotId, archivedThrough: segments[segments.length - 1]?.lastPosition ?? 0, segments };
+  const manifest = {
+    format: 'tollgate-ledger-archive/1',
+    snapshotId,
+    archivedThrough: segments[segments.length - 1]?.lastPosition ?? 0,
+    segments,
+  };
   await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
   await fsyncFile(temporary);
   await rename(temporary, path).catch(async (error: unknown) => {

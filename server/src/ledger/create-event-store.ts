@@ -16,7 +16,8 @@ export function eventStoreKind(url: string | undefined): EventStoreKind {
 
 /** EVENTSTORE_POOL_SIZE may be left out by specs that build a store by hand. */
 export async function createEventStore(
-  config: Pick<AppConfig, 'EVENTSTORE_URL' | 'DATABASE_URL'> & Partial<Pick<AppConfig, 'EVENTSTORE_POOL_SIZE' | 'DATA_DIR' | 'LEDGER_ARCHIVE_DIR'>>,
+  config: Pick<AppConfig, 'EVENTSTORE_URL' | 'DATABASE_URL'> &
+    Partial<Pick<AppConfig, 'EVENTSTORE_POOL_SIZE' | 'DATA_DIR' | 'LEDGER_ARCHIVE_DIR'>>,
 ): Promise<EventStore> {
   if (eventStoreKind(config.EVENTSTORE_URL) === 'eventstoredb') {
     return EsdbEventStore.connect({ url: config.EVENTSTORE_URL as string });

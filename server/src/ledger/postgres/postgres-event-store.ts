@@ -224,7 +224,16 @@ export class PostgresEventStore implements EventStore {
     let cursor = this.cursors.get(after + 1);
     this.cursors.delete(after + 1);
     if (!cursor) {
-      const { rows } = await this.pool.query<{ id: number; file: string; month: string; first: string; last: string; count: string; bytes: string; sha256: string }>(
+      const { rows } = await this.pool.query<{
+        id: number;
+        file: string;
+        month: string;
+        first: string;
+        last: string;
+        count: string;
+        bytes: string;
+        sha256: string;
+      }>(
         `SELECT id, file, month, first_position AS first, last_position AS last, event_count AS count, bytes, sha256
            FROM ledger_archive_segments WHERE first_position <= $1 AND last_position >= $1`,
         [after + 1],
@@ -263,7 +272,8 @@ export class PostgresEventStore implements EventStore {
   }
 
   private requireArchiveDir(): string {
-    if (!this.archiveDir) throw new Error('ledger: the events asked for are archived, and this store has no archive folder (LEDGER_ARCHIVE_DIR)');
+    if (!this.archiveDir)
+      throw new Error('ledger: the events asked for are archived, and this store has no archive folder (LEDGER_ARCHIVE_DIR)');
     return this.archiveDir;
   }
 
