@@ -108,6 +108,9 @@ export async function restoreSnapshot(
   snapshotId: number,
   projections: readonly Projection[],
 ): Promise<Map<string, number>> {
+  // FOR SHARE: an archive run that finishes meanwhile drops older snapshots; it waits for this transaction instead.
+  const held: unknown[] = await manager.query('SELECT id FROM ledger_snapshots WHERE id = $1 FOR SHARE', [snapshotId]);
+  if (held.length === 0) throw new Error(`ledger snapshot ${snapshotId} is gone (a newer archive run replaced it): retry the rebuild`);
   const stored: Array<{ projection: string; table_name: string; checkpoint: string }> = await manager.query(
     'SELECT DISTINCT projection, table_name, checkpoint FROM ledger_snapshot_tables WHERE snapshot_id = $1',
     [snapshotId],
@@ -122,7 +125,9 @@ export async function restoreSnapshot(
         'SELECT chunk, payload, sha256, row_count FROM ledger_snapshot_tables WHERE snapshot_id = $1 AND table_name = $2 ORDER BY chunk',
         [snapshotId, table],
       );
-      for (const chunk of chunks) {
+      if (chunks.length === 0 || chunks[0].chunk !== 0) throw new Error(`snapshot ${snapshotId}: ${table} has no first chunk`);
+      for (const [index, chunk] of chunks.entries()) {
+        if (chunk.chunk !== index) throw new Error(`snapshot ${snapshotId}: ${table} lacks chunk ${index}`);
         if (sha256(chunk.payload) !== chunk.sha256) {
           throw new Error(`snapshot ${snapshotId}: chunk ${chunk.chunk} of ${table} does not match its sha256`);
         }

@@ -49,6 +49,9 @@ interface EventRow {
   created_at: Date;
 }
 
+/** Most archived events kept in memory for readStream, over all streams. */
+const ARCHIVED_STREAM_CACHE_EVENTS = 50_000;
+
 const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at';
 
 /**
@@ -77,6 +80,9 @@ export class PostgresEventStore implements EventStore {
   private readonly archiveDir: string | null;
   /** Open segment readers keyed by the next position each returns (pages of one replay go on where they stopped). */
   private readonly cursors = new Map<number, SegmentCursor>();
+  /** Archived events per stream (never change once archived); see archivedEventsOf. */
+  private readonly archivedStreams = new Map<string, { lastRevision: number; events: RecordedEvent[] }>();
+  private archivedStreamEvents = 0;
 
   constructor(options: PostgresEventStoreOptions) {
     const poolConfig: PoolConfig = { connectionString: options.connectionString, max: options.poolSize ?? 10 };
@@ -179,19 +185,56 @@ export class PostgresEventStore implements EventStore {
       [streamId],
     );
     if (rows.length === 0 || Number(rows[0].last_revision) < from) return hot;
-    const directory = this.requireArchiveDir();
+    const archived = await this.archivedEventsOf(streamId, Number(rows[0].last_revision), rows[0].files);
     const byRevision = new Map<number, RecordedEvent>();
-    for (const file of rows[0].files) {
-      for await (const line of segmentLines(join(directory, file))) {
-        // Cheap filter before the parse: the stream id is the second field of every line.
-        if (!line.includes(`"streamId":${JSON.stringify(streamId)},`)) continue;
-        const event = eventOfLine(line);
-        if (event.streamId === streamId && event.revision >= from) byRevision.set(event.revision, event);
-      }
-    }
+    for (const event of archived) if (event.revision >= from) byRevision.set(event.revision, event);
     for (const event of hot) byRevision.set(event.revision, event);
     const merged = [...byRevision.values()].sort((a, b) => a.revision - b.revision);
     return maxCount === undefined ? merged : merged.slice(0, maxCount);
+  }
+
+  /**
+   * Every archived event of a stream. Archived events never change, so they are kept in memory (up to
+   * ARCHIVED_STREAM_CACHE_EVENTS events over all streams, least recently used out first) while the stream's last
+   * archived revision is the same: a command on an account or a channel with archived history scans its segments
+   * once per process, not on every load.
+   */
+  private async archivedEventsOf(streamId: string, lastRevision: number, files: string[]): Promise<RecordedEvent[]> {
+    const cached = this.archivedStreams.get(streamId);
+    if (cached && cached.lastRevision === lastRevision) {
+      this.archivedStreams.delete(streamId);
+      this.archivedStreams.set(streamId, cached);
+      return cached.events;
+    }
+    const directory = this.requireArchiveDir();
+    const events: RecordedEvent[] = [];
+    const marker = `"streamId":${JSON.stringify(streamId)},`;
+    for (const file of files) {
+      for await (const line of segmentLines(join(directory, file))) {
+        // Cheap filter before the parse: the stream id is the second field of every line.
+        if (!line.includes(marker)) continue;
+        const event = eventOfLine(line);
+        if (event.streamId === streamId) events.push(event);
+      }
+    }
+    events.sort((a, b) => a.revision - b.revision);
+    if (cached) this.forgetArchivedStream(streamId);
+    if (events.length <= ARCHIVED_STREAM_CACHE_EVENTS) {
+      this.archivedStreams.set(streamId, { lastRevision, events });
+      this.archivedStreamEvents += events.length;
+      for (const [oldest] of this.archivedStreams) {
+        if (this.archivedStreamEvents <= ARCHIVED_STREAM_CACHE_EVENTS) break;
+        this.forgetArchivedStream(oldest);
+      }
+    }
+    return events;
+  }
+
+  private forgetArchivedStream(streamId: string): void {
+    const entry = this.archivedStreams.get(streamId);
+    if (!entry) return;
+    this.archivedStreams.delete(streamId);
+    this.archivedStreamEvents -= entry.events.length;
   }
 
   async readAll(options: { after?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
