@@ -38,6 +38,8 @@ export interface ArchiveOptions {
   before: string;
   /** The clock (a test may fix it); `before` may not be a month that has not begun. */
   now?: Date;
+  /** How long to wait for the projections to reach the archive position before the snapshot refuses (default 30 s). */
+  catchUpMs?: number;
   /** After the segments are written and verified, stop before removing rows (a simulated crash, for tests). */
   stopBeforeDelete?: boolean;
 }
@@ -122,6 +124,8 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
   const plan = await planSegments(dataSource, archivedThroughBefore, lastMonth, cutoff, options.before);
   const through = plan[plan.length - 1].lastPosition;
 
+  // A live projector is usually a moment behind the head: give it time to pass P before the snapshot insists on it.
+  await waitForCheckpoints(dataSource, deps.projections, through, options.catchUpMs ?? 30_000);
   const snapshot = await takeSnapshot(dataSource, deps.projections, {
     reason: `ledger:archive --before ${options.before}`,
     minimumPosition: through,
@@ -189,6 +193,25 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
     segments,
     directory,
   };
+}
+
+async function waitForCheckpoints(
+  dataSource: DataSource,
+  projections: readonly Projection[],
+  position: number,
+  waitMs: number,
+): Promise<void> {
+  const names = projections.map((projection) => projection.name);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const [{ lowest }]: Array<{ lowest: string | null }> = await dataSource.query(
+      `SELECT min(coalesce(c.position, 0)) AS lowest FROM unnest($1::text[]) AS p(name)
+         LEFT JOIN projection_checkpoints c ON c.name = p.name`,
+      [names],
+    );
+    if (lowest === null || Number(lowest) >= position || Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /**
