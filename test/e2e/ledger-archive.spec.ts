@@ -322,5 +322,24 @@ describe('ledger archive: snapshot, segments, rebuilds equal live, commands on a
 
     // Archiving the same month again has nothing to do, and says so.
     await expect(archive(before)).rejects.toThrow(/nothing to archive before .*: events up to position \d+ are archived already/);
+
+    // ---- A later run archives the next month on top: three segments, reads and rebuilds unchanged. ----
+    const eventsNow = await store.readAll();
+    const streamsNow = new Map<string, RecordedEvent[]>();
+    for (const { id } of users) streamsNow.set(accountStream(id), await store.readStream(accountStream(id)));
+    const second = await archive(monthsAgo(1));
+    expect(second.segments.map((segment) => [segment.file, segment.firstPosition, segment.lastPosition])).toEqual([
+      [`events-${monthsAgo(2)}.ndjson.gz`, endOfSecond + 1, endOfThird],
+    ]);
+    expect(JSON.parse(readFileSync(join(directory, 'manifest.json'), 'utf8')).segments).toHaveLength(3);
+    const [hotNow] = await db.query('SELECT count(*)::int AS rows, min(position)::int AS first FROM events');
+    expect(hotNow).toEqual({ rows: eventsNow.length - endOfThird, first: endOfThird + 1 });
+    expect(await store.readAll()).toEqual(eventsNow);
+    for (const [stream, events] of streamsNow) expect({ stream, events: await store.readStream(stream) }).toEqual({ stream, events });
+    const third = await rebuildProjectionsIn(target.app, { waitSeconds: 30 }, () => undefined);
+    expect(third.snapshot).toEqual(expect.objectContaining({ id: second.snapshotId }));
+    await projected(target);
+    expect((await compareTables(liveNow, db, tables)).differences).toEqual([]);
+    expect(await db.query('SELECT count(*)::int AS snapshots FROM ledger_snapshots')).toEqual([{ snapshots: 1 }]);
   });
 });
