@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { ProjectionRegistry } from '#projections/runner/projection-registry';
 import { archiveLedgerIn } from '#server/cli/archive-ledger';
-import { ArchiveInputError, parseArchiveArguments } from '#server/cli/ledger-archiver';
+import { ArchiveInputError, parseArchiveArguments } from '#server/modules/ledger-archive/ledger-archiver';
 import { rebuildProjectionsIn } from '#server/cli/rebuild-projections';
 import { type RecordedEvent, WrongExpectedRevisionError } from '#server/ledger/event-store.port';
 import { ledgerArchiveDirectory } from '#server/ledger/postgres/archive-segments';

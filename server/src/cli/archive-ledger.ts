@@ -15,7 +15,7 @@ import {
   archiveLedger,
   formatArchiveReport,
   parseArchiveArguments,
-} from './ledger-archiver';
+} from '../modules/ledger-archive/ledger-archiver';
 
 /** The archive itself, against any application context that has the projections (tests pass their own). */
 export async function archiveLedgerIn(

@@ -6,7 +6,7 @@ import { createGzip } from 'node:zlib';
 import type { DataSource } from 'typeorm';
 import type { Projection } from '#projections/runner/projection';
 import { takeSnapshot } from '#projections/runner/projection-snapshot';
-import { SEGMENT_LINE_SQL, segmentLines } from '../ledger/postgres/archive-segments';
+import { SEGMENT_LINE_SQL, segmentLines } from '../../ledger/postgres/archive-segments';
 
 /**
  * `npm run ledger:archive -- --before YYYY-MM` (docs/ledger.md, "Archival and snapshots"): moves the events created
