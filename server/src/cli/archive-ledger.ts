@@ -12,6 +12,7 @@ import {
   ArchiveInputError,
   type ArchiveOptions,
   type ArchiveReport,
+  archiveCutoff,
   archiveLedger,
   formatArchiveReport,
   parseArchiveArguments,
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const argv = process.argv.slice(2);
   const { before } = parseArchiveArguments(argv);
+  archiveCutoff(before, new Date()); // a malformed or future month stops here, before any connection is made
   // No role: this process neither serves HTTP, nor consumes queues, nor starts the live projector.
   const { config, stop } = await loadRuntimeConfig(parseConfig(process.env), [], print);
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error', 'warn'] });
