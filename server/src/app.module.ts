@@ -29,6 +29,7 @@ import { StatementModule } from './modules/statement/statement.module';
 import { TopUpsModule } from './modules/topups/topups.module';
 import { TasksModule } from './modules/tasks/tasks.module';
 import { QuotaReminderModule } from './modules/quota-reminder/quota-reminder.module';
+import { LedgerArchiveModule } from './modules/ledger-archive/ledger-archive.module';
 
 /**
  * The whole product in one module tree. Roles decide what runs, not what is wired: every role can execute
@@ -67,6 +68,7 @@ export class AppModule {
         StatementModule,
         TopUpsModule,
         QuotaReminderModule,
+        LedgerArchiveModule,
         TasksModule,
         RelayModule.forRoot({ sweepLeases: config.roles.includes('worker') }),
         WorkersModule.forRoot(config.roles.includes('worker')),

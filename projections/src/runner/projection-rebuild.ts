@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { EventStore } from '#server/ledger/event-store.port';
 import type { CheckpointStore } from './checkpoint-store';
 import type { Projection } from './projection';
+import { latestSnapshot, restoreSnapshot } from './projection-snapshot';
 
 export interface RebuildReport {
   /** Events read from the ledger and offered to the projections. */
@@ -10,6 +11,8 @@ export interface RebuildReport {
   position: number;
   durationMs: number;
   projections: Array<{ name: string; eventsApplied: number; rows: Record<string, number> }>;
+  /** The snapshot the rebuild started from (null: it replayed the whole ledger, archived segments included). */
+  snapshot?: { id: number; position: number; restored: string[] } | null;
 }
 
 export interface RebuildDependencies {
@@ -18,6 +21,11 @@ export interface RebuildDependencies {
   checkpoints: CheckpointStore;
   projections: readonly Projection[];
   batchSize: number;
+  /**
+   * `snapshot` (default): start from the latest ledger snapshot when there is one (its tables restored, checkpoints at
+   * its positions), replaying only what came after; `archive`: replay the whole ledger, archived segments included.
+   */
+  from?: 'snapshot' | 'archive';
 }
 
 export function quoteTable(table: string): string {
@@ -50,6 +58,8 @@ export async function rebuildProjections(deps: RebuildDependencies, only?: strin
     );
   });
 
+  const snapshot = deps.from === 'archive' ? null : await startFromSnapshot(deps, selected);
+
   const checkpoints = await deps.checkpoints.ensure(names);
   const applied = new Map(selected.map((projection) => [projection.name, 0]));
   let after = Math.min(...checkpoints.values());
@@ -72,5 +82,16 @@ export async function rebuildProjections(deps: RebuildDependencies, only?: strin
     }
     projections.push({ name: projection.name, eventsApplied: applied.get(projection.name) ?? 0, rows });
   }
-  return { eventsReplayed, position: after, durationMs: Date.now() - started, projections };
+  return { eventsReplayed, position: after, durationMs: Date.now() - started, projections, snapshot };
+}
+
+/** The `from snapshot` step: the latest snapshot's tables and checkpoints for the selected projections, one transaction. */
+async function startFromSnapshot(
+  deps: RebuildDependencies,
+  selected: readonly Projection[],
+): Promise<{ id: number; position: number; restored: string[] } | null> {
+  const latest = await latestSnapshot(deps.dataSource);
+  if (!latest) return null;
+  const restored = await deps.dataSource.transaction((manager) => restoreSnapshot(manager, latest.id, selected));
+  return { ...latest, restored: [...restored.keys()] };
 }

@@ -31,6 +31,8 @@ export interface RebuildOptions {
   projections?: string[];
   /** How long to wait for the leadership if another process holds it. */
   waitMs?: number;
+  /** `snapshot` (default): from the latest ledger snapshot when there is one; `archive`: the whole ledger from 0. */
+  from?: 'snapshot' | 'archive';
 }
 
 interface RebuildRequest {
@@ -148,6 +150,7 @@ export class ProjectionRunner {
         checkpoints: this.checkpoints,
         projections: this.deps.registry.all(),
         batchSize: this.options.batchSize,
+        from: options.from,
       },
       options.projections,
     );

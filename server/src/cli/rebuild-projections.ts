@@ -12,6 +12,8 @@ export interface RebuildCommandOptions {
   projections?: string[];
   /** Seconds to wait for a running projector to let go of the leadership. */
   waitSeconds: number;
+  /** `--from-archive`: replay the whole ledger, archived segments included, instead of starting from the latest snapshot. */
+  fromArchive?: boolean;
 }
 
 export function parseRebuildArguments(argv: string[]): RebuildCommandOptions {
@@ -32,6 +34,7 @@ export function parseRebuildArguments(argv: string[]): RebuildCommandOptions {
           .filter(Boolean)
       : undefined,
     waitSeconds: wait,
+    ...(argv.includes('--from-archive') ? { fromArchive: true } : {}),
   };
 }
 
@@ -44,6 +47,11 @@ export function formatRebuildReport(report: RebuildReport): string[] {
       .map(([table, count]) => `${table}=${count}`)
       .join(', ');
     lines.push(`  ${projection.name}: ${projection.eventsApplied} event(s) applied; rows: ${rows}`);
+  }
+  if (report.snapshot) {
+    lines.push(
+      `  started from ledger snapshot ${report.snapshot.id} (position ${report.snapshot.position}; restored: ${report.snapshot.restored.join(', ') || 'none'})`,
+    );
   }
   return lines;
 }
@@ -63,14 +71,18 @@ export async function rebuildProjectionsIn(
   print(
     `rebuilding ${options.projections?.join(', ') ?? 'all projections'} (waiting up to ${options.waitSeconds} s for the projector leadership)`,
   );
-  const report = await runner.rebuild({ projections: options.projections, waitMs: options.waitSeconds * 1000 });
+  const report = await runner.rebuild({
+    projections: options.projections,
+    waitMs: options.waitSeconds * 1000,
+    from: options.fromArchive ? 'archive' : 'snapshot',
+  });
   for (const line of formatRebuildReport(report)) print(line);
   return report;
 }
 
 /**
- * `npm run projections:rebuild [-- --only balances,usage_logs] [--wait 30]`: empties projection tables and
- * replays the ledger. Stop running projectors first (or pass --wait long enough for them to stop): the rebuild
+ * `npm run projections:rebuild [-- --only balances,usage_logs] [--wait 30] [--from-archive]`: empties projection tables
+ * and replays the ledger (from the latest ledger snapshot when there is one; `--from-archive`: all of it). Stop running projectors first (or pass --wait long enough for them to stop): the rebuild
  * takes the projector leadership so nothing else writes the tables meanwhile.
  */
 async function main(): Promise<void> {

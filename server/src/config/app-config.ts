@@ -146,6 +146,13 @@ const variables = {
    * process dying); only with a disk folder does RELAY_JOURNAL_FSYNC=on also survive the machine.
    */
   RELAY_JOURNAL_DIR: optionalText('`DATA_DIR/journal`'),
+  /**
+   * Root of the ledger archive (default DATA_DIR/archive): `npm run ledger:archive` writes the old events' monthly
+   * segments to <root>/<database>, and the Postgres event store reads them back from there. A local folder only.
+   */
+  LEDGER_ARCHIVE_DIR: optionalText('`DATA_DIR/archive`'),
+  /** > 0: the worker role archives, once a day, the ledger events older than this many whole months (0: never). */
+  LEDGER_ARCHIVE_KEEP_MONTHS: integer(0, 0, 1200),
   /** Allows `apt-get install redis-server` when no Redis can be found. */
   ALLOW_PACKAGE_INSTALL: flag(true, 'true'),
   GLOBAL_API_RATE_LIMIT: integer(180, 1),

@@ -2,6 +2,7 @@ import { type AppConfig, CONFIG_DEFAULTS } from '../config/app-config';
 import type { EventStore } from './event-store.port';
 import { EsdbEventStore } from './eventstoredb/esdb-event-store';
 import { isEsdbUrl, redactUrl } from './eventstoredb/esdb-mapping';
+import { ledgerArchiveDirectory } from './postgres/archive-segments';
 import { PostgresEventStore } from './postgres/postgres-event-store';
 
 export type EventStoreKind = 'postgres' | 'eventstoredb';
@@ -15,7 +16,8 @@ export function eventStoreKind(url: string | undefined): EventStoreKind {
 
 /** EVENTSTORE_POOL_SIZE may be left out by specs that build a store by hand. */
 export async function createEventStore(
-  config: Pick<AppConfig, 'EVENTSTORE_URL' | 'DATABASE_URL'> & Partial<Pick<AppConfig, 'EVENTSTORE_POOL_SIZE'>>,
+  config: Pick<AppConfig, 'EVENTSTORE_URL' | 'DATABASE_URL'> &
+    Partial<Pick<AppConfig, 'EVENTSTORE_POOL_SIZE' | 'DATA_DIR' | 'LEDGER_ARCHIVE_DIR'>>,
 ): Promise<EventStore> {
   if (eventStoreKind(config.EVENTSTORE_URL) === 'eventstoredb') {
     return EsdbEventStore.connect({ url: config.EVENTSTORE_URL as string });
@@ -23,5 +25,7 @@ export async function createEventStore(
   return PostgresEventStore.connect({
     connectionString: config.DATABASE_URL,
     poolSize: config.EVENTSTORE_POOL_SIZE ?? CONFIG_DEFAULTS.EVENTSTORE_POOL_SIZE,
+    // Where `npm run ledger:archive` moved old events (docs/ledger.md, "Archival and snapshots").
+    archiveDir: config.DATA_DIR === undefined ? undefined : ledgerArchiveDirectory({ ...config, DATA_DIR: config.DATA_DIR }),
   });
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Pool, type PoolConfig } from 'pg';
 import { batchStatement } from '../../infrastructure/database/named-statements';
 import { validateAppend } from '../append-validation';
@@ -17,6 +18,7 @@ import {
   WrongExpectedRevisionError,
 } from '../event-store.port';
 import { PullSubscription } from '../pull-subscription';
+import { SegmentCursor, type SegmentRow, segmentLines, eventOfLine } from './archive-segments';
 import { LedgerListener } from './ledger-listener';
 
 export interface PostgresEventStoreOptions {
@@ -29,6 +31,11 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** LISTEN for new events (default true); without it subscriptions only poll. */
   listen?: boolean;
+  /**
+   * This installation's archive folder (ledgerArchiveDirectory): where reads find the events `ledger:archive` moved
+   * out of the table. Unset: a read that needs archived events fails with a clear error.
+   */
+  archiveDir?: string;
 }
 
 interface EventRow {
@@ -41,6 +48,9 @@ interface EventRow {
   metadata: RecordedEvent['metadata'];
   created_at: Date;
 }
+
+/** Most archived events kept in memory for readStream, over all streams. */
+const ARCHIVED_STREAM_CACHE_EVENTS = 50_000;
 
 const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at';
 
@@ -67,6 +77,12 @@ export class PostgresEventStore implements EventStore {
   private readonly subscriptions = new Set<PullSubscription>();
   private readonly readBatchSize: number;
   private readonly pollIntervalMs: number;
+  private readonly archiveDir: string | null;
+  /** Open segment readers keyed by the next position each returns (pages of one replay go on where they stopped). */
+  private readonly cursors = new Map<number, SegmentCursor>();
+  /** Archived events per stream (never change once archived); see archivedEventsOf. */
+  private readonly archivedStreams = new Map<string, { lastRevision: number; events: RecordedEvent[] }>();
+  private archivedStreamEvents = 0;
 
   constructor(options: PostgresEventStoreOptions) {
     const poolConfig: PoolConfig = { connectionString: options.connectionString, max: options.poolSize ?? 10 };
@@ -76,6 +92,7 @@ export class PostgresEventStore implements EventStore {
     this.listener = options.listen === false ? null : new LedgerListener(options.connectionString);
     this.readBatchSize = options.readBatchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 2000;
+    this.archiveDir = options.archiveDir ?? null;
   }
 
   /** Opens the store and checks the schema is there, so a missing migration fails at boot with a clear message. */
@@ -144,22 +161,163 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+    const from = options.fromRevision ?? 0;
     const { rows } = await this.pool.query<EventRow>(
       `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
-      [streamId, options.fromRevision ?? 0, options.maxCount ?? null],
+      [streamId, from, options.maxCount ?? null],
     );
-    return rows.map(toRecordedEvent);
+    const hot = rows.map(toRecordedEvent);
+    // The stream's first wanted revision is in the table: nothing of it can be archived (archival goes by position).
+    if (hot.length > 0 && hot[0].revision === from) return hot;
+    return this.withArchivedStream(streamId, from, hot, options.maxCount);
+  }
+
+  /**
+   * The archived part of a stream (read from the segments `ledger_archived_streams` names for it) before its hot
+   * part. Read after the hot rows: an archival committing in between only moves events from one side to the other,
+   * and both sides are merged by revision.
+   */
+  private async withArchivedStream(streamId: string, from: number, hot: RecordedEvent[], maxCount?: number): Promise<RecordedEvent[]> {
+    const { rows } = await this.pool.query<{ last_revision: string; files: string[] }>(
+      `SELECT a.last_revision, array_agg(s.file ORDER BY s.id) AS files
+         FROM ledger_archived_streams a JOIN ledger_archive_segments s ON s.id = ANY (a.segments)
+        WHERE a.stream_id = $1 GROUP BY a.last_revision`,
+      [streamId],
+    );
+    if (rows.length === 0 || Number(rows[0].last_revision) < from) return hot;
+    const archived = await this.archivedEventsOf(streamId, Number(rows[0].last_revision), rows[0].files);
+    const byRevision = new Map<number, RecordedEvent>();
+    for (const event of archived) if (event.revision >= from) byRevision.set(event.revision, event);
+    for (const event of hot) byRevision.set(event.revision, event);
+    const merged = [...byRevision.values()].sort((a, b) => a.revision - b.revision);
+    return maxCount === undefined ? merged : merged.slice(0, maxCount);
+  }
+
+  /**
+   * Every archived event of a stream. Archived events never change, so they are kept in memory (up to
+   * ARCHIVED_STREAM_CACHE_EVENTS events over all streams, least recently used out first) while the stream's last
+   * archived revision is the same: a command on an account or a channel with archived history scans its segments
+   * once per process, not on every load.
+   */
+  private async archivedEventsOf(streamId: string, lastRevision: number, files: string[]): Promise<RecordedEvent[]> {
+    const cached = this.archivedStreams.get(streamId);
+    if (cached && cached.lastRevision === lastRevision) {
+      this.archivedStreams.delete(streamId);
+      this.archivedStreams.set(streamId, cached);
+      return cached.events;
+    }
+    const directory = this.requireArchiveDir();
+    const events: RecordedEvent[] = [];
+    const marker = `"streamId":${JSON.stringify(streamId)},`;
+    for (const file of files) {
+      for await (const line of segmentLines(join(directory, file))) {
+        // Cheap filter before the parse: the stream id is the second field of every line.
+        if (!line.includes(marker)) continue;
+        const event = eventOfLine(line);
+        if (event.streamId === streamId) events.push(event);
+      }
+    }
+    events.sort((a, b) => a.revision - b.revision);
+    if (cached) this.forgetArchivedStream(streamId);
+    if (events.length <= ARCHIVED_STREAM_CACHE_EVENTS) {
+      this.archivedStreams.set(streamId, { lastRevision, events });
+      this.archivedStreamEvents += events.length;
+      for (const [oldest] of this.archivedStreams) {
+        if (this.archivedStreamEvents <= ARCHIVED_STREAM_CACHE_EVENTS) break;
+        this.forgetArchivedStream(oldest);
+      }
+    }
+    return events;
+  }
+
+  private forgetArchivedStream(streamId: string): void {
+    const entry = this.archivedStreams.get(streamId);
+    if (!entry) return;
+    this.archivedStreams.delete(streamId);
+    this.archivedStreamEvents -= entry.events.length;
   }
 
   async readAll(options: { after?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+    const after = options.after ?? 0;
     // Safe because positions become visible in order (ledger_append's lock): nothing can appear below `after` later.
     const { rows } = await this.pool.query<EventRow>(
-      batchStatement(`SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [
-        options.after ?? 0,
-        options.maxCount ?? null,
-      ]),
+      batchStatement(`SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [after, options.maxCount ?? null]),
     );
-    return rows.map(toRecordedEvent);
+    // Positions are gapless: a first row right after `after` means nothing between is archived (the common case,
+    // at no extra cost). Otherwise the archived boundary says whether the segments hold what comes next.
+    if (rows.length > 0 && Number(rows[0].position) === after + 1) return rows.map(toRecordedEvent);
+    const boundary = await this.archivedBoundary();
+    if (after >= boundary) return rows.map(toRecordedEvent);
+    const archived = await this.readArchived(after, options.maxCount ?? Number.MAX_SAFE_INTEGER);
+    const remaining = options.maxCount === undefined ? undefined : options.maxCount - archived.length;
+    if (remaining === 0 || archived.length === 0) return archived;
+    return archived.concat(await this.readAll({ after: archived[archived.length - 1].position, maxCount: remaining }));
+  }
+
+  /** The highest archived position (0: nothing archived). */
+  async archivedBoundary(): Promise<number> {
+    const { rows } = await this.pool.query<{ boundary: string }>(
+      'SELECT coalesce(max(last_position), 0) AS boundary FROM ledger_archive_segments',
+    );
+    return Number(rows[0].boundary);
+  }
+
+  /** Archived events after `after` from the segment holding `after + 1`, at most `maxCount`, up to that segment's end. */
+  private async readArchived(after: number, maxCount: number): Promise<RecordedEvent[]> {
+    let cursor = this.cursors.get(after + 1);
+    this.cursors.delete(after + 1);
+    if (!cursor) {
+      const { rows } = await this.pool.query<{
+        id: number;
+        file: string;
+        month: string;
+        first: string;
+        last: string;
+        count: string;
+        bytes: string;
+        sha256: string;
+      }>(
+        `SELECT id, file, month, first_position AS first, last_position AS last, event_count AS count, bytes, sha256
+           FROM ledger_archive_segments WHERE first_position <= $1 AND last_position >= $1`,
+        [after + 1],
+      );
+      if (rows.length === 0) throw new Error(`ledger: position ${after + 1} is archived but no segment holds it`);
+      const row = rows[0];
+      const segment: SegmentRow = {
+        id: row.id,
+        file: row.file,
+        month: row.month,
+        firstPosition: Number(row.first),
+        lastPosition: Number(row.last),
+        count: Number(row.count),
+        bytes: Number(row.bytes),
+        sha256: row.sha256,
+      };
+      cursor = new SegmentCursor(segment, this.requireArchiveDir());
+    }
+    try {
+      const events = await cursor.read(after, maxCount);
+      if (cursor.done) await cursor.close();
+      else this.keepCursor(cursor);
+      return events;
+    } catch (error) {
+      await cursor.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private keepCursor(cursor: SegmentCursor): void {
+    this.cursors.set(cursor.next, cursor);
+    if (this.cursors.size <= 4) return;
+    const [oldest, evicted] = this.cursors.entries().next().value as [number, SegmentCursor];
+    this.cursors.delete(oldest);
+    void evicted.close().catch(() => undefined);
+  }
+
+  private requireArchiveDir(): string {
+    if (!this.archiveDir)
+      throw new Error('ledger: the events asked for are archived, and this store has no archive folder (LEDGER_ARCHIVE_DIR)');
+    return this.archiveDir;
   }
 
   subscribeToAll(
@@ -185,13 +343,17 @@ export class PostgresEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    const { rows } = await this.pool.query<{ head: string }>('SELECT coalesce(max(position), 0) AS head FROM events');
+    const { rows } = await this.pool.query<{ head: string }>(
+      'SELECT coalesce((SELECT max(position) FROM events), (SELECT max(last_position) FROM ledger_archive_segments), 0) AS head',
+    );
     return Number(rows[0].head);
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     this.subscriptions.clear();
+    for (const cursor of this.cursors.values()) await cursor.close().catch(() => undefined);
+    this.cursors.clear();
     await this.listener?.close();
     await this.pool.end().catch(() => undefined);
   }
