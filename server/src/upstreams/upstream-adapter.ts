@@ -334,6 +334,8 @@ export interface UpstreamSettings {
   readonly forceStreamUsage: boolean;
   /** GEMINI_SAFETY_SETTING */
   readonly geminiSafetyThreshold: string;
+  /** DIFY_DEBUG: Dify's workflow_started / node_started shown as lines of text in the stream. */
+  readonly difyDebug: boolean;
   /** Longest SSE line accepted from an upstream (new-api v0.3's limit of 64 KB cut real answers). */
   readonly maxStreamLineBytes: number;
   /** Milliseconds since the epoch. */
