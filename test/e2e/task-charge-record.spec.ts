@@ -63,7 +63,9 @@ describe('midjourney: the charge and the task are written together', () => {
     const before = await balanceRow(target, alice.id);
     const tokenBefore = await tokenBalance(target, alice.tokenId);
     const fault = injectTaskAppendFault(target, 'mjtask-', 1, refuseTaskAppend('mjtask-'));
-    const answer = await mj(context, 'POST', '/mj/submit/imagine', alice.key, { prompt: 'a refused record' }).finally(() => fault.restore());
+    const answer = await mj(context, 'POST', '/mj/submit/imagine', alice.key, { prompt: 'a refused record' }).finally(() =>
+      fault.restore(),
+    );
     expect(fault.injected()).toBe(1);
     expect(answer.status).toBe(500);
     expect(answer.body).toMatchObject({ code: 4, description: 'insert_midjourney_task_failed' });

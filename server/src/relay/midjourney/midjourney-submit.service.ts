@@ -112,7 +112,19 @@ export class MidjourneySubmitService {
       let position: number;
       if (charged) {
         // The charge and the task's first event in one append: never charged for a task that does not exist.
-        const outcome = await this.charge(request, caller, channel, submit, price, quota, tokenId, result.result, reservation!, facts, metadata);
+        const outcome = await this.charge(
+          request,
+          caller,
+          channel,
+          submit,
+          price,
+          quota,
+          tokenId,
+          result.result,
+          reservation!,
+          facts,
+          metadata,
+        );
         reserved = null;
         if (!outcome.recorded) {
           this.logger.error(`task ${requestId} not recorded, its charge is refunded: ${outcome.error.message}`);

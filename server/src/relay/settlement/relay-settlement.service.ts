@@ -202,7 +202,10 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
    */
   async settleWith(input: SettlementInput, companions: AppendRequest[]): Promise<{ position: number; companions: AppendOutcome[] }> {
     const record = this.record(input);
-    const outcomes = await this.store.appendMany([...companions, { streamId: record.streamId, events: [record.event], expectedRevision: 'any' }]);
+    const outcomes = await this.store.appendMany([
+      ...companions,
+      { streamId: record.streamId, events: [record.event], expectedRevision: 'any' },
+    ]);
     const charge = outcomes[outcomes.length - 1];
     if (!charge.ok) throw charge.error;
     this.admissionSettles.add(record.settlement, charge.result.position);

@@ -66,12 +66,15 @@ export class BaiduTokenCache {
     const { clientId, clientSecret } = splitBaiduKey(key);
     const query = `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}&client_secret=${encodeURIComponent(clientSecret)}`;
     const target = upstreamTarget(splitBaseUrl(baseUrl), `/oauth/2.0/token?${query}`);
-    const response = await call({
-      ...target,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: undefined,
-    }, { detached: { timeoutMs: BAIDU_TOKEN_TIMEOUT_MS } });
+    const response = await call(
+      {
+        ...target,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: undefined,
+      },
+      { detached: { timeoutMs: BAIDU_TOKEN_TIMEOUT_MS } },
+    );
     const body = parseJsonObject(response.body);
     if (body && typeof body.error === 'string' && body.error !== '') {
       const description = typeof body.error_description === 'string' ? body.error_description : '';
