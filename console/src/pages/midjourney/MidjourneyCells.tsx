@@ -1,4 +1,5 @@
-import { Box, Chip, LinearProgress, Link, Typography } from '@mui/material';
+import { Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, LinearProgress, Link, Typography } from '@mui/material';
+import { useState } from 'react';
 import { useTranslate } from 'react-admin';
 import type { MidjourneyTask } from './midjourneyEndpoints';
 
@@ -51,18 +52,43 @@ export const ProgressCell = ({ progress }: { progress: string }) => {
   );
 };
 
-/** The result image: a thumbnail that opens the full image in a new tab. */
+/**
+ * The result image: a thumbnail that opens the image viewer (a dialog with the whole image and a link to the original
+ * in a new tab). The thumbnail keeps the image's address as its link, so opening it in a new tab still works.
+ */
 export const ImageCell = ({ task }: { task: MidjourneyTask }) => {
   const translate = useTranslate();
+  const [open, setOpen] = useState(false);
   if (!task.image_url) return <Typography variant="body2">{translate('app.midjourney.no_image')}</Typography>;
+  const alt = translate('app.midjourney.image_alt', { id: task.mj_id });
   return (
-    <Link href={task.image_url} target="_blank" rel="noreferrer" data-testid="mj-image">
-      <img
-        src={task.image_url}
-        alt={translate('app.midjourney.image_alt', { id: task.mj_id })}
-        style={{ width: 64, height: 64, objectFit: 'cover' }}
-      />
-    </Link>
+    <>
+      <Link
+        href={task.image_url}
+        target="_blank"
+        rel="noreferrer"
+        data-testid="mj-image"
+        onClick={(event) => {
+          if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return; // a new tab, as asked
+          event.preventDefault();
+          setOpen(true);
+        }}
+      >
+        <img src={task.image_url} alt={alt} style={{ width: 64, height: 64, objectFit: 'cover' }} />
+      </Link>
+      <Dialog open={open} onClose={() => setOpen(false)} maxWidth="lg" data-testid="mj-image-viewer">
+        <DialogTitle>{translate('app.midjourney.viewer_title', { id: task.mj_id })}</DialogTitle>
+        <DialogContent>
+          <img src={task.image_url} alt={alt} style={{ display: 'block', maxWidth: '100%', maxHeight: '75vh', margin: '0 auto' }} />
+        </DialogContent>
+        <DialogActions>
+          <Button href={task.image_url} target="_blank" rel="noreferrer">
+            {translate('app.midjourney.open_original')}
+          </Button>
+          <Button onClick={() => setOpen(false)}>{translate('app.midjourney.close')}</Button>
+        </DialogActions>
+      </Dialog>
+    </>
   );
 };
 
