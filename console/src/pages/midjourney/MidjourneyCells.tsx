@@ -1,16 +1,8 @@
-import { Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, LinearProgress, Link, Typography } from '@mui/material';
+import { Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, Link, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useTranslate } from 'react-admin';
+import { elapsedColor, statusColor } from '../../components/task-list/TaskCells';
 import type { MidjourneyTask } from './midjourneyEndpoints';
-
-const pad = (value: number) => String(value).padStart(2, '0');
-
-/** A millisecond time as local `YYYY-MM-DD HH:mm:ss`. */
-export const renderMillis = (millis: number): string => {
-  if (!millis) return '';
-  const date = new Date(millis);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-};
 
 /** Seconds from submit to finish (or to now while running), coloured as new-api colours it (over 60 s red). */
 export const ElapsedCell = ({ task }: { task: MidjourneyTask }) => {
@@ -18,8 +10,7 @@ export const ElapsedCell = ({ task }: { task: MidjourneyTask }) => {
   if (!task.submit_time) return null;
   const end = task.finish_time || Date.now();
   const seconds = Math.max(0, (end - task.submit_time) / 1000);
-  const color = seconds < 10 ? 'success' : seconds < 60 ? 'warning' : 'error';
-  return <Chip size="small" color={color} label={translate('app.midjourney.seconds', { seconds: seconds.toFixed(1) })} />;
+  return <Chip size="small" color={elapsedColor(seconds)} label={translate('app.midjourney.seconds', { seconds: seconds.toFixed(1) })} />;
 };
 
 export const ActionCell = ({ action }: { action: string }) => {
@@ -29,26 +20,13 @@ export const ActionCell = ({ action }: { action: string }) => {
 
 export const StatusCell = ({ status }: { status: string }) => {
   const translate = useTranslate();
-  const color = status === 'SUCCESS' ? 'success' : status === 'FAILURE' ? 'error' : status === '' ? 'default' : 'info';
-  return <Chip size="small" color={color} label={translate(`app.midjourney.statuses.${status || 'EMPTY'}`, { _: status })} />;
+  return <Chip size="small" color={statusColor(status)} label={translate(`app.midjourney.statuses.${status || 'EMPTY'}`, { _: status })} />;
 };
 
 export const CodeCell = ({ code }: { code: number }) => {
   const translate = useTranslate();
   return (
     <Chip size="small" label={translate(`app.midjourney.codes.${code}`, { _: translate('app.midjourney.codes.unknown', { code }) })} />
-  );
-};
-
-/** The progress text as a bar and its percentage. */
-export const ProgressCell = ({ progress }: { progress: string }) => {
-  const value = Number.parseFloat(progress);
-  if (!progress) return null;
-  return (
-    <Box sx={{ minWidth: 90 }}>
-      <LinearProgress variant="determinate" value={Number.isFinite(value) ? Math.min(100, Math.max(0, value)) : 0} />
-      <Typography variant="caption">{progress}</Typography>
-    </Box>
   );
 };
 
@@ -91,14 +69,3 @@ export const ImageCell = ({ task }: { task: MidjourneyTask }) => {
     </>
   );
 };
-
-/** Long text (prompts, the failure reason) clipped to two lines, whole on hover. */
-export const LongText = ({ text }: { text: string }) => (
-  <Typography
-    variant="body2"
-    title={text}
-    sx={{ maxWidth: 240, overflow: 'hidden', display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical' }}
-  >
-    {text}
-  </Typography>
-);
