@@ -84,6 +84,32 @@ describe('midjourney: the charge and the task are written together', () => {
     expect(await tokenBalance(target, alice.tokenId)).toEqual(tokenBefore);
   });
 
+  it('retries that refund when its own append fails once: refunded exactly once', async () => {
+    const { alice, target } = context;
+    await projected(target);
+    const before = await balanceRow(target, alice.id);
+    const store = eventStore(target);
+    const realAppend = store.appendToStream.bind(store);
+    let refusedRefunds = 0;
+    const refundFault = jest.spyOn(store, 'appendToStream').mockImplementation((streamId, events, options) => {
+      if (refusedRefunds === 0 && events.some((event) => event.type === 'QuotaRefunded')) {
+        refusedRefunds++;
+        return Promise.reject(new Error('connection reset'));
+      }
+      return realAppend(streamId, events, options);
+    });
+    const fault = injectTaskAppendFault(target, 'mjtask-', 1, refuseTaskAppend('mjtask-'));
+    const answer = await mj(context, 'POST', '/mj/submit/imagine', alice.key, { prompt: 'a refund that retries' }).finally(() => {
+      fault.restore();
+      refundFault.mockRestore();
+    });
+    expect(refusedRefunds).toBe(1);
+    expect(answer.body).toMatchObject({ description: 'insert_midjourney_task_failed' });
+    await projected(target);
+    expect(await refundsOf(target, answer.requestId)).toHaveLength(1);
+    expect(await balanceRow(target, alice.id)).toMatchObject({ quota: before!.quota, used_quota: before!.used_quota });
+  });
+
   it('charges nothing and records nothing when the store fails every attempt (nothing committed)', async () => {
     const { alice, target } = context;
     await projected(target);

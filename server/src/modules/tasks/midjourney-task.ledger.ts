@@ -13,7 +13,7 @@ import {
   refundDue,
 } from './midjourney-task.decider';
 import { type MidjourneyTaskFacts, midjourneyTaskStream } from './midjourney-task.events';
-import { TASK_SUBMIT_NAMESPACE, TASK_WRITE_FAILED, TaskRefunder } from './task-refund';
+import { appendWithRetries, TASK_SUBMIT_NAMESPACE, TASK_WRITE_FAILED, TaskRefunder } from './task-refund';
 import { evolveStored, toNewMidjourneyTaskEvent } from './midjourney-task-event-codec';
 
 /** Concurrent pollers and callbacks of one task: the losers reload and decide again (usually nothing). */
@@ -60,11 +60,13 @@ export class MidjourneyTaskLedger {
 
   /** Gives a charge back at once when its task could not be written (there is no task to fail later). */
   refundUnrecorded(task: MidjourneyTaskFacts, correlationId: string): Promise<number> {
-    return this.refunder.refund(
-      { ...task, upstreamTaskId: task.mjId, failReason: TASK_WRITE_FAILED },
-      'midjourney',
-      correlationId,
-      TASK_WRITE_FAILED,
+    return appendWithRetries(() =>
+      this.refunder.refund(
+        { ...task, upstreamTaskId: task.mjId, failReason: TASK_WRITE_FAILED },
+        'midjourney',
+        correlationId,
+        TASK_WRITE_FAILED,
+      ),
     );
   }
 

@@ -8,7 +8,7 @@ import { ReadYourWrites } from '../accounts/read-your-writes';
 import { decideSuno, initialSunoTaskState, type SunoTaskCommand, type SunoTaskState, sunoRefundDue } from './suno-task.decider';
 import { type SunoTaskFacts, sunoTaskStream } from './suno-task.events';
 import { evolveStoredSuno, toNewSunoTaskEvent } from './suno-task-event-codec';
-import { type RefundableTask, TASK_SUBMIT_NAMESPACE, TASK_WRITE_FAILED, TaskRefunder } from './task-refund';
+import { appendWithRetries, type RefundableTask, TASK_SUBMIT_NAMESPACE, TASK_WRITE_FAILED, TaskRefunder } from './task-refund';
 
 /** Concurrent pollers of one task: the losers reload and decide again (usually nothing). */
 const TASK_RETRIES = 10;
@@ -51,7 +51,9 @@ export class SunoTaskLedger {
 
   /** Gives a charge back at once when its task could not be written (there is no task to fail later). */
   refundUnrecorded(task: SunoTaskFacts, correlationId: string): Promise<number> {
-    return this.refunder.refund({ ...task, failReason: TASK_WRITE_FAILED }, 'suno', correlationId, TASK_WRITE_FAILED);
+    return appendWithRetries(() =>
+      this.refunder.refund({ ...task, failReason: TASK_WRITE_FAILED }, 'suno', correlationId, TASK_WRITE_FAILED),
+    );
   }
 
   /** Applies a command to a task, then refunds it if that failed it (or it had failed without its refund). */

@@ -13,6 +13,18 @@ export const TASK_WRITE_FAILED = 'task_write_failed';
 /** The event id namespace of a task's first event when it is appended with its charge: deterministicEventId(…, taskId). */
 export const TASK_SUBMIT_NAMESPACE = 'task-submit';
 
+/** Runs `append` up to `attempts` times (an idempotent append: a retry after one that did commit is a no-op). */
+export async function appendWithRetries<T>(append: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await append();
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
 /** What a refund needs of a failed task, whatever its platform. */
 export interface RefundableTask {
   taskId: string;
