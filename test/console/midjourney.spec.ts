@@ -3,11 +3,11 @@ import { DataSource } from 'typeorm';
 import { MidjourneyPoller } from '#server/relay/midjourney/midjourney-poller';
 import { ProjectionWaiter } from '#projections/runner/projection-waiter';
 import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
-import { MidjourneyProxyFake } from '../fakes/upstreams/midjourney-proxy-fake';
+import { fakeImage, MidjourneyProxyFake } from '../fakes/upstreams/midjourney-proxy-fake';
 import { openAdminConsole, type AdminConsole } from './support/admin-console';
 import { ApiSession } from './support/api-client';
 import { launchConsoleBrowser, uniqueName, type ConsoleBrowser } from './support/browser';
-import { expectText, loginThroughUi } from './support/console-actions';
+import { expectText, loginThroughUi, statValue } from './support/console-actions';
 import { bodyBackground, waitForTableRows } from './support/page-state';
 
 jest.setTimeout(120_000);
@@ -36,6 +36,8 @@ describe('console /midjourney', () => {
   let channelId = 0;
   const username = uniqueName('mj');
   const ids: { done: string; failed: string } = { done: '', failed: '' };
+  /** An imagine submitted through the relay with the user's token; its Midjourney task id. */
+  let submit: (prompt: string) => Promise<string>;
 
   const poll = async () => {
     const { app } = consoleApp.target;
@@ -67,7 +69,7 @@ describe('console /midjourney', () => {
     await userApi.must('POST', '/api/token/', { name: 'mj', remain_quota: 0, expired_time: -1, unlimited_quota: true, group: '' });
     const tokens = await userApi.must<{ items?: Array<{ key: string }> } | Array<{ key: string }>>('GET', '/api/token/?p=0&size=1');
     const key = `sk-${(Array.isArray(tokens) ? tokens : tokens.items!)[0].key}`;
-    const submit = async (prompt: string): Promise<string> => {
+    submit = async (prompt: string): Promise<string> => {
       const deadline = Date.now() + 10_000;
       for (;;) {
         const answer = await fetch(`${target.baseUrl}/mj/submit/imagine`, {
@@ -112,7 +114,7 @@ describe('console /midjourney', () => {
     const href = await page.getByTestId('mj-image').first().getAttribute('href');
     expect(href).toBe(`${consoleApp.target.baseUrl}/mj/image/${ids.done}`);
     const image = await fetch(href!);
-    expect(await image.text()).toBe(`PNG:${ids.done}`);
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(fakeImage(ids.done));
 
     await page.getByLabel('任务 ID').fill(ids.done);
     await waitForTableRows(page, 1);
@@ -164,5 +166,65 @@ describe('console /midjourney', () => {
     } finally {
       await phone.close();
     }
+  });
+
+  it('opens the image viewer from a task’s image: the whole image in a dialog, decoded, the original a link away', async () => {
+    const { page } = user;
+    await page.goto('/midjourney');
+    await waitForTableRows(page, 2);
+    const href = `${consoleApp.target.baseUrl}/mj/image/${ids.done}`;
+    await page.getByTestId('mj-image').first().click();
+    const viewer = page.getByRole('dialog');
+    await viewer.waitFor();
+    await expectText(viewer, `任务 ${ids.done} 的图片`);
+    const image = viewer.getByRole('img', { name: `任务 ${ids.done} 的结果` });
+    expect(await image.getAttribute('src')).toBe(href);
+    // Shown: the browser fetched and decoded the 8×8 PNG the upstream holds (through this server's /mj/image/:id).
+    await page.waitForFunction((alt) => {
+      const shown = (globalThis as any).document.querySelector(`[role="dialog"] img[alt="${alt}"]`);
+      return shown !== null && shown.complete && shown.naturalWidth === 8;
+    }, `任务 ${ids.done} 的结果`);
+    expect((await image.boundingBox())!.width).toBeGreaterThan(0);
+    expect(await viewer.getByRole('link', { name: '打开原图' }).getAttribute('href')).toBe(href);
+    expect(page.context().pages()).toHaveLength(1); // the viewer, not a new tab
+    await viewer.getByRole('button', { name: '关闭' }).click();
+    await viewer.waitFor({ state: 'hidden' });
+  });
+
+  it('watches a task go from running to failure in the list, with its charge given back to the balance', async () => {
+    const { page } = user;
+    /** The balance the personal page shows once it loaded (quota at 500 000 a dollar, two decimals). */
+    const expectBalance = async (quota: number) => {
+      await page.goto('/setting?tab=personal');
+      await expectText(statValue(page, '当前余额'), new RegExp(`^\\$${(quota / 500_000).toFixed(2).replace('.', '\\.')}$`));
+    };
+    const before = (await userApi.must<{ quota: number }>('GET', '/api/user/self')).quota;
+    await expectBalance(before);
+    const mjId = await submit('a picture that will fail');
+    proxy.progress(mjId, '40%');
+    await poll();
+
+    await page.goto('/midjourney');
+    await waitForTableRows(page, 3);
+    let rows = await shownRows(page);
+    expect(rows[0]).toContain(mjId);
+    expect(rows[0]).toContain('40%');
+    expect(rows[0]).not.toContain('upstream rejected the job');
+    // Charged once at submit: $0.10 (mj_imagine's 0.1 at group ratio 1, 50 000 quota) less than before.
+    await expectBalance(before - 50_000);
+
+    proxy.fail(mjId, 'upstream rejected the job');
+    await poll();
+    await page.goto('/midjourney');
+    await waitForTableRows(page, 3);
+    rows = await shownRows(page);
+    expect(rows[0]).toContain(mjId);
+    expect(rows[0]).toContain('upstream rejected the job');
+    expect(rows[0]).toContain('100%');
+    // Refunded exactly once: the balance is back where it was.
+    await expectBalance(before);
+    expect((await userApi.must<{ quota: number }>('GET', '/api/user/self')).quota).toBe(before);
+    const server = await userApi.must<Row[]>('GET', '/api/mj/self');
+    expect(server[0]).toMatchObject({ mj_id: mjId, status: 'FAILURE', fail_reason: 'upstream rejected the job' });
   });
 });

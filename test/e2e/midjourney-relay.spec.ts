@@ -11,6 +11,7 @@ import {
   midjourneyTaskStream,
   MJ_TIMEOUT_REASON,
 } from '#server/modules/tasks/index';
+import { fakeImage } from '../fakes/upstreams/midjourney-proxy-fake';
 import { userWithToken } from './relay-support';
 import { balanceRow, call, logRows, projected, setOptions } from './users-support';
 import {
@@ -81,7 +82,7 @@ describe('midjourney: submit, poll, success or refund', () => {
     const image = await fetch(`${context.base}/mj/image/${mjId}`);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
-    expect(await image.text()).toBe(`PNG:${mjId}`);
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(fakeImage(mjId));
 
     // A finished task is not asked about again, and success refunds nothing.
     const asked = proxy.requests.length;

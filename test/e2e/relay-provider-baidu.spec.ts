@@ -38,7 +38,11 @@ describe('relay: Baidu Wenxin through the official SDK', () => {
       channel('ernie ok', ['ERNIE-4.0-8K', 'ernie-limited', 'Embedding-V1']),
       channel('ernie wrong secret', ['ERNIE-Speed'], 'bd-api-key|not-the-secret'),
       channel('ernie revoked later', ['ERNIE-Lite-8K'], 'bd-revoked|bd-revoked-secret'),
+      channel('ernie shared exchange', ['ERNIE-Bot-8K'], 'bd-shared|bd-shared-secret'),
+      channel('ernie background refresh', ['ERNIE-Speed-128K'], 'bd-refresh|bd-refresh-secret'),
     ]);
+    baidu.apps.set('bd-shared', 'bd-shared-secret');
+    baidu.apps.set('bd-refresh', 'bd-refresh-secret');
   });
 
   afterAll(async () => {
@@ -125,5 +129,71 @@ describe('relay: Baidu Wenxin through the official SDK', () => {
     expect(second).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((second as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'invalid_client' });
     expect(baidu.tokenRequests.length).toBe(tokensBefore + 1);
+  });
+
+  /** A chat request a client sends and abandons after `afterMs` (the relay sees the client go). */
+  async function abandoned(model: string, afterMs: number): Promise<void> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), afterMs);
+    await fetch(`${app.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.user.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages }),
+      signal: controller.signal,
+    })
+      .then((response) => response.text())
+      .catch(() => undefined)
+      .finally(() => clearTimeout(timer));
+  }
+
+  const tokenOf = (url: string) => new URL(url, 'http://x').searchParams.get('access_token');
+
+  it('concurrent requests share one exchange, and the client that started it leaving does not cancel it for the others', async () => {
+    const tokensBefore = baidu.tokenRequests.length;
+    baidu.tokenDelayMs = 600;
+    try {
+      const leaving = abandoned('ERNIE-Bot-8K', 150);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the first request's exchange is under way
+      const staying = app.client.chat.completions.create({ model: 'ERNIE-Bot-8K', messages });
+      await leaving;
+      const answer = await staying;
+      expect(answer.choices[0].message.content).toBe(baidu.reply);
+    } finally {
+      baidu.tokenDelayMs = 0;
+    }
+    expect(baidu.tokenRequests.length - tokensBefore).toBe(1);
+    expect(baidu.abandonedExchanges).toBe(0);
+    // The token is cached: the next request exchanges nothing.
+    await app.client.chat.completions.create({ model: 'ERNIE-Bot-8K', messages });
+    expect(baidu.tokenRequests.length - tokensBefore).toBe(1);
+  });
+
+  it('a background refresh started by a request whose client leaves still completes and is cached', async () => {
+    // A token that lives 30 min is inside the last hour at once: every request refreshes it in the background.
+    baidu.tokenLifetimeSeconds = 1800;
+    try {
+      await app.client.chat.completions.create({ model: 'ERNIE-Speed-128K', messages });
+    } finally {
+      baidu.tokenLifetimeSeconds = 2_592_000;
+    }
+    const first = tokenOf(baidu.apiRequests.at(-1)!.url);
+    const tokensBefore = baidu.tokenRequests.length;
+    baidu.tokenDelayMs = 500;
+    baidu.apiDelayMs = 400;
+    try {
+      // Uses the cached token, starts the refresh, and leaves while its own chat call is still out.
+      await abandoned('ERNIE-Speed-128K', 150);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+    } finally {
+      baidu.tokenDelayMs = 0;
+      baidu.apiDelayMs = 0;
+    }
+    expect(baidu.tokenRequests.length - tokensBefore).toBe(1);
+    expect(baidu.abandonedExchanges).toBe(0);
+    // The refreshed token (a month long) is the one used now, without another exchange.
+    await app.client.chat.completions.create({ model: 'ERNIE-Speed-128K', messages });
+    const now = tokenOf(baidu.apiRequests.at(-1)!.url);
+    expect(now).not.toBe(first);
+    expect(baidu.tokenRequests.length - tokensBefore).toBe(1);
   });
 });

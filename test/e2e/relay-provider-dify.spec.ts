@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { countTextTokens } from '#server/relay/tokenizer/token-counter';
 import { DifyFake } from '../fakes/upstreams/dify-fake';
@@ -32,12 +34,48 @@ describe('relay: Dify (type 37)', () => {
     await expectOneCharge(context, response.headers.get('x-oneapi-request-id')!, 'dify-app', [30, 8], false);
   });
 
-  it('streams message and agent_message events, charging the message_end usage once', async () => {
+  const recorded = (name: string) => readFileSync(join(__dirname, '../../server/src/upstreams/dify/__fixtures__', name));
+
+  it('streams message and agent_message events (workflow_started as new-api’s DIFY_DEBUG line), charging the message_end usage once', async () => {
     const run = await streamChat(context, 'dify-app');
-    expect(run.text).toBe(dify.reply);
+    expect(run.text).toBe(`Workflow: wf\n${dify.reply}`);
     expect(run.finish).toBe('stop');
     expect(run.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 8 });
     await expectOneCharge(context, run.requestId, 'dify-app', [30, 8], true);
+  });
+
+  it('a recorded chatflow stream: workflow and node progress as new-api shows it, the answer, and message_end’s usage charged once', async () => {
+    dify.playStreamNext(recorded('chatflow-stream.sse'));
+    const run = await streamChat(context, 'dify-app');
+    expect(run.text).toBe('Workflow: f3a9d2b7-1c6e-4e8f-a5b0-2d7c9e1f4a68\nNode: 1716179000001\nNode: llm\nHello from the flow.');
+    expect(run.finish).toBe('stop');
+    expect(run.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 5 });
+    await expectOneCharge(context, run.requestId, 'dify-app', [21, 5], true);
+  });
+
+  it('a recorded agent stream: agent_thought stays out of the answer, agent_message is the text, message_end’s usage charged', async () => {
+    dify.playStreamNext(recorded('agent-stream.sse'));
+    const run = await streamChat(context, 'dify-app');
+    expect(run.text).toBe('It is 18°C with light rain in Paris.');
+    expect(run.usage).toMatchObject({ prompt_tokens: 412, completion_tokens: 37 });
+    await expectOneCharge(context, run.requestId, 'dify-app', [412, 37], true);
+  });
+
+  it('a recorded failed chatflow: workflow_finished failed is an error the SDK raises, charged the delivered text only', async () => {
+    dify.playStreamNext(recorded('chatflow-stream-failed.sse'));
+    const { data: stream, response } = await context.client.chat.completions
+      .create({ model: 'dify-app', messages, stream: true })
+      .withResponse();
+    let text = '';
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(String((error as Error).message)).toContain('Rate limit reached');
+    expect(text).toBe('Workflow: f3a9d2b7-1c6e-4e8f-a5b0-2d7c9e1f4a68\nNode: llm\n');
+    const charges = await chargesOf(context.target, response.headers.get('x-oneapi-request-id')!);
+    expect(charges).toHaveLength(1);
+    expect(charges[0].data).toMatchObject({ completionTokens: countTextTokens(text, 'dify-app'), isStream: true });
   });
 
   it('ends the stream with an error the SDK raises when Dify sends an error event, billing what was delivered', async () => {
@@ -51,12 +89,12 @@ describe('relay: Dify (type 37)', () => {
     })().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(String((error as Error).message)).toContain('[openai] Rate Limit Error');
-    expect(text).toBe('Hello ');
+    expect(text).toBe('Workflow: wf\nHello ');
     const charges = await chargesOf(context.target, response.headers.get('x-oneapi-request-id')!);
     expect(charges).toHaveLength(1);
     expect(charges[0].data).toMatchObject({
       modelName: 'dify-app',
-      completionTokens: countTextTokens('Hello ', 'dify-app'),
+      completionTokens: countTextTokens('Workflow: wf\nHello ', 'dify-app'),
       isStream: true,
     });
   });

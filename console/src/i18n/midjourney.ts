@@ -5,6 +5,9 @@ export const en = {
   seconds: '%{seconds} s',
   no_image: 'None',
   image_alt: 'Result of task %{id}',
+  viewer_title: 'Image of task %{id}',
+  open_original: 'Open the original',
+  close: 'Close',
   filters: { channel_id: 'Channel ID', mj_id: 'Task ID', start: 'Start time', end: 'End time' },
   columns: {
     submit_time: 'Submitted',
@@ -56,6 +59,9 @@ export const zh: typeof en = {
   seconds: '%{seconds} 秒',
   no_image: '无',
   image_alt: '任务 %{id} 的结果',
+  viewer_title: '任务 %{id} 的图片',
+  open_original: '打开原图',
+  close: '关闭',
   filters: { channel_id: '渠道 ID', mj_id: '任务 ID', start: '起始时间', end: '结束时间' },
   columns: {
     submit_time: '提交时间',

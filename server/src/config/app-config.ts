@@ -209,6 +209,8 @@ const variables = {
   RELAY_DRAIN_AFTER_CLIENT_GONE_MS: integer(30_000, 0),
   /** Threshold sent for the four Gemini harm categories, by the relay and by channel tests. */
   GEMINI_SAFETY_SETTING: text('BLOCK_NONE'),
+  /** Dify streams: show workflow_started and node_started as `Workflow: <id>` / `Node: <id>` lines of text (new-api's DIFY_DEBUG). */
+  DIFY_DEBUG: flag(true, 'true'),
   /** Ask streaming upstreams for usage (`stream_options.include_usage`). */
   FORCE_STREAM_OPTION: flag(true, 'true'),
   /** A reservation's lease: how long a dead process's quota stays held; renewed at a third. */

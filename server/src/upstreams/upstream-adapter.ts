@@ -250,8 +250,16 @@ export interface StreamTransformer {
 /**
  * One extra HTTP call an adapter makes on its own (a token exchange, a task poll), sent by the caller's client with
  * its timeouts and abort signal; the whole body is read. Rejects only for transport failures.
+ *
+ * `detached`: the call serves more than the request that happens to make it (a token exchange cached per key and
+ * shared by every request waiting for it, a background refresh), so it must not end with that request's client: it
+ * gets its own timeout signal of `timeoutMs` (headers and body) instead of the client's.
  */
-export type UpstreamCall = (request: UpstreamRequest) => Promise<UpstreamResponse>;
+export type UpstreamCall = (request: UpstreamRequest, options?: UpstreamCallOptions) => Promise<UpstreamResponse>;
+
+export interface UpstreamCallOptions {
+  readonly detached?: { readonly timeoutMs: number };
+}
 /** An upstream answer as the relay reads it: headers first, then a body read whole or chunk by chunk. */
 export interface UpstreamCallAnswer {
   readonly status: number;
@@ -326,6 +334,8 @@ export interface UpstreamSettings {
   readonly forceStreamUsage: boolean;
   /** GEMINI_SAFETY_SETTING */
   readonly geminiSafetyThreshold: string;
+  /** DIFY_DEBUG: Dify's workflow_started / node_started shown as lines of text in the stream. */
+  readonly difyDebug: boolean;
   /** Longest SSE line accepted from an upstream (new-api v0.3's limit of 64 KB cut real answers). */
   readonly maxStreamLineBytes: number;
   /** Milliseconds since the epoch. */

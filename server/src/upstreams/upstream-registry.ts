@@ -26,6 +26,7 @@ import { createTencentAdapter } from './tencent/tencent-adapter';
 export const DEFAULT_UPSTREAM_SETTINGS: UpstreamSettings = {
   forceStreamUsage: true,
   geminiSafetyThreshold: 'BLOCK_NONE',
+  difyDebug: true,
   maxStreamLineBytes: 10 * 1024 * 1024,
   now: Date.now,
   newId: () => randomUUID().replaceAll('-', ''),

@@ -16,6 +16,12 @@ export class BaiduFake extends HttpFake {
   promptTokens = 9;
   completionTokens = 7;
   tokenLifetimeSeconds = 2_592_000;
+  /** Delay before an exchange answers (a slow OAuth server). */
+  tokenDelayMs = 0;
+  /** Exchanges whose caller hung up before the answer (the token was never handed out). */
+  abandonedExchanges = 0;
+  /** Delay before a chat or embeddings call answers. */
+  apiDelayMs = 0;
   /** Endpoints that answer the QPS limit (error 18). */
   limited = new Set<string>(['ernie-limited']);
   /** Access token → API Key; `revoke` drops an app's tokens. */
@@ -38,9 +44,13 @@ export class BaiduFake extends HttpFake {
     for (const [token, owner] of this.tokens) if (owner === apiKey) this.tokens.delete(token);
   }
 
-  private answer(request: RecordedRequest, response: ServerResponse): void {
+  private async answer(request: RecordedRequest, response: ServerResponse): Promise<void> {
     const url = new URL(request.url, 'http://baidu.local');
     if (url.pathname === '/oauth/2.0/token') return this.exchange(request, url, response);
+    if (this.apiDelayMs) {
+      await new Promise((resolve) => setTimeout(resolve, this.apiDelayMs));
+      if (response.destroyed) return;
+    }
     const match = /^\/rpc\/2\.0\/ai_custom\/v1\/wenxinworkshop\/(chat|embeddings)\/([^/]+)$/.exec(url.pathname);
     if (request.method !== 'POST' || !match) return sendJson(response, 404, { error_code: 3, error_msg: 'Unsupported openapi method' });
     const token = url.searchParams.get('access_token') ?? '';
@@ -99,7 +109,14 @@ export class BaiduFake extends HttpFake {
     response.end();
   }
 
-  private exchange(request: RecordedRequest, url: URL, response: ServerResponse): void {
+  private async exchange(request: RecordedRequest, url: URL, response: ServerResponse): Promise<void> {
+    if (this.tokenDelayMs) {
+      await new Promise((resolve) => setTimeout(resolve, this.tokenDelayMs));
+      if (response.destroyed || response.socket?.destroyed) {
+        this.abandonedExchanges++;
+        return;
+      }
+    }
     if (request.method !== 'POST') return sendJson(response, 405, { error: 'invalid_request', error_description: 'POST only' });
     if (url.searchParams.get('grant_type') !== 'client_credentials') {
       return sendJson(response, 400, { error: 'unsupported_grant_type', error_description: 'unsupported grant type' });

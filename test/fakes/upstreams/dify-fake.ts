@@ -6,7 +6,9 @@ import { HttpFake, type RecordedRequest, sendJson } from '../http-fake';
  * /v1/chat-messages with `Authorization: Bearer <appKey>` (else 401 `{code: "unauthorized", message: "Access token
  * is invalid"}`), a non-empty `query`, `inputs` and `user`. Blocking answers `{answer, conversation_id,
  * metadata.usage}`; streaming sends workflow_started, agent_thought, message / agent_message pieces and message_end
- * with the usage. `failStreamNext` makes the next stream end with Dify's `error` event after one piece.
+ * with the usage. `failStreamNext` makes the next stream end with Dify's `error` event after one piece;
+ * `playStreamNext` answers the next stream with recorded SSE bytes (a chatflow's workflow and node events, an agent's
+ * agent_thought events: server/src/upstreams/dify/__fixtures__).
  */
 export class DifyFake extends HttpFake {
   appKey = 'app-fake';
@@ -14,9 +16,16 @@ export class DifyFake extends HttpFake {
   promptTokens = 30;
   completionTokens = 8;
   private streamFailures: string[] = [];
+  private recordedStreams: Buffer[] = [];
 
   constructor() {
     super((request, response) => this.answer(request, response));
+  }
+
+  /** The next streaming request is answered with these recorded SSE bytes, as they are (after the auth and body checks). */
+  playStreamNext(bytes: Buffer): this {
+    this.recordedStreams.push(bytes);
+    return this;
   }
 
   failStreamNext(message: string): this {
@@ -59,6 +68,11 @@ export class DifyFake extends HttpFake {
       });
     }
     response.writeHead(200, { 'content-type': 'text/event-stream' });
+    const recorded = this.recordedStreams.shift();
+    if (recorded) {
+      response.end(recorded);
+      return;
+    }
     const send = (event: Record<string, unknown>) => response.write(`data: ${JSON.stringify(event)}\n\n`);
     send({
       event: 'workflow_started',

@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import { HttpFake, type RecordedRequest, sendJson } from '../http-fake';
 
 /** One task as the fake proxy holds it (Midjourney-Proxy's task JSON). */
@@ -38,7 +39,7 @@ export class MidjourneyProxyFake extends HttpFake {
       // The images are public (a CDN's URLs); everything else needs the secret.
       const image = /^\/image\/([^/]+)\.png$/.exec(path);
       if (request.method === 'GET' && image) {
-        response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from(`PNG:${image[1]}`));
+        response.writeHead(200, { 'content-type': 'image/png' }).end(fakeImage(image[1]));
         return;
       }
       if (request.headers['mj-api-secret'] !== this.secret) return sendJson(response, 401, { code: 401, description: 'bad secret' });
@@ -123,4 +124,40 @@ export class MidjourneyProxyFake extends HttpFake {
     if (!task) throw new Error(`the fake holds no task ${id}`);
     return task;
   }
+}
+
+/**
+ * The fake's image of a task: a real 8×8 PNG (a browser decodes it) whose tEXt chunk names the task, so each task's
+ * bytes differ and a spec can tell whose image it was served.
+ */
+export function fakeImage(id: string): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(8, 0); // width
+  header.writeUInt32BE(8, 4); // height
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(8 * 3, 0xc8)]); // filter byte, then grey pixels
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('tEXt', Buffer.from(`Comment\0task ${id}`, 'latin1')),
+    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: 8 }, () => row)))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
 }

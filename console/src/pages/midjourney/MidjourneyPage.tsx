@@ -1,118 +1,108 @@
-import { Alert, Box } from '@mui/material';
-import { useMemo } from 'react';
-import { Authenticated, DataTable, DateTimeInput, List, Pagination, TextInput, useTranslate } from 'react-admin';
-import { useSessionUser } from '../../hooks/useSessionUser';
-import { ROLE_ADMIN } from '../../lib/types';
+import { Alert } from '@mui/material';
+import { DataTable, useTranslate } from 'react-admin';
+import { LongText, ProgressCell, TimeCell } from '../../components/task-list/TaskCells';
+import { TaskListPage, useIsAdmin } from '../../components/task-list/TaskListPage';
 import { useStatus } from '../../providers/statusStore';
-import { ActionCell, CodeCell, ElapsedCell, ImageCell, LongText, ProgressCell, renderMillis, StatusCell } from './MidjourneyCells';
+import { ActionCell, CodeCell, ElapsedCell, ImageCell, StatusCell } from './MidjourneyCells';
 import type { MidjourneyTask } from './midjourneyEndpoints';
-
-const PAGE_SIZES = [10, 20, 50, 100];
 
 /**
  * /midjourney (the Drawing page): one's own drawing tasks, or every task for admins (with channel, submit result and
  * status columns and the channel filter), newest first; filters on the task id and the submit time. Admins are told
- * when the Midjourney callback is off.
+ * when the Midjourney callback is off. The list and its filter bar are TaskListPage's, shared with /task.
  */
 export const MidjourneyPage = () => {
   const translate = useTranslate();
-  const user = useSessionUser();
   const status = useStatus();
-  const isAdmin = (user?.role ?? 0) >= ROLE_ADMIN;
-  const filters = useMemo(() => {
-    const list = [
-      <TextInput key="mj_id" source="mj_id" label="app.midjourney.filters.mj_id" alwaysOn resettable />,
-      <DateTimeInput key="start" source="start" label="app.midjourney.filters.start" alwaysOn />,
-      <DateTimeInput key="end" source="end" label="app.midjourney.filters.end" alwaysOn />,
-    ];
-    if (isAdmin)
-      list.unshift(<TextInput key="channel_id" source="channel_id" label="app.midjourney.filters.channel_id" alwaysOn resettable />);
-    return list;
-  }, [isAdmin]);
+  const isAdmin = useIsAdmin();
   return (
-    <Authenticated>
-      {isAdmin && status.mj_notify_enabled !== true && (
-        <Alert severity="info" sx={{ mt: 1 }} data-testid="mj-notify-banner">
-          {translate('app.midjourney.notify_off')}
-        </Alert>
-      )}
-      <List<MidjourneyTask>
-        resource="midjourney"
-        title={translate('app.midjourney.title')}
-        storeKey={false}
-        filters={filters}
-        perPage={10}
-        pagination={<Pagination rowsPerPageOptions={PAGE_SIZES} />}
-        exporter={false}
-        empty={false}
-        actions={false}
-        sort={{ field: 'id', order: 'DESC' }}
-      >
-        <Box sx={{ width: 0, minWidth: '100%', overflowX: 'auto' }}>
-          <DataTable<MidjourneyTask> rowClick={false} bulkActionButtons={false}>
-            <DataTable.Col<MidjourneyTask>
-              source="submit_time"
-              label="app.midjourney.columns.submit_time"
-              disableSort
-              render={(task) => <span style={{ whiteSpace: 'nowrap' }}>{renderMillis(task.submit_time)}</span>}
-            />
-            <DataTable.Col<MidjourneyTask>
-              label="app.midjourney.columns.elapsed"
-              disableSort
-              render={(task) => <ElapsedCell task={task} />}
-            />
-            {isAdmin && <DataTable.Col<MidjourneyTask> source="channel_id" label="app.midjourney.columns.channel" disableSort />}
-            <DataTable.Col<MidjourneyTask>
-              source="action"
-              label="app.midjourney.columns.action"
-              disableSort
-              render={(task) => <ActionCell action={task.action} />}
-            />
-            <DataTable.Col<MidjourneyTask> source="mj_id" label="app.midjourney.columns.mj_id" disableSort />
-            {isAdmin && (
-              <DataTable.Col<MidjourneyTask>
-                source="code"
-                label="app.midjourney.columns.code"
-                disableSort
-                render={(task) => <CodeCell code={task.code} />}
-              />
-            )}
-            {isAdmin && (
-              <DataTable.Col<MidjourneyTask>
-                source="status"
-                label="app.midjourney.columns.status"
-                disableSort
-                render={(task) => <StatusCell status={task.status} />}
-              />
-            )}
-            <DataTable.Col<MidjourneyTask>
-              source="progress"
-              label="app.midjourney.columns.progress"
-              disableSort
-              render={(task) => <ProgressCell progress={task.progress} />}
-            />
-            <DataTable.Col<MidjourneyTask> label="app.midjourney.columns.image" disableSort render={(task) => <ImageCell task={task} />} />
-            <DataTable.Col<MidjourneyTask>
-              source="prompt"
-              label="app.midjourney.columns.prompt"
-              disableSort
-              render={(task) => <LongText text={task.prompt} />}
-            />
-            <DataTable.Col<MidjourneyTask>
-              source="prompt_en"
-              label="app.midjourney.columns.prompt_en"
-              disableSort
-              render={(task) => <LongText text={task.prompt_en} />}
-            />
-            <DataTable.Col<MidjourneyTask>
-              source="fail_reason"
-              label="app.midjourney.columns.fail_reason"
-              disableSort
-              render={(task) => <LongText text={task.fail_reason} />}
-            />
-          </DataTable>
-        </Box>
-      </List>
-    </Authenticated>
+    <TaskListPage<MidjourneyTask>
+      resource="midjourney"
+      i18n="app.midjourney"
+      idSource="mj_id"
+      banner={
+        isAdmin && status.mj_notify_enabled !== true ? (
+          <Alert severity="info" sx={{ mt: 1 }} data-testid="mj-notify-banner">
+            {translate('app.midjourney.notify_off')}
+          </Alert>
+        ) : null
+      }
+      columns={(admin) => [
+        <DataTable.Col<MidjourneyTask>
+          key="submit_time"
+          source="submit_time"
+          label="app.midjourney.columns.submit_time"
+          disableSort
+          render={(task) => <TimeCell millis={task.submit_time} />}
+        />,
+        <DataTable.Col<MidjourneyTask>
+          key="elapsed"
+          label="app.midjourney.columns.elapsed"
+          disableSort
+          render={(task) => <ElapsedCell task={task} />}
+        />,
+        admin && <DataTable.Col<MidjourneyTask> key="channel_id" source="channel_id" label="app.midjourney.columns.channel" disableSort />,
+        <DataTable.Col<MidjourneyTask>
+          key="action"
+          source="action"
+          label="app.midjourney.columns.action"
+          disableSort
+          render={(task) => <ActionCell action={task.action} />}
+        />,
+        <DataTable.Col<MidjourneyTask> key="mj_id" source="mj_id" label="app.midjourney.columns.mj_id" disableSort />,
+        admin && (
+          <DataTable.Col<MidjourneyTask>
+            key="code"
+            source="code"
+            label="app.midjourney.columns.code"
+            disableSort
+            render={(task) => <CodeCell code={task.code} />}
+          />
+        ),
+        admin && (
+          <DataTable.Col<MidjourneyTask>
+            key="status"
+            source="status"
+            label="app.midjourney.columns.status"
+            disableSort
+            render={(task) => <StatusCell status={task.status} />}
+          />
+        ),
+        <DataTable.Col<MidjourneyTask>
+          key="progress"
+          source="progress"
+          label="app.midjourney.columns.progress"
+          disableSort
+          render={(task) => <ProgressCell progress={task.progress} />}
+        />,
+        <DataTable.Col<MidjourneyTask>
+          key="image"
+          label="app.midjourney.columns.image"
+          disableSort
+          render={(task) => <ImageCell task={task} />}
+        />,
+        <DataTable.Col<MidjourneyTask>
+          key="prompt"
+          source="prompt"
+          label="app.midjourney.columns.prompt"
+          disableSort
+          render={(task) => <LongText text={task.prompt} />}
+        />,
+        <DataTable.Col<MidjourneyTask>
+          key="prompt_en"
+          source="prompt_en"
+          label="app.midjourney.columns.prompt_en"
+          disableSort
+          render={(task) => <LongText text={task.prompt_en} />}
+        />,
+        <DataTable.Col<MidjourneyTask>
+          key="fail_reason"
+          source="fail_reason"
+          label="app.midjourney.columns.fail_reason"
+          disableSort
+          render={(task) => <LongText text={task.fail_reason} />}
+        />,
+      ]}
+    />
   );
 };

@@ -1,16 +1,11 @@
 import { Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, Link } from '@mui/material';
 import { useState } from 'react';
 import { useTranslate } from 'react-admin';
+import { elapsedColor, renderLocalTime, statusColor } from '../../components/task-list/TaskCells';
 import type { AsyncTask } from './taskEndpoints';
 
-const pad = (value: number) => String(value).padStart(2, '0');
-
 /** A time in seconds as local `YYYY-MM-DD HH:mm:ss`. */
-export const renderSeconds = (seconds: number): string => {
-  if (!seconds) return '';
-  const date = new Date(seconds * 1000);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-};
+export const renderSeconds = (seconds: number): string => renderLocalTime(seconds * 1000);
 
 /** Seconds from submit to finish (or to now while running); over 60 s red. */
 export const TaskElapsedCell = ({ task }: { task: AsyncTask }) => {
@@ -18,8 +13,7 @@ export const TaskElapsedCell = ({ task }: { task: AsyncTask }) => {
   if (!task.submit_time) return null;
   const end = task.finish_time || Math.floor(Date.now() / 1000);
   const seconds = Math.max(0, end - task.submit_time);
-  const color = seconds < 10 ? 'success' : seconds < 60 ? 'warning' : 'error';
-  return <Chip size="small" color={color} label={translate('app.task.seconds', { seconds })} />;
+  return <Chip size="small" color={elapsedColor(seconds)} label={translate('app.task.seconds', { seconds })} />;
 };
 
 export const PlatformCell = ({ platform }: { platform: string }) => {
@@ -34,8 +28,7 @@ export const TaskActionCell = ({ action }: { action: string }) => {
 
 export const TaskStatusCell = ({ status }: { status: string }) => {
   const translate = useTranslate();
-  const color = status === 'SUCCESS' ? 'success' : status === 'FAILURE' ? 'error' : status === '' ? 'default' : 'info';
-  return <Chip size="small" color={color} label={translate(`app.task.statuses.${status || 'EMPTY'}`, { _: status })} />;
+  return <Chip size="small" color={statusColor(status)} label={translate(`app.task.statuses.${status || 'EMPTY'}`, { _: status })} />;
 };
 
 /** The task id; a click shows the whole task as JSON in a dialog. */

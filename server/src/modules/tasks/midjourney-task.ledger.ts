@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AggregateRepository } from '../../ledger/aggregate-repository';
 import type { MetadataInput } from '../../ledger/event-envelope';
+import { deterministicEventId } from '../../ledger/event-ids';
+import type { AppendRequest } from '../../ledger/event-store.port';
 import { ReadYourWrites } from '../accounts/read-your-writes';
 import {
   decide,
@@ -11,7 +13,7 @@ import {
   refundDue,
 } from './midjourney-task.decider';
 import { type MidjourneyTaskFacts, midjourneyTaskStream } from './midjourney-task.events';
-import { TaskRefunder } from './task-refund';
+import { appendWithRetries, TASK_SUBMIT_NAMESPACE, TASK_WRITE_FAILED, TaskRefunder } from './task-refund';
 import { evolveStored, toNewMidjourneyTaskEvent } from './midjourney-task-event-codec';
 
 /** Concurrent pollers and callbacks of one task: the losers reload and decide again (usually nothing). */
@@ -43,6 +45,29 @@ export class MidjourneyTaskLedger {
 
   submit(task: MidjourneyTaskFacts, metadata: MetadataInput): Promise<TaskWrite> {
     return this.run(task.taskId, { type: 'SubmitMidjourneyTask', task }, metadata);
+  }
+
+  /**
+   * A charged task's first event as an append to go with its charge (chargeTaskWithRecord): id derived from the task
+   * and expected `no_stream`, so a repeated append is a no-op.
+   */
+  submission(task: MidjourneyTaskFacts, metadata: MetadataInput): AppendRequest {
+    const events = decide({ type: 'SubmitMidjourneyTask', task }, initialMidjourneyTaskState).map((event) =>
+      toNewMidjourneyTaskEvent(event, { id: deterministicEventId(TASK_SUBMIT_NAMESPACE, task.taskId), metadata }),
+    );
+    return { streamId: midjourneyTaskStream(task.taskId), events, expectedRevision: 'no_stream' };
+  }
+
+  /** Gives a charge back at once when its task could not be written (there is no task to fail later). */
+  refundUnrecorded(task: MidjourneyTaskFacts, correlationId: string): Promise<number> {
+    return appendWithRetries(() =>
+      this.refunder.refund(
+        { ...task, upstreamTaskId: task.mjId, failReason: TASK_WRITE_FAILED },
+        'midjourney',
+        correlationId,
+        TASK_WRITE_FAILED,
+      ),
+    );
   }
 
   /** Applies a command to a task, then refunds it if that failed it (or it had failed without its refund). */

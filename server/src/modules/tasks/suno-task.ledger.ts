@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AggregateRepository } from '../../ledger/aggregate-repository';
 import type { MetadataInput } from '../../ledger/event-envelope';
+import { deterministicEventId } from '../../ledger/event-ids';
+import type { AppendRequest } from '../../ledger/event-store.port';
 import { ReadYourWrites } from '../accounts/read-your-writes';
 import { decideSuno, initialSunoTaskState, type SunoTaskCommand, type SunoTaskState, sunoRefundDue } from './suno-task.decider';
 import { type SunoTaskFacts, sunoTaskStream } from './suno-task.events';
 import { evolveStoredSuno, toNewSunoTaskEvent } from './suno-task-event-codec';
-import { type RefundableTask, TaskRefunder } from './task-refund';
+import { appendWithRetries, type RefundableTask, TASK_SUBMIT_NAMESPACE, TASK_WRITE_FAILED, TaskRefunder } from './task-refund';
 
 /** Concurrent pollers of one task: the losers reload and decide again (usually nothing). */
 const TASK_RETRIES = 10;
@@ -34,6 +36,24 @@ export class SunoTaskLedger {
 
   submit(task: SunoTaskFacts, metadata: MetadataInput): Promise<SunoTaskWrite> {
     return this.run(task.taskId, { type: 'SubmitSunoTask', task }, metadata);
+  }
+
+  /**
+   * A charged task's first event as an append to go with its charge (chargeTaskWithRecord): id derived from the task
+   * and expected `no_stream`, so a repeated append is a no-op.
+   */
+  submission(task: SunoTaskFacts, metadata: MetadataInput): AppendRequest {
+    const events = decideSuno({ type: 'SubmitSunoTask', task }, initialSunoTaskState).map((event) =>
+      toNewSunoTaskEvent(event, { id: deterministicEventId(TASK_SUBMIT_NAMESPACE, task.taskId), metadata }),
+    );
+    return { streamId: sunoTaskStream(task.taskId), events, expectedRevision: 'no_stream' };
+  }
+
+  /** Gives a charge back at once when its task could not be written (there is no task to fail later). */
+  refundUnrecorded(task: SunoTaskFacts, correlationId: string): Promise<number> {
+    return appendWithRetries(() =>
+      this.refunder.refund({ ...task, failReason: TASK_WRITE_FAILED }, 'suno', correlationId, TASK_WRITE_FAILED),
+    );
   }
 
   /** Applies a command to a task, then refunds it if that failed it (or it had failed without its refund). */

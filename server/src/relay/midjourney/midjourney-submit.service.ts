@@ -29,7 +29,7 @@ import {
 } from './midjourney-actions';
 import { jsonBody, mjResult, postUpstream, sendMjError, sendMjRaw } from './midjourney-http';
 import { mjPrice } from './midjourney-price';
-import { chargeTask } from '../task/task-charge';
+import { chargeTaskWithRecord, type TaskChargeOutcome } from '../task/task-charge';
 
 /** new-api's submit timeout. */
 const SUBMIT_TIMEOUT_MS = 60_000;
@@ -43,7 +43,9 @@ const SATURATED = '当前分组负载已饱和，请稍后再试，或升级账�
  * The Midjourney submits (relay-behaviour.md §7.1): token auth (`mj-api-secret` too), the action and its priced
  * model, an action task sent to its original task's channel, admission of the price, the upstream call, then —
  * only when the upstream took the task — the one charge (QuotaConsumed through the relay's settlement, like any
- * relayed request) and the task's stream. A refused submit is stored with its reason and charged nothing.
+ * relayed request) appended together with the task's first event (chargeTaskWithRecord), so a user is never charged
+ * for a task that does not exist; if the task's append alone is refused, the charge is refunded at once
+ * (task_write_failed). A refused submit is stored with its reason and charged nothing.
  */
 @Injectable()
 export class MidjourneySubmitService {
@@ -100,22 +102,44 @@ export class MidjourneySubmitService {
         throw new MjRequestError(`${result.description} ${SATURATED}`, 30, 429, 'upstream_error');
       }
       const charged = answer.status === 200 && isAccepted(submit.action, result.code) && quota > 0;
-      const startedAt = Date.now();
-      if (charged) {
-        await this.charge(request, caller, channel, submit, price, quota, tokenId, result.result, reservation!);
-        reserved = null;
-      } else if (reserved) {
-        await this.release(requestId, reserved);
-        reserved = null;
-      }
-      const facts = this.taskFacts(requestId, caller, channel, submit, prompt, charged ? quota : 0, result, answer.status, startedAt);
-      const write = await this.record(facts, {
+      const facts = this.taskFacts(requestId, caller, channel, submit, prompt, charged ? quota : 0, result, answer.status, Date.now());
+      const metadata: MetadataInput = {
         correlationId: requestId,
         actor: userActor(caller.user.id, caller.user.role),
         clientIp: request.clientIp,
         reasonCode: 'mj_submit',
-      });
-      await this.tasks.visible(write.position);
+      };
+      let position: number;
+      if (charged) {
+        // The charge and the task's first event in one append: never charged for a task that does not exist.
+        const outcome = await this.charge(
+          request,
+          caller,
+          channel,
+          submit,
+          price,
+          quota,
+          tokenId,
+          result.result,
+          reservation!,
+          facts,
+          metadata,
+        );
+        reserved = null;
+        if (!outcome.recorded) {
+          this.logger.error(`task ${requestId} not recorded, its charge is refunded: ${outcome.error.message}`);
+          await this.tasks.visible(await this.tasks.refundUnrecorded(facts, requestId));
+          throw new MjRequestError('insert_midjourney_task_failed', 4, 500);
+        }
+        position = outcome.position;
+      } else {
+        if (reserved) {
+          await this.release(requestId, reserved);
+          reserved = null;
+        }
+        position = (await this.record(facts, metadata)).position;
+      }
+      await this.tasks.visible(position);
       sendMjRaw(response, requestId, answer.status, rewriteResultCode(answer.text, submit.action));
     } catch (error) {
       if (reserved) await this.release(requestId, reserved);
@@ -124,8 +148,8 @@ export class MidjourneySubmitService {
   }
 
   /**
-   * The task's stream, after its charge: tried a few times, as a charged task that is not recorded could be neither
-   * polled nor refunded (a submit is decided once per task, so a retry after an append that did commit is a no-op).
+   * The stream of a task that is not charged (refused upstream, or free): tried a few times (a submit is decided once
+   * per task, so a retry after an append that did commit is a no-op).
    */
   private async record(facts: MidjourneyTaskFacts, metadata: MetadataInput): Promise<{ position: number }> {
     for (let attempt = 1; ; attempt++) {
@@ -159,7 +183,7 @@ export class MidjourneySubmitService {
     return { channel, prompt: submit.prompt };
   }
 
-  private async charge(
+  private charge(
     request: RelayHttpRequest,
     caller: RelayCaller,
     channel: RoutableChannel,
@@ -169,8 +193,10 @@ export class MidjourneySubmitService {
     tokenId: number | null,
     mjId: string,
     reservation: { id: string; kind: 'request' | 'block' },
-  ): Promise<void> {
-    await chargeTask(
+    facts: MidjourneyTaskFacts,
+    metadata: MetadataInput,
+  ): Promise<TaskChargeOutcome> {
+    return chargeTaskWithRecord(
       { settlement: this.settlement, admission: this.admission, options: this.options },
       {
         requestId: request.requestId,
@@ -185,7 +211,12 @@ export class MidjourneySubmitService {
         content: `模型固定价格 ${price.modelPrice.toFixed(2)}，分组倍率 ${price.groupRatio.toFixed(2)}，操作 ${submit.action}，ID ${mjId}`,
         reservation,
       },
-    );
+      this.tasks.submission(facts, metadata),
+    ).catch((error: unknown) => {
+      // The store failed every attempt: nothing, or the charge with its task, committed (never one without the other).
+      this.logger.error(`task ${request.requestId} and its charge not written: ${(error as Error)?.message ?? String(error)}`);
+      throw new MjRequestError('insert_midjourney_task_failed', 4, 500);
+    });
   }
 
   private async release(requestId: string, reserved: { userId: number; tokenId: number | null }): Promise<void> {

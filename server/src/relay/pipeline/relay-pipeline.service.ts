@@ -32,6 +32,7 @@ export type RelayPipelineConfig = Pick<
   AppConfig,
   | 'FORCE_STREAM_OPTION'
   | 'GEMINI_SAFETY_SETTING'
+  | 'DIFY_DEBUG'
   | 'STREAMING_TIMEOUT'
   | 'RELAY_TIMEOUT'
   | 'RELAY_MEDIA_ALLOW_PRIVATE'
@@ -77,6 +78,7 @@ export class RelayPipelineService {
       registry: createUpstreamRegistry({
         forceStreamUsage: settings.FORCE_STREAM_OPTION,
         geminiSafetyThreshold: settings.GEMINI_SAFETY_SETTING,
+        difyDebug: settings.DIFY_DEBUG,
       }),
       streamingTimeoutMs: settings.STREAMING_TIMEOUT * 1000,
       relayTimeoutMs: settings.RELAY_TIMEOUT * 1000,

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Op
 import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import { newEvent, userActor } from '../../ledger/event-envelope';
 import { deterministicEventId } from '../../ledger/event-ids';
-import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
+import { type AppendOutcome, type AppendRequest, EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 import { accountStream } from '../../ledger/streams';
 import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
@@ -188,6 +188,28 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     const result = await this.appender.append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' });
     this.admissionSettles.add(record.settlement, result.position);
     return { position: result.position };
+  }
+
+  /**
+   * A charge that must commit together with other appends (an asynchronous task's first event, so a user is never
+   * charged for a task that does not exist): no journal, the `companions` and the charge in ONE appendMany, which the
+   * Postgres store runs as one transaction (both or neither, so a crash cannot fall between them). A store that has
+   * no multi-stream transaction (EventStoreDB) runs them in order, companions first: a crash between them leaves a
+   * task that was not charged, never a charge without its task. A call whose promise rejected may have committed or
+   * not: repeat it with the same event ids (the charge's id derives from the request; the companions' must derive
+   * too), which is then a no-op. Returns the charge's position and each companion's outcome; throws if the charge
+   * itself was refused.
+   */
+  async settleWith(input: SettlementInput, companions: AppendRequest[]): Promise<{ position: number; companions: AppendOutcome[] }> {
+    const record = this.record(input);
+    const outcomes = await this.store.appendMany([
+      ...companions,
+      { streamId: record.streamId, events: [record.event], expectedRevision: 'any' },
+    ]);
+    const charge = outcomes[outcomes.length - 1];
+    if (!charge.ok) throw charge.error;
+    this.admissionSettles.add(record.settlement, charge.result.position);
+    return { position: charge.result.position, companions: outcomes.slice(0, -1) };
   }
 
   /**

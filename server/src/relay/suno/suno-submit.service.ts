@@ -18,7 +18,7 @@ import {
 } from '../relay-ports';
 import { RelaySettlementService } from '../settlement/relay-settlement.service';
 import { taskPrice } from '../task/fixed-price';
-import { chargeTask } from '../task/task-charge';
+import { chargeTaskWithRecord } from '../task/task-charge';
 import {
   errorMessage,
   localTaskError,
@@ -35,7 +35,6 @@ import { shouldRetryTask, type SunoSubmit, sunoSubmitOf } from './suno-request';
 const SUBMIT_TIMEOUT_MS = 60_000;
 /** The reservation outlives the upstream calls if this process dies meanwhile; then it lapses. */
 const SUBMIT_LEASE_MS = 5 * 60_000;
-const RECORD_ATTEMPTS = 3;
 /** Suno's channel type (SunoAPI). */
 const SUNO_CHANNEL_TYPE = 36;
 
@@ -51,7 +50,8 @@ interface Accepted {
  * The Suno submits (relay-behaviour.md §7.2): token auth, the action and its priced model, a continuation sent to
  * its original task's channel, admission of the price (403 quota_not_enough), the upstream call with new-api's
  * task retry rule (never a 400), then — only when the upstream took the task — the one charge (QuotaConsumed
- * through the settlement) and the task's stream, with its action recorded. The upstream's answer is relayed verbatim.
+ * through the settlement) appended together with the task's first event, with its action recorded (a task append
+ * refused alone gives the charge back at once: task_write_failed). The upstream's answer is relayed verbatim.
  */
 @Injectable()
 export class SunoSubmitService {
@@ -89,7 +89,15 @@ export class SunoSubmitService {
       if (!admitted.ok) throw localTaskError('quota_not_enough', 'user quota is not enough', 403);
       reserved = { userId: caller.user.id, tokenId };
       const accepted = await this.attempts(caller, submit, channel, pinned);
-      await chargeTask(
+      const facts = this.facts(requestId, caller, accepted, submit, price.quota);
+      const metadata: MetadataInput = {
+        correlationId: requestId,
+        actor: userActor(caller.user.id, caller.user.role),
+        clientIp: request.clientIp,
+        reasonCode: 'suno_submit',
+      };
+      // The charge and the task's first event in one append: never charged for a task that does not exist.
+      const outcome = await chargeTaskWithRecord(
         { settlement: this.settlement, admission: this.admission, options: this.options },
         {
           requestId,
@@ -104,15 +112,19 @@ export class SunoSubmitService {
           content: `模型固定价格 ${price.modelPrice.toFixed(2)}，分组倍率 ${price.groupRatio.toFixed(2)}，操作 ${submit.action}`,
           reservation: admitted.reservation,
         },
-      );
-      reserved = null;
-      const write = await this.record(this.facts(requestId, caller, accepted, submit, price.quota), {
-        correlationId: requestId,
-        actor: userActor(caller.user.id, caller.user.role),
-        clientIp: request.clientIp,
-        reasonCode: 'suno_submit',
+        this.tasks.submission(facts, metadata),
+      ).catch((error: unknown) => {
+        // The store failed every attempt: nothing, or the charge with its task, committed (never one without the other).
+        this.logger.error(`task ${requestId} and its charge not written: ${errorMessage(error)}`);
+        throw localTaskError('insert_task_failed', 'insert_task_failed', 500);
       });
-      await this.tasks.visible(write.position);
+      reserved = null;
+      if (!outcome.recorded) {
+        this.logger.error(`task ${requestId} not recorded, its charge is refunded: ${outcome.error.message}`);
+        await this.tasks.visible(await this.tasks.refundUnrecorded(facts, requestId));
+        throw localTaskError('insert_task_failed', 'insert_task_failed', 500);
+      }
+      await this.tasks.visible(outcome.position);
       sendTaskJson(response, requestId, accepted.status, accepted.text, accepted.contentType);
     } catch (error) {
       if (reserved) await this.release(requestId, reserved);
@@ -181,19 +193,6 @@ export class SunoSubmitService {
       throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${submit.model} 无可用渠道`);
     }
     return { channel, pinned };
-  }
-
-  /** The task's stream, after its charge: tried a few times, as a charged task not recorded could not be refunded. */
-  private async record(facts: SunoTaskFacts, metadata: MetadataInput): Promise<{ position: number }> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.tasks.submit(facts, metadata);
-      } catch (error) {
-        if (attempt >= RECORD_ATTEMPTS) throw error;
-        this.logger.warn(`task ${facts.taskId} not recorded (attempt ${attempt}): ${errorMessage(error)}`);
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-      }
-    }
   }
 
   private facts(taskId: string, caller: RelayCaller, accepted: Accepted, submit: SunoSubmit, quota: number): SunoTaskFacts {

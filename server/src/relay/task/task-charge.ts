@@ -1,3 +1,4 @@
+import type { AppendRequest } from '../../ledger/event-store.port';
 import type { QuotaConsumedData } from '../../modules/accounts';
 import type { OptionsService } from '../../modules/options';
 import type { QuotaAdmissionService } from '../admission/quota-admission.service';
@@ -20,14 +21,44 @@ export interface TaskCharge {
   reservation: { id: string; kind: 'request' | 'block' };
 }
 
+/** How often the charge-and-task append is tried when the store itself failed (its outcome then unknown). */
+const CHARGE_ATTEMPTS = 3;
+
+export type TaskChargeDeps = { settlement: RelaySettlementService; admission: QuotaAdmissionService; options: OptionsService };
+
+/** What the charge-and-task append came to. */
+export type TaskChargeOutcome =
+  /** Both committed: the position to wait for before the task (and the charge) are visible. */
+  | { recorded: true; position: number }
+  /** The charge committed and the task's append was refused: the caller refunds the charge (task_write_failed). */
+  | { recorded: false; position: number; error: Error };
+
 /**
- * The one charge of an accepted task submit (Midjourney, Suno): a QuotaConsumed through the relay's settlement,
- * like any relayed request, at the task's fixed price, from the user and the paying token.
+ * The one charge of an accepted task submit (Midjourney, Suno): a QuotaConsumed at the task's fixed price, from the
+ * user and the paying token, like any relayed request, appended in the same appendMany as the task's first event
+ * (`task`: its id derived from the task, expected `no_stream`), so the user cannot end charged for a task that does
+ * not exist (RelaySettlementService.settleWith). A store failure (outcome unknown) is retried with the same ids, a
+ * no-op if it had committed; after the last attempt the error is thrown (nothing, or both, committed).
  */
-export async function chargeTask(
-  deps: { settlement: RelaySettlementService; admission: QuotaAdmissionService; options: OptionsService },
-  charge: TaskCharge,
-): Promise<void> {
+export async function chargeTaskWithRecord(deps: TaskChargeDeps, charge: TaskCharge, task: AppendRequest): Promise<TaskChargeOutcome> {
+  const input = settlementInput(deps, charge);
+  for (let attempt = 1; ; attempt++) {
+    let settled: Awaited<ReturnType<RelaySettlementService['settleWith']>>;
+    try {
+      settled = await deps.settlement.settleWith(input, [task]);
+    } catch (error) {
+      if (attempt >= CHARGE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      continue;
+    }
+    deps.admission.charged(charge.requestId, charge.quota);
+    const outcome = settled.companions[0];
+    if (!outcome.ok) return { recorded: false, position: settled.position, error: outcome.error };
+    return { recorded: true, position: Math.max(settled.position, outcome.result.position) };
+  }
+}
+
+function settlementInput(deps: TaskChargeDeps, charge: TaskCharge) {
   const { caller, channel } = charge;
   const data: QuotaConsumedData = {
     requestId: charge.requestId,
@@ -59,12 +90,11 @@ export async function chargeTask(
   };
   if (!deps.options.getBool('LogConsumeEnabled')) data.logConsume = false;
   if (!deps.options.getBool('DataExportEnabled')) data.dataExport = false;
-  await deps.settlement.settle({
+  return {
     data,
     userRole: caller.user.role,
     clientIp: charge.clientIp,
     reservedTokenId: charge.tokenId,
     reservation: charge.reservation,
-  });
-  deps.admission.charged(charge.requestId, charge.quota);
+  };
 }

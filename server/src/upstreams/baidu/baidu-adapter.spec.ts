@@ -77,6 +77,21 @@ describe('Baidu Wenxin adapter (type 15)', () => {
       expect(calls).toHaveLength(1);
     });
 
+    it('makes the exchange a detached call with its own 5 s timeout, in the foreground and in the background', async () => {
+      let now = 1_000_000_000;
+      const adapter = createBaiduAdapter(testSettings({ now: () => now }));
+      const options: Array<Parameters<UpstreamCall>[1]> = [];
+      const { call } = tokenEndpoint();
+      const recording: UpstreamCall = (request, callOptions) => {
+        options.push(callOptions);
+        return call(request, callOptions);
+      };
+      await adapter.prepare!(input(), recording);
+      now += 2_592_000_000 - 1_800_000; // the background refresh
+      await adapter.prepare!(input(), recording);
+      expect(options).toEqual([{ detached: { timeoutMs: 5_000 } }, { detached: { timeoutMs: 5_000 } }]);
+    });
+
     it('a refused exchange is the channel’s 401 failure; a malformed key fails locally', async () => {
       const adapter = createBaiduAdapter(testSettings());
       const { call } = tokenEndpoint([{ name: 'token-error.json', status: 401 }]);

@@ -5,6 +5,8 @@ import { UpstreamCallFailure, UpstreamLocalError } from '../upstream-errors';
 
 /** A cached token is refreshed in the background once it is this close to expiry (as new-api). */
 const REFRESH_WITHIN_MS = 3600 * 1000;
+/** new-api's timeout for the exchange; the exchange's own, never the triggering client's (it is shared). */
+export const BAIDU_TOKEN_TIMEOUT_MS = 5_000;
 
 interface CachedToken {
   token: string;
@@ -28,7 +30,8 @@ function exchangeFailure(status: number, message: string, code: string): Upstrea
  * Baidu's OAuth access tokens (client_credentials with the key's API Key and Secret Key), cached per key. The exchange
  * goes to the channel's base URL (new-api always called aip.baidubce.com, unreachable through a proxy or in a test).
  * An expired token is exchanged before the request; one within an hour of expiry is used while a new one is fetched in
- * the background. Concurrent requests for the same key share one exchange.
+ * the background. Concurrent requests for the same key share one exchange, so it is a detached call with its own
+ * 5 s timeout: a client that leaves (the one whose request started the exchange) cancels nothing for the others.
  */
 export class BaiduTokenCache {
   private readonly tokens = new Map<string, CachedToken>();
@@ -63,12 +66,15 @@ export class BaiduTokenCache {
     const { clientId, clientSecret } = splitBaiduKey(key);
     const query = `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}&client_secret=${encodeURIComponent(clientSecret)}`;
     const target = upstreamTarget(splitBaseUrl(baseUrl), `/oauth/2.0/token?${query}`);
-    const response = await call({
-      ...target,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: undefined,
-    });
+    const response = await call(
+      {
+        ...target,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: undefined,
+      },
+      { detached: { timeoutMs: BAIDU_TOKEN_TIMEOUT_MS } },
+    );
     const body = parseJsonObject(response.body);
     if (body && typeof body.error === 'string' && body.error !== '') {
       const description = typeof body.error_description === 'string' ? body.error_description : '';

@@ -21,7 +21,7 @@ const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRe
     upstreamModel: 'dify',
     ...overrides,
   });
-const adapter = () => createDifyAdapter(testSettings());
+const adapter = (difyDebug = true) => createDifyAdapter(testSettings({ difyDebug }));
 const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
 const created = Math.floor(FIXED_NOW / 1000);
 
@@ -101,8 +101,8 @@ describe('Dify adapter (type 37)', () => {
   describe('stream', () => {
     const streamInput = (clientWantsUsage = false) => input({ stream: true }, { isStream: true, clientWantsUsage });
 
-    it('streams message and agent_message text, skips workflow and agent_thought events, and ends at message_end with its usage', () => {
-      const run = runStream(adapter().createStreamTransformer(streamInput(true)), [fixture('dify', 'chat-stream.sse')]);
+    it('with DIFY_DEBUG off: streams message and agent_message text, skips workflow and agent_thought events, and ends at message_end with its usage', () => {
+      const run = runStream(adapter(false).createStreamTransformer(streamInput(true)), [fixture('dify', 'chat-stream.sse')]);
       const identity = { id: '45701982-8118-4bc5-8e9b-64562b4555f2', object: 'chat.completion.chunk', created, model: 'dify' };
       const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
         ...identity,
@@ -119,8 +119,77 @@ describe('Dify adapter (type 37)', () => {
       ]);
     });
 
+    const chunksOf = (name: string, difyDebug = true) => {
+      const run = runStream(adapter(difyDebug).createStreamTransformer(streamInput(true)), [fixture('dify', name)], { requestId: 'rid' });
+      const all = [...dataEvents(run.output), ...dataEvents(run.trailer)] as Array<Record<string, any> | string>;
+      // The content chunks (the usage chunk has no choices), and everything at the end.
+      const events = all.filter((event): event is Record<string, any> => typeof event === 'object' && event.choices?.length > 0);
+      return { run, events, all, trailer: dataEvents(run.trailer) };
+    };
+
+    it('a chatflow: workflow_started and node_started shown as new-api shows them (DIFY_DEBUG), node_finished, message_file and workflow_finished silent, message_end’s usage charged', () => {
+      const { run, events, all } = chunksOf('chatflow-stream.sse');
+      const id = '6a3b1c2e-3a0c-4a5e-9d1e-5f7b2c8e9a01';
+      expect(new Set(events.map((event) => event.id))).toEqual(new Set([id]));
+      expect(events.map((event) => event.choices[0]?.delta?.content ?? null)).toEqual([
+        '',
+        'Workflow: f3a9d2b7-1c6e-4e8f-a5b0-2d7c9e1f4a68\n',
+        'Node: 1716179000001\n',
+        'Node: llm\n',
+        'Hello',
+        ' from the flow.',
+        null,
+      ]);
+      expect(events.at(-1)!.choices[0].finish_reason).toBe('stop');
+      expect(all.at(-1)).toBe('[DONE]');
+      expect(run.summary).toMatchObject({
+        end: 'done',
+        finishReason: 'stop',
+        usage: { prompt_tokens: 21, completion_tokens: 5, total_tokens: 26 },
+      });
+    });
+
+    it('a chatflow with DIFY_DEBUG off: only the answer text', () => {
+      const { events, run } = chunksOf('chatflow-stream.sse', false);
+      expect(events.map((event) => event.choices[0]?.delta?.content ?? null)).toEqual(['', 'Hello', ' from the flow.', null]);
+      expect(run.summary.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 5 });
+    });
+
+    it('an agent: agent_thought (thoughts, tool calls, observations) stays out of the answer as in new-api, agent_message is the text', () => {
+      const { events, run } = chunksOf('agent-stream.sse');
+      expect(events.map((event) => event.choices[0]?.delta?.content ?? null)).toEqual([
+        '',
+        'It is 18°C',
+        ' with light rain in Paris.',
+        null,
+      ]);
+      expect(events[0].id).toBe('0b7e2d4a-9c1f-4e6b-a3d8-5f2c7e1b9a60');
+      expect(run.summary).toMatchObject({ end: 'done', usage: { prompt_tokens: 412, completion_tokens: 37, total_tokens: 449 } });
+    });
+
+    it('a failed workflow (workflow_finished status failed) ends the stream with its error for the client, no usage from Dify', () => {
+      const { run, trailer } = chunksOf('chatflow-stream-failed.sse');
+      expect(run.summary).toMatchObject({ end: 'upstream_error', usage: null });
+      expect(trailer).toEqual([
+        {
+          error: {
+            message: '[openai] Error: API request failed with status code 429: Rate limit reached (request id: rid)',
+            type: 'dify_error',
+            param: '',
+            code: 'workflow_failed',
+          },
+        },
+      ]);
+    });
+
     it('gives the same output however the bytes are split', () => {
-      for (const name of ['chat-stream.sse', 'chat-stream-error.sse']) {
+      for (const name of [
+        'chat-stream.sse',
+        'chat-stream-error.sse',
+        'chatflow-stream.sse',
+        'agent-stream.sse',
+        'chatflow-stream-failed.sse',
+      ]) {
         const bytes = fixture('dify', name);
         const whole = runStream(adapter().createStreamTransformer(streamInput(true)), [bytes], { requestId: 'r' });
         for (const pieces of everySplit(bytes))

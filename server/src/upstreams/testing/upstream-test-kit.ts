@@ -23,6 +23,7 @@ export function testSettings(overrides: Partial<UpstreamSettings> = {}): Upstrea
   return {
     forceStreamUsage: true,
     geminiSafetyThreshold: 'BLOCK_NONE',
+    difyDebug: true,
     maxStreamLineBytes: 1024 * 1024,
     now: () => FIXED_NOW,
     newId: () => `id${++next}`,

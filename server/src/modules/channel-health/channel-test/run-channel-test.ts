@@ -57,7 +57,8 @@ export async function runChannelTest(
   };
   try {
     const adapter = registry.get(channel.type);
-    const call: UpstreamCall = (upstream) => send(upstream, timeoutMs);
+    // No client to leave here; a detached call keeps its own (shorter) bound.
+    const call: UpstreamCall = (upstream, options) => send(upstream, Math.min(timeoutMs, options?.detached?.timeoutMs ?? timeoutMs));
     let input = channelTestInput(channel, upstreamModel);
     if (adapter.prepare) input = await adapter.prepare(input, call);
     const upstream = adapter.buildRequest(input);

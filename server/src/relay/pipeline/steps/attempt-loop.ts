@@ -207,12 +207,15 @@ function isJsonAnswer(contentType: string): boolean {
 /** An answer whose body was already read, handed to the stream step as if it were arriving. */
 /** An adapter's own calls (`prepare`, `complete`) go through the relay's client with the request's timeouts and signal. */
 function adapterCall(deps: RelayDeps, context: RelayContext): UpstreamCall {
-  return async (request) => {
-    const answer = await deps.http.send(request, {
-      headersTimeoutMs: deps.relayTimeoutMs,
-      bodyTimeoutMs: deps.relayTimeoutMs,
-      signal: context.request.signal,
-    });
+  return async (request, options) => {
+    const detached = options?.detached;
+    // A detached call (a shared token exchange) outlives this request's client: its own timeout, not the client's signal.
+    const answer = await deps.http.send(
+      request,
+      detached
+        ? { headersTimeoutMs: detached.timeoutMs, bodyTimeoutMs: detached.timeoutMs, signal: AbortSignal.timeout(detached.timeoutMs) }
+        : { headersTimeoutMs: deps.relayTimeoutMs, bodyTimeoutMs: deps.relayTimeoutMs, signal: context.request.signal },
+    );
     let body: Buffer;
     try {
       body = await answer.body.bytes();
