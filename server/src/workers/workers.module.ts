@@ -5,6 +5,7 @@ import { ChannelBalancesProcessor } from './channel-balances.processor';
 import { ChannelOutcomesProcessor } from './channel-outcomes.processor';
 import { MidjourneyPollProcessor } from './midjourney-poll.processor';
 import { SunoPollProcessor } from './suno-poll.processor';
+import { LogRetentionProcessor } from './log-retention.processor';
 
 /**
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
@@ -17,6 +18,7 @@ const PROCESSORS: Provider[] = [
   ChannelOutcomesProcessor,
   MidjourneyPollProcessor,
   SunoPollProcessor,
+  LogRetentionProcessor,
 ];
 
 @Module({})

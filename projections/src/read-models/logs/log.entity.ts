@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from '../account-balances/account-balance.entity';
 
 /** new-api's log types (there is no error type); 0 is "all" in filters only. */
@@ -6,8 +6,8 @@ export const LogType = { TopUp: 1, Consume: 2, Manage: 3, System: 4 } as const;
 
 /**
  * The log screen's rows (new-api's `logs` columns), a projection of ledger events: written only by the logs
- * projection, one row per event at most (`id` is the event's ledger position and `event_id` is unique, so a replay
- * never duplicates a row).
+ * projection, one row per event at most (`id` is the event's ledger position; the primary key is (id, created_at),
+ * as the table is partitioned by month on created_at: 1732300009100-partition-logs-by-month, docs/logs.md).
  */
 @Entity({ name: 'logs' })
 export class LogEntity {
@@ -15,12 +15,11 @@ export class LogEntity {
   @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
   id!: number;
 
-  @Index()
   @Column({ type: 'integer', name: 'user_id', default: 0 })
   userId!: number;
 
   /** Unix seconds of the event (its ledger timestamp), not of the projection run. */
-  @Column({ type: 'bigint', name: 'created_at', transformer: bigintAsNumber })
+  @PrimaryColumn({ type: 'bigint', name: 'created_at', transformer: bigintAsNumber })
   createdAt!: number;
 
   @Column({ type: 'integer', default: 0 })
@@ -65,7 +64,4 @@ export class LogEntity {
   /** JSON text: ratios, price, frt and admin_info for a consume row (see consumeLogOther). */
   @Column({ type: 'text', default: '' })
   other!: string;
-
-  @Column({ type: 'uuid', name: 'event_id', unique: true })
-  eventId!: string;
 }

@@ -3,7 +3,7 @@ import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { streamCategory, streamKey } from '#server/ledger/streams';
 import { AccountEventType } from '#server/modules/accounts/account.events';
 import { logAnnotationOf, toAccountEvent } from '#server/modules/accounts/account-event-codec';
-import { LOGS_STREAM, LogsEventType, toLogsPurged } from '#server/modules/logs/logs.events';
+import { LOGS_STREAM, LogsEventType, toLogsPurged, toLogsRetentionApplied } from '#server/modules/logs/logs.events';
 import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
 import { applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
@@ -12,6 +12,7 @@ import { ReadModelProjection } from '../../runner/read-model-projection.decorato
 import { accountLogLine } from './account-log-lines';
 import { channelTestLogRow } from './channel-test-log-row';
 import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
+import { ensureLogPartitions, purgeLogsBefore } from './log-partitions';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -27,20 +28,33 @@ const isConsumeRow = (event: RecordedEvent) => event.type === QUOTA_CONSUMED || 
 
 /**
  * `logs` (and `log_purges`): the rows of the log screen. Account events become type 3 (admin) and type 4 (system)
- * rows, the relay's QuotaConsumed a type 2 (consume) row; top-ups (type 1) join as their events do. A LogsPurged
- * deletes the rows older than its timestamp and records how many it deleted. Every row's `id` is its event's ledger
- * position; times, names and wording come from the event, so a rebuild writes identical rows.
+ * rows, the relay's QuotaConsumed a type 2 (consume) row; top-ups (type 1) join as their events do. A LogsPurged (an
+ * admin's) or LogsRetentionApplied (the LogRetentionDays job's) deletes the rows older than its timestamp, dropping
+ * whole month partitions and deleting only the boundary month's rows, and records how many it deleted. Every row's
+ * `id` is its event's ledger position; times, names and wording come from the event, so a rebuild writes identical
+ * rows. `logs` is partitioned by month of created_at: a row's month partition is created before the row is written
+ * (log-partitions.ts).
  */
 @ReadModelProjection()
 export class LogsProjection implements Projection {
   readonly name = 'logs';
   readonly tables = ['logs', 'log_purges'];
-  readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED, LogsEventType.LogsPurged, LogsEventType.ChannelTestLogged];
+  readonly handles = [
+    ...Object.values(AccountEventType),
+    QUOTA_CONSUMED,
+    LogsEventType.LogsPurged,
+    LogsEventType.LogsRetentionApplied,
+    LogsEventType.ChannelTestLogged,
+  ];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     const category = streamCategory(event.streamId);
     if (event.type === LogsEventType.LogsPurged) {
-      if (event.streamId === LOGS_STREAM) await this.purge(event, manager);
+      if (event.streamId === LOGS_STREAM) await this.purge(event, toLogsPurged(event.data), manager);
+      return;
+    }
+    if (event.type === LogsEventType.LogsRetentionApplied) {
+      if (event.streamId === LOGS_STREAM) await this.purge(event, { before: toLogsRetentionApplied(event.data).before, adminId: 0 }, manager);
       return;
     }
     if (event.type === LogsEventType.ChannelTestLogged) {
@@ -56,11 +70,13 @@ export class LogsProjection implements Projection {
     const annotation = logAnnotationOf(event);
     const line = accountLogLine(toAccountEvent(event), annotation.quotaDisplay);
     if (!line) return;
+    const createdAt = unixSeconds(event.createdAt);
+    await ensureLogPartitions(manager, [createdAt]);
     await manager.query(
-      `INSERT INTO logs (id, user_id, created_at, type, content, username, other, event_id)
-       SELECT $1, $2, $3, $4, $5, $6, '', $7 ${NOT_PURGED_LATER}
-       ON CONFLICT (event_id) DO NOTHING`,
-      [event.position, userId, unixSeconds(event.createdAt), line.type, line.content, annotation.username, event.id],
+      `INSERT INTO logs (id, user_id, created_at, type, content, username, other)
+       SELECT $1, $2, $3, $4, $5, $6, '' ${NOT_PURGED_LATER}
+       ON CONFLICT (id, created_at) DO NOTHING`,
+      [event.position, userId, createdAt, line.type, line.content, annotation.username],
     );
   }
 
@@ -87,8 +103,8 @@ export class LogsProjection implements Projection {
   }
 
   /**
-   * A run of consume rows as ONE insert of arrays (`unnest`), so its bind parameters stay 18 whatever the batch
-   * size (one VALUES tuple per row would need 18 per row: 500 rows are 9,000, and the protocol's limit is 65,535).
+   * A run of consume rows as ONE insert of arrays (`unnest`), so its bind parameters stay 17 whatever the batch
+   * size (one VALUES tuple per row would need 17 per row: 500 rows are 8,500, and the protocol's limit is 65,535).
    * The same row values, purge guard and ON CONFLICT as the per-event insert; an event handed over twice keeps its
    * first occurrence, as two inserts one after the other would.
    */
@@ -102,18 +118,22 @@ export class LogsProjection implements Projection {
       rows.push({ event, row });
     }
     if (rows.length === 0) return;
+    await ensureLogPartitions(
+      manager,
+      rows.map(({ row }) => row.createdAt),
+    );
     const values = <V>(value: (item: { event: RecordedEvent; row: ConsumeLogRow }) => V) => rows.map(value);
     await queryPrepared(
       manager,
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other)
        SELECT r.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::integer[], $5::text[], $6::text[], $7::text[],
                               $8::text[], $9::bigint[], $10::integer[], $11::integer[], $12::integer[], $13::boolean[],
-                              $14::integer[], $15::integer[], $16::text[], $17::text[], $18::uuid[])
+                              $14::integer[], $15::integer[], $16::text[], $17::text[])
          AS r(id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-              completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
+              completion_tokens, use_time, is_stream, channel_id, token_id, "group", other)
         WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > r.id AND p.target_timestamp > r.created_at)
-       ON CONFLICT (event_id) DO NOTHING`,
+       ON CONFLICT (id, created_at) DO NOTHING`,
       [
         values(({ event }) => event.position),
         values(({ row }) => row.userId),
@@ -132,7 +152,6 @@ export class LogsProjection implements Projection {
         values(({ row }) => row.tokenId),
         values(({ row }) => row.group),
         values(({ row }) => row.other),
-        values(({ event }) => event.id),
       ],
     );
   }
@@ -152,11 +171,12 @@ export class LogsProjection implements Projection {
 
   /** One row of the consume kind (a charge, or a channel test's), unless a later purge already covers its time. */
   private async insertRow(event: RecordedEvent, row: ConsumeLogRow, manager: EntityManager): Promise<void> {
+    await ensureLogPartitions(manager, [row.createdAt]);
     await manager.query(
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 ${NOT_PURGED_LATER}
-       ON CONFLICT (event_id) DO NOTHING`,
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 ${NOT_PURGED_LATER}
+       ON CONFLICT (id, created_at) DO NOTHING`,
       [
         event.position,
         row.userId,
@@ -175,23 +195,23 @@ export class LogsProjection implements Projection {
         row.tokenId,
         row.group,
         row.other,
-        event.id,
       ],
     );
   }
 
-  private async purge(event: RecordedEvent, manager: EntityManager): Promise<void> {
-    const purge = toLogsPurged(event.data);
+  /**
+   * A purge (an admin's LogsPurged, or the retention job's LogsRetentionApplied with admin 0): every row created
+   * before `before` goes (whole month partitions dropped, the boundary month's rows deleted), and log_purges records
+   * how many.
+   */
+  private async purge(event: RecordedEvent, purge: { before: number; adminId: number }, manager: EntityManager): Promise<void> {
     const done: unknown[] = await manager.query('SELECT 1 FROM log_purges WHERE event_id = $1', [event.id]);
     // The runner applies each event once; this guard only keeps a hand-run replay from recording twice.
     if (done.length) return;
-    const deleted: Array<{ count: string }> = await manager.query(
-      'WITH gone AS (DELETE FROM logs WHERE created_at < $1 RETURNING 1) SELECT count(*) AS count FROM gone',
-      [purge.before],
-    );
+    const deleted = await purgeLogsBefore(manager, purge.before);
     await manager.query(
       'INSERT INTO log_purges (event_id, position, target_timestamp, deleted, admin_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [event.id, event.position, purge.before, Number(deleted[0]?.count ?? 0), purge.adminId, unixSeconds(event.createdAt)],
+      [event.id, event.position, purge.before, deleted, purge.adminId, unixSeconds(event.createdAt)],
     );
   }
 }
