@@ -152,7 +152,6 @@ describe('logs and account-balances projections over relay charges', () => {
       channel_id: 3,
       token_id: 101,
       group: 'default',
-      event_id: events[4].id,
     });
     expect(Number(charge.quota)).toBe(103);
     expect(JSON.parse(charge.other as string)).toEqual({
