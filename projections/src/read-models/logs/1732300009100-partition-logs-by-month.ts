@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { LOG_COLUMNS, type LogRow, toLogJson } from '#server/modules/logs/log.serializer';
 import { LAST_MONTH_END } from './log-partitions';
 
 /** The columns of the partitioned `logs`, widest alignment first (8-byte, then 4-byte, bool, then text). */
@@ -11,6 +12,9 @@ const COLUMNS =
  * the first row of that month (log-partitions.ts), and a purge drops whole months instead of deleting their rows.
  *
  * Slimmer rows and fewer indexes (measured in docs/logs.md):
+ * - a consume row keeps its ratios, price, frt, cached tokens, usage source and end reason as columns, and its
+ *   `content` wording and `other` JSON are NULL when those columns give them back exactly (consume-log-columns.ts;
+ *   the log API derives them). Rows copied here keep their text (their columns are NULL); a rebuild slims them;
  * - `event_id` is gone: `id` is the event's ledger position, one row per event already, and the primary key
  *   (id, created_at) is what a replay's ON CONFLICT now names (created_at is a function of the event too);
  * - columns in alignment order (no padding between bigint and integer columns);
@@ -34,6 +38,11 @@ export class PartitionLogsByMonth1732300009100 implements MigrationInterface {
         id                 bigint       NOT NULL,
         created_at         bigint       NOT NULL,
         quota              bigint       NOT NULL DEFAULT 0,
+        model_ratio        float8       NULL,
+        completion_ratio   float8       NULL,
+        group_ratio        float8       NULL,
+        model_price        float8       NULL,
+        frt                float8       NULL,
         user_id            integer      NOT NULL DEFAULT 0,
         type               integer      NOT NULL DEFAULT 0,
         prompt_tokens      integer      NOT NULL DEFAULT 0,
@@ -41,13 +50,16 @@ export class PartitionLogsByMonth1732300009100 implements MigrationInterface {
         use_time           integer      NOT NULL DEFAULT 0,
         channel_id         integer      NOT NULL DEFAULT 0,
         token_id           integer      NOT NULL DEFAULT 0,
+        cache_tokens       integer      NULL,
+        usage_source       smallint     NULL,
+        end_reason         smallint     NULL,
         is_stream          boolean      NOT NULL DEFAULT false,
-        content            text         NOT NULL DEFAULT '',
+        content            text         NULL,
         username           varchar(64)  NOT NULL DEFAULT '',
         token_name         varchar(128) NOT NULL DEFAULT '',
         model_name         varchar(256) NOT NULL DEFAULT '',
         "group"            varchar(64)  NOT NULL DEFAULT '',
-        other              text         NOT NULL DEFAULT ''
+        other              text         NULL
       ) PARTITION BY RANGE (created_at)`);
     await queryRunner.query('CREATE TABLE logs_default PARTITION OF logs DEFAULT');
     // One partition per month the existing rows cover, computed as log-partitions.ts's logMonthOf does.
@@ -78,6 +90,24 @@ export class PartitionLogsByMonth1732300009100 implements MigrationInterface {
 
   /** Back to one table with `event_id` (recovered from the ledger: the event at the row's position) and the old indexes. */
   async down(queryRunner: QueryRunner): Promise<void> {
+    // The texts the new layout left NULL, derived back from the row's columns (as the log API derives them).
+    for (let after = -1; ; ) {
+      const slim: LogRow[] = await queryRunner.query(
+        `SELECT ${LOG_COLUMNS} FROM logs WHERE (content IS NULL OR other IS NULL) AND id > $1 ORDER BY id LIMIT 1000`,
+        [after],
+      );
+      if (slim.length === 0) break;
+      for (const row of slim) {
+        const json = toLogJson(row);
+        await queryRunner.query('UPDATE logs SET content = $2, other = $3 WHERE id = $1 AND created_at = $4', [
+          json.id,
+          json.content,
+          json.other,
+          json.created_at,
+        ]);
+      }
+      after = Number(slim[slim.length - 1].id);
+    }
     await queryRunner.query('ALTER TABLE logs RENAME TO logs_partitioned');
     await queryRunner.query('ALTER TABLE logs_partitioned RENAME CONSTRAINT logs_pkey TO logs_partitioned_pkey');
     await queryRunner.query(`

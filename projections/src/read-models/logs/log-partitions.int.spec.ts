@@ -85,7 +85,7 @@ describe('logs projection over monthly partitions', () => {
     });
   const applyBatch = (events: RecordedEvent[]) => dataSource.transaction((manager) => projection.applyBatch(events, manager));
   const partitionNames = async () => (await logPartitions(dataSource.manager)).map((partition) => partition.name);
-  const rows = async () =>
+  const rows = async (): Promise<Array<[number, number, string]>> =>
     (await dataSource.query('SELECT id, created_at, tableoid::regclass::text AS partition FROM logs ORDER BY id')).map(
       (row: { id: string; created_at: string; partition: string }) => [Number(row.id), Number(row.created_at), row.partition],
     );

@@ -10,7 +10,8 @@ import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { accountLogLine } from './account-log-lines';
-import { channelTestLogRow } from './channel-test-log-row';
+import { channelTestConsumed, channelTestLogRow } from './channel-test-log-row';
+import { type ConsumeFacts, consumeFactsOf, storedConsumeText } from './consume-log-columns';
 import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
 import { ensureLogPartitions, purgeLogsBefore } from './log-partitions';
 
@@ -22,6 +23,27 @@ const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
  * cannot bring purged rows back.
  */
 const NOT_PURGED_LATER = 'WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > $1::bigint AND p.target_timestamp > $3::bigint)';
+
+/** The consume columns (consume-log-columns.ts): what the wording and `other` of a consume row are derived from. */
+const FACT_COLUMNS = 'model_ratio, completion_ratio, group_ratio, model_price, frt, cache_tokens, usage_source, end_reason';
+
+/** A consume row as stored: `content` / `other` NULL where its consume columns give them back exactly. */
+type StoredConsumeRow = Omit<ConsumeLogRow, 'content' | 'other'> & { content: string | null; other: string | null; facts: ConsumeFacts };
+
+function stored(row: ConsumeLogRow, facts: ConsumeFacts): StoredConsumeRow {
+  return { ...row, ...storedConsumeText(row, facts) };
+}
+
+/** The row of a relay charge (QuotaConsumed on the user's account stream). */
+function chargeRow(event: RecordedEvent, userId: number): StoredConsumeRow {
+  const data = event.data as Partial<QuotaConsumedData>;
+  return stored(consumeLogRow(userId, data, event.createdAt), consumeFactsOf(data));
+}
+
+/** The row of a passed channel test (ChannelTestLogged on `logs`). */
+function channelTestRow(event: RecordedEvent): StoredConsumeRow {
+  return stored(channelTestLogRow(event.data, event.createdAt), consumeFactsOf(channelTestConsumed(event.data)));
+}
 
 /** The consume-shaped rows (relay charges, channel tests): inserted set-based when they come in a run. */
 const isConsumeRow = (event: RecordedEvent) => event.type === QUOTA_CONSUMED || event.type === LogsEventType.ChannelTestLogged;
@@ -92,24 +114,24 @@ export class LogsProjection implements Projection {
    * The consume row `apply` would write for a relay charge or a channel test (same checks, same order), or null
    * when it writes none.
    */
-  private consumeRowOf(event: RecordedEvent): ConsumeLogRow | null {
+  private consumeRowOf(event: RecordedEvent): StoredConsumeRow | null {
     if (event.type === LogsEventType.ChannelTestLogged) {
-      return event.streamId === LOGS_STREAM ? channelTestLogRow(event.data, event.createdAt) : null;
+      return event.streamId === LOGS_STREAM ? channelTestRow(event) : null;
     }
     if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
     if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return null;
-    return consumeLogRow(streamKey(event.streamId), event.data as Partial<QuotaConsumedData>, event.createdAt);
+    return chargeRow(event, streamKey(event.streamId));
   }
 
   /**
-   * A run of consume rows as ONE insert of arrays (`unnest`), so its bind parameters stay 17 whatever the batch
-   * size (one VALUES tuple per row would need 17 per row: 500 rows are 8,500, and the protocol's limit is 65,535).
+   * A run of consume rows as ONE insert of arrays (`unnest`), so its bind parameters stay 25 whatever the batch
+   * size (one VALUES tuple per row would need 25 per row: 500 rows are 12,500, and the protocol's limit is 65,535).
    * The same row values, purge guard and ON CONFLICT as the per-event insert; an event handed over twice keeps its
    * first occurrence, as two inserts one after the other would.
    */
   private async insertConsumeRows(run: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
-    const rows: Array<{ event: RecordedEvent; row: ConsumeLogRow }> = [];
+    const rows: Array<{ event: RecordedEvent; row: StoredConsumeRow }> = [];
     const seen = new Set<string>();
     for (const event of run) {
       const row = decodeEvent(event, (e) => this.consumeRowOf(e));
@@ -122,16 +144,17 @@ export class LogsProjection implements Projection {
       manager,
       rows.map(({ row }) => row.createdAt),
     );
-    const values = <V>(value: (item: { event: RecordedEvent; row: ConsumeLogRow }) => V) => rows.map(value);
+    const values = <V>(value: (item: { event: RecordedEvent; row: StoredConsumeRow }) => V) => rows.map(value);
     await queryPrepared(
       manager,
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other)
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, ${FACT_COLUMNS})
        SELECT r.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::integer[], $5::text[], $6::text[], $7::text[],
                               $8::text[], $9::bigint[], $10::integer[], $11::integer[], $12::integer[], $13::boolean[],
-                              $14::integer[], $15::integer[], $16::text[], $17::text[])
+                              $14::integer[], $15::integer[], $16::text[], $17::text[], $18::float8[], $19::float8[],
+                              $20::float8[], $21::float8[], $22::float8[], $23::integer[], $24::smallint[], $25::smallint[])
          AS r(id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-              completion_tokens, use_time, is_stream, channel_id, token_id, "group", other)
+              completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, ${FACT_COLUMNS})
         WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > r.id AND p.target_timestamp > r.created_at)
        ON CONFLICT (id, created_at) DO NOTHING`,
       [
@@ -152,6 +175,14 @@ export class LogsProjection implements Projection {
         values(({ row }) => row.tokenId),
         values(({ row }) => row.group),
         values(({ row }) => row.other),
+        values(({ row }) => row.facts.modelRatio),
+        values(({ row }) => row.facts.completionRatio),
+        values(({ row }) => row.facts.groupRatio),
+        values(({ row }) => row.facts.modelPrice),
+        values(({ row }) => row.facts.frt),
+        values(({ row }) => row.facts.cacheTokens),
+        values(({ row }) => row.facts.usageSource),
+        values(({ row }) => row.facts.endReason),
       ],
     );
   }
@@ -159,23 +190,22 @@ export class LogsProjection implements Projection {
   private async consume(event: RecordedEvent, userId: number, manager: EntityManager): Promise<void> {
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
     if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return;
-    const row = consumeLogRow(userId, event.data as Partial<QuotaConsumedData>, event.createdAt);
-    await this.insertRow(event, row, manager);
+    await this.insertRow(event, chargeRow(event, userId), manager);
   }
 
   /** The consume row of a channel test (user 1, "模型测试", not charged): a row, and nothing else. */
   private async channelTest(event: RecordedEvent, manager: EntityManager): Promise<void> {
-    const row = channelTestLogRow(event.data, event.createdAt);
-    await this.insertRow(event, row, manager);
+    await this.insertRow(event, channelTestRow(event), manager);
   }
 
   /** One row of the consume kind (a charge, or a channel test's), unless a later purge already covers its time. */
-  private async insertRow(event: RecordedEvent, row: ConsumeLogRow, manager: EntityManager): Promise<void> {
+  private async insertRow(event: RecordedEvent, row: StoredConsumeRow, manager: EntityManager): Promise<void> {
     await ensureLogPartitions(manager, [row.createdAt]);
     await manager.query(
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 ${NOT_PURGED_LATER}
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, ${FACT_COLUMNS})
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25
+       ${NOT_PURGED_LATER}
        ON CONFLICT (id, created_at) DO NOTHING`,
       [
         event.position,
@@ -195,6 +225,14 @@ export class LogsProjection implements Projection {
         row.tokenId,
         row.group,
         row.other,
+        row.facts.modelRatio,
+        row.facts.completionRatio,
+        row.facts.groupRatio,
+        row.facts.modelPrice,
+        row.facts.frt,
+        row.facts.cacheTokens,
+        row.facts.usageSource,
+        row.facts.endReason,
       ],
     );
   }
