@@ -13,7 +13,11 @@ import { ListTokenLogsQuery } from '#server/modules/logs/usecases/list-token-log
 import { SearchLogsHandler } from '#server/modules/logs/usecases/search-logs/search-logs.handler';
 import { SearchLogsQuery } from '#server/modules/logs/usecases/search-logs/search-logs.query';
 import { PartitionLogsByMonth1732300009100 } from './1732300009100-partition-logs-by-month';
+import { eventMetadata, systemActor } from '#server/ledger/event-envelope';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { accountStream } from '#server/ledger/streams';
 import { consumeLogRow } from './consume-log-row';
+import { LogsProjection } from './logs.projection';
 import { logPartitions } from './log-partitions';
 
 const NOV_1 = Date.UTC(2024, 10, 1) / 1000;
@@ -201,7 +205,15 @@ describe('migration 1732300009100: logs partitioned by month, existing rows move
   });
 
   it('moves every row into its month (the outlier into the default partition) and answers every log query as before', async () => {
+    // The handlers read the consume columns too: on the old table they are added (NULL, so every text is the stored
+    // one, as the code of before read it) just for this, then dropped again.
+    await dataSource.query(
+      'ALTER TABLE logs ADD COLUMN model_ratio float8, ADD COLUMN completion_ratio float8, ADD COLUMN group_ratio float8, ADD COLUMN model_price float8, ADD COLUMN frt float8, ADD COLUMN cache_tokens integer, ADD COLUMN usage_source smallint, ADD COLUMN end_reason smallint',
+    );
     const before = await answers(dataSource);
+    await dataSource.query(
+      'ALTER TABLE logs DROP COLUMN model_ratio, DROP COLUMN completion_ratio, DROP COLUMN group_ratio, DROP COLUMN model_price, DROP COLUMN frt, DROP COLUMN cache_tokens, DROP COLUMN usage_source, DROP COLUMN end_reason',
+    );
     const tableBefore: unknown[] = await dataSource.query('SELECT * FROM logs ORDER BY id');
     expect(tableBefore).toHaveLength(rows.length);
 
@@ -227,26 +239,81 @@ describe('migration 1732300009100: logs partitioned by month, existing rows move
       const expected = at === FAR_FUTURE ? 'logs_default' : at < NOV_1 ? 'logs_p202410' : at < DEC_1 ? 'logs_p202411' : 'logs_p202412';
       expect({ at, partition }).toEqual({ at, partition: expected });
     }
-    // The same rows, column for column, without event_id.
+    // The same rows, column for column, without event_id, and the consume columns NULL (the texts stay stored).
     const after: Array<Record<string, unknown>> = await dataSource.query('SELECT * FROM logs ORDER BY id');
-    expect(after).toEqual(tableBefore.map((row) => ({ ...(row as Record<string, unknown>), event_id: undefined })).map(withoutUndefined));
+    const facts = { model_ratio: null, completion_ratio: null, group_ratio: null, model_price: null, frt: null, cache_tokens: null, usage_source: null, end_reason: null };
+    expect(after).toEqual(tableBefore.map((row) => withoutUndefined({ ...(row as Record<string, unknown>), event_id: undefined, ...facts })));
     const [{ definition }]: Array<{ definition: string }> = await dataSource.query(
       "SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conname = 'logs_pkey'",
     );
     expect(definition).toBe('PRIMARY KEY (id, created_at)');
   });
 
-  it('goes down to one table with event_id recovered from the ledger, and up again, answers unchanged', async () => {
+  it('goes down to one table with event_id recovered from the ledger and the derived texts written out, and up again, answers unchanged', async () => {
+    // Rows the projection writes slim (content and other NULL), with their events in the ledger.
+    const projection = new LogsProjection();
+    const charges: RecordedEvent[] = [0, 1, 2].map((index) => ({
+      id: randomUUID(),
+      streamId: accountStream(2),
+      revision: 10 + index,
+      position: 100 + index,
+      type: 'QuotaConsumed',
+      data: {
+        userId: 2,
+        tokenId: 8,
+        tokenName: 'beta',
+        username: 'user2',
+        modelName: 'gpt-4o-mini',
+        upstreamModel: 'gpt-4o-mini',
+        channelId: 2,
+        channelPath: [2],
+        promptTokens: 100 * index,
+        completionTokens: 7,
+        cachedTokens: index,
+        modelRatio: 0.075 + index,
+        completionRatio: 4,
+        groupRatio: 1,
+        modelPrice: -1,
+        quota: 50 + index,
+        isStream: index === 1,
+        firstTokenMs: 333,
+        useTimeSeconds: 1,
+        createdAt: DEC_1 + 100 + index,
+        usageSource: 'upstream',
+        endReason: 'completed',
+      },
+      metadata: eventMetadata({ correlationId: `slim-${index}`, reasonCode: 'test', actor: systemActor() }),
+      createdAt: new Date(NOW * 1000),
+    }));
+    await dataSource.transaction((manager) => projection.applyBatch(charges, manager));
+    for (const charge of charges) {
+      await dataSource.query(
+        `INSERT INTO events (position, stream_id, revision, event_id, type, data, metadata) VALUES ($1, $2, $3, $4, 'QuotaConsumed', '{}', '{}')`,
+        [charge.position, charge.streamId, charge.revision, charge.id],
+      );
+    }
+    const [{ slim }] = await dataSource.query('SELECT count(*)::int AS slim FROM logs WHERE content IS NULL AND other IS NULL');
+    expect(slim).toBe(charges.length);
+    rows.push(...charges.map((charge) => ({ id: charge.position, eventId: charge.id }) as OldRow));
     const partitioned = await answers(dataSource);
     const runner = dataSource.createQueryRunner();
     await runner.connect();
     try {
       await new PartitionLogsByMonth1732300009100().down(runner);
+      const [{ empty }] = await dataSource.query('SELECT count(*)::int AS empty FROM logs WHERE content IS NULL OR other IS NULL');
+      expect(empty).toBe(0);
+      // The old layout has no consume columns: they are added back (NULL) for the handlers to read, then dropped.
+      await dataSource.query(
+        'ALTER TABLE logs ADD COLUMN model_ratio float8, ADD COLUMN completion_ratio float8, ADD COLUMN group_ratio float8, ADD COLUMN model_price float8, ADD COLUMN frt float8, ADD COLUMN cache_tokens integer, ADD COLUMN usage_source smallint, ADD COLUMN end_reason smallint',
+      );
+      expect(await answers(dataSource)).toEqual(partitioned);
+      await dataSource.query(
+        'ALTER TABLE logs DROP COLUMN model_ratio, DROP COLUMN completion_ratio, DROP COLUMN group_ratio, DROP COLUMN model_price, DROP COLUMN frt, DROP COLUMN cache_tokens, DROP COLUMN usage_source, DROP COLUMN end_reason',
+      );
       const back: Array<{ id: string; event_id: string }> = await dataSource.query('SELECT id, event_id FROM logs ORDER BY id');
       expect(back.map((row) => [Number(row.id), row.event_id])).toEqual(
         [...rows].sort((a, b) => a.id - b.id).map((row) => [row.id, row.eventId]),
       );
-      expect(await answers(dataSource)).toEqual(partitioned);
       await new PartitionLogsByMonth1732300009100().up(runner);
     } finally {
       await runner.release();

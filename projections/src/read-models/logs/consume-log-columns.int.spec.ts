@@ -94,8 +94,11 @@ function events(count: number): RecordedEvent[] {
     };
     data.upstreamModel = random() < 0.15 ? `${data.modelName}-2024` : data.modelName;
     data.channelPath = random() < 0.15 ? [9, data.channelId!] : [data.channelId!];
-    if (random() < 0.7) data.usageSource = pick(['upstream', 'estimated', 'local']);
-    if (random() < 0.7) data.endReason = pick(['completed', 'client_gone', 'upstream_error', 'timeout', 'cut_stream', 'stopped']);
+    // 'local' and 'stopped' stand for values this code does not know (a newer writer's): kept as text.
+    if (random() < 0.7) data.usageSource = pick(['upstream', 'estimated', 'local']) as QuotaConsumedData['usageSource'];
+    if (random() < 0.7) {
+      data.endReason = pick(['completed', 'client_gone', 'upstream_error', 'timeout', 'cut_stream', 'stopped']) as QuotaConsumedData['endReason'];
+    }
     if (random() < 0.1) data.other = { reasoning_effort: 'low' };
     if (random() < 0.1) data.content = '模型价格 0.04，分组倍率 1.00 , 大小 1024x1024, 品质 standard';
     if (random() < 0.05) data.content = '';
