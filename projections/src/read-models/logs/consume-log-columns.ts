@@ -80,6 +80,22 @@ export function derivedConsumeContent(facts: ConsumeFacts, promptTokens: number,
  */
 export function derivedConsumeOther(facts: ConsumeFacts, channelId: number): string | null {
   if (!complete(facts) || facts.frt === null || facts.cacheTokens === null) return null;
+  const usage = facts.usageSource === null ? undefined : USAGE_SOURCE_CODES[facts.usageSource];
+  const end = facts.endReason === null ? undefined : END_REASON_CODES[facts.endReason];
+  // sortedJson's output, written out (keys in sorted order; JSON.stringify of a finite number is String(number),
+  // and the channel id and the codes need no escaping): the same text at a fraction of the cost, per row.
+  return (
+    `{"admin_info":{"use_channel":["${channelId}"]},"cache_tokens":${facts.cacheTokens},` +
+    `"completion_ratio":${JSON.stringify(facts.completionRatio)},${end === undefined ? '' : `"end_reason":"${end}",`}` +
+    `"frt":${JSON.stringify(facts.frt)},"group_ratio":${JSON.stringify(facts.groupRatio)},` +
+    `"model_price":${JSON.stringify(facts.modelPrice)},"model_ratio":${JSON.stringify(facts.modelRatio)}` +
+    `${usage === undefined ? '' : `,"usage_source":"${usage}"`}}`
+  );
+}
+
+/** derivedConsumeOther through sortedJson, the yardstick its written-out form is checked against (spec). */
+export function derivedConsumeOtherSorted(facts: ConsumeFacts, channelId: number): string | null {
+  if (!complete(facts) || facts.frt === null || facts.cacheTokens === null) return null;
   const other: Record<string, unknown> = {
     model_ratio: facts.modelRatio,
     group_ratio: facts.groupRatio,
