@@ -4,8 +4,16 @@ import type { Queue } from 'bullmq';
 import { rebuildProjectionsIn } from '#server/cli/rebuild-projections';
 import { deterministicEventId } from '#server/ledger/event-ids';
 import { logPartitions } from '#projections/read-models/logs/log-partitions';
-import { LOG_RETENTION_EVERY_MS, LOG_RETENTION_JOB, LOG_RETENTION_QUEUE, LOG_RETENTION_SCHEDULER } from '#server/modules/logs/retention/log-retention.queue';
-import { ApplyLogRetentionCommand, type LogRetentionOutcome } from '#server/modules/logs/usecases/apply-log-retention/apply-log-retention.command';
+import {
+  LOG_RETENTION_EVERY_MS,
+  LOG_RETENTION_JOB,
+  LOG_RETENTION_QUEUE,
+  LOG_RETENTION_SCHEDULER,
+} from '#server/modules/logs/retention/log-retention.queue';
+import {
+  ApplyLogRetentionCommand,
+  type LogRetentionOutcome,
+} from '#server/modules/logs/usecases/apply-log-retention/apply-log-retention.command';
 import { retentionCutoff } from '#server/modules/logs/usecases/apply-log-retention/apply-log-retention.handler';
 import { OptionsService } from '#server/modules/options/index';
 import type { TestApp } from '../support/app';
@@ -32,10 +40,12 @@ describe('log retention: LogRetentionDays, the retention job and its ledger even
   let old: Charge[];
   let recent: Charge;
 
-  const retentionEvents = async (): Promise<Array<{ event_id: string; data: Record<string, unknown>; metadata: Record<string, unknown> }>> =>
-    dataSource(target).query("SELECT event_id, data, metadata FROM events WHERE type = 'LogsRetentionApplied' ORDER BY position");
+  const retentionEvents = async (): Promise<
+    Array<{ event_id: string; data: Record<string, unknown>; metadata: Record<string, unknown> }>
+  > => dataSource(target).query("SELECT event_id, data, metadata FROM events WHERE type = 'LogsRetentionApplied' ORDER BY position");
   const eventCount = async () => Number((await dataSource(target).query('SELECT count(*) AS n FROM events'))[0].n);
-  const logIds = async () => (await dataSource(target).query('SELECT id FROM logs ORDER BY id')).map((row: { id: string }) => Number(row.id));
+  const logIds = async () =>
+    (await dataSource(target).query('SELECT id FROM logs ORDER BY id')).map((row: { id: string }) => Number(row.id));
   /** What the log routes answer (admin lists, a user's own list, the stats' quota). */
   const answers = async () => {
     const out: unknown[] = [];

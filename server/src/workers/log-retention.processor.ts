@@ -3,7 +3,10 @@ import { Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Job } from 'bullmq';
 import { LOG_RETENTION_QUEUE, type LogRetentionJobData } from '../modules/logs/retention/log-retention.queue';
-import { ApplyLogRetentionCommand, type LogRetentionOutcome } from '../modules/logs/usecases/apply-log-retention/apply-log-retention.command';
+import {
+  ApplyLogRetentionCommand,
+  type LogRetentionOutcome,
+} from '../modules/logs/usecases/apply-log-retention/apply-log-retention.command';
 
 /** The log retention job (worker role): daily, and once after each LogRetentionDays change; one run at a time here. */
 @Processor(LOG_RETENTION_QUEUE, { concurrency: 1 })

@@ -143,7 +143,8 @@ async function answers(dataSource: DataSource): Promise<unknown[]> {
       out.push(await list.execute(new ListLogsQuery(scope, filters(query, scope), parsePaging(query, scope))));
       out.push(await stat.execute(new GetLogStatQuery(scope, filters(query, scope), NOW)));
     }
-    for (const keyword of ['2', '3', '模型', '管理员', '通过兑换码', 'x']) out.push(await search.execute(new SearchLogsQuery(scope, keyword)));
+    for (const keyword of ['2', '3', '模型', '管理员', '通过兑换码', 'x'])
+      out.push(await search.execute(new SearchLogsQuery(scope, keyword)));
   }
   out.push(await token.execute(new ListTokenLogsQuery(`sk-${KEY}`)));
   return out;
@@ -241,8 +242,19 @@ describe('migration 1732300009100: logs partitioned by month, existing rows move
     }
     // The same rows, column for column, without event_id, and the consume columns NULL (the texts stay stored).
     const after: Array<Record<string, unknown>> = await dataSource.query('SELECT * FROM logs ORDER BY id');
-    const facts = { model_ratio: null, completion_ratio: null, group_ratio: null, model_price: null, frt: null, cache_tokens: null, usage_source: null, end_reason: null };
-    expect(after).toEqual(tableBefore.map((row) => withoutUndefined({ ...(row as Record<string, unknown>), event_id: undefined, ...facts })));
+    const facts = {
+      model_ratio: null,
+      completion_ratio: null,
+      group_ratio: null,
+      model_price: null,
+      frt: null,
+      cache_tokens: null,
+      usage_source: null,
+      end_reason: null,
+    };
+    expect(after).toEqual(
+      tableBefore.map((row) => withoutUndefined({ ...(row as Record<string, unknown>), event_id: undefined, ...facts })),
+    );
     const [{ definition }]: Array<{ definition: string }> = await dataSource.query(
       "SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conname = 'logs_pkey'",
     );

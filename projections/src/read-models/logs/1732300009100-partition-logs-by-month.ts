@@ -1,6 +1,25 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { LOG_COLUMNS, type LogRow, toLogJson } from '#server/modules/logs/log.serializer';
+import { derivedConsumeContent, derivedConsumeOther } from './consume-log-columns';
 import { LAST_MONTH_END } from './log-partitions';
+
+/** A row whose texts are derived, as `down` reads it. */
+interface SlimRow {
+  id: string;
+  created_at: string;
+  content: string | null;
+  other: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  channel_id: number;
+  model_ratio: number | null;
+  completion_ratio: number | null;
+  group_ratio: number | null;
+  model_price: number | null;
+  frt: number | null;
+  cache_tokens: number | null;
+  usage_source: number | null;
+  end_reason: number | null;
+}
 
 /** The columns of the partitioned `logs`, widest alignment first (8-byte, then 4-byte, bool, then text). */
 const COLUMNS =
@@ -92,18 +111,29 @@ export class PartitionLogsByMonth1732300009100 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     // The texts the new layout left NULL, derived back from the row's columns (as the log API derives them).
     for (let after = -1; ; ) {
-      const slim: LogRow[] = await queryRunner.query(
-        `SELECT ${LOG_COLUMNS} FROM logs WHERE (content IS NULL OR other IS NULL) AND id > $1 ORDER BY id LIMIT 1000`,
+      const slim: SlimRow[] = await queryRunner.query(
+        `SELECT id, created_at, content, other, prompt_tokens, completion_tokens, channel_id, model_ratio, completion_ratio,
+                group_ratio, model_price, frt, cache_tokens, usage_source, end_reason
+           FROM logs WHERE (content IS NULL OR other IS NULL) AND id > $1 ORDER BY id LIMIT 1000`,
         [after],
       );
       if (slim.length === 0) break;
       for (const row of slim) {
-        const json = toLogJson(row);
-        await queryRunner.query('UPDATE logs SET content = $2, other = $3 WHERE id = $1 AND created_at = $4', [
-          json.id,
-          json.content,
-          json.other,
-          json.created_at,
+        const facts = {
+          modelRatio: row.model_ratio,
+          completionRatio: row.completion_ratio,
+          groupRatio: row.group_ratio,
+          modelPrice: row.model_price,
+          frt: row.frt,
+          cacheTokens: row.cache_tokens,
+          usageSource: row.usage_source,
+          endReason: row.end_reason,
+        };
+        await queryRunner.query('UPDATE logs SET content = $3, other = $4 WHERE id = $1 AND created_at = $2', [
+          row.id,
+          row.created_at,
+          row.content ?? derivedConsumeContent(facts, row.prompt_tokens, row.completion_tokens) ?? '',
+          row.other ?? derivedConsumeOther(facts, row.channel_id) ?? '',
         ]);
       }
       after = Number(slim[slim.length - 1].id);
@@ -132,7 +162,9 @@ export class PartitionLogsByMonth1732300009100 implements MigrationInterface {
         event_id           uuid         NOT NULL
       )`);
     await queryRunner.query(
-      `INSERT INTO logs (${COLUMNS}, event_id) SELECT ${COLUMNS.split(', ').map((column) => `l.${column}`).join(', ')}, e.event_id
+      `INSERT INTO logs (${COLUMNS}, event_id) SELECT ${COLUMNS.split(', ')
+        .map((column) => `l.${column}`)
+        .join(', ')}, e.event_id
          FROM logs_partitioned l JOIN events e ON e.position = l.id`,
     );
     await queryRunner.query('DROP TABLE logs_partitioned');

@@ -97,7 +97,14 @@ function events(count: number): RecordedEvent[] {
     // 'local' and 'stopped' stand for values this code does not know (a newer writer's): kept as text.
     if (random() < 0.7) data.usageSource = pick(['upstream', 'estimated', 'local']) as QuotaConsumedData['usageSource'];
     if (random() < 0.7) {
-      data.endReason = pick(['completed', 'client_gone', 'upstream_error', 'timeout', 'cut_stream', 'stopped']) as QuotaConsumedData['endReason'];
+      data.endReason = pick([
+        'completed',
+        'client_gone',
+        'upstream_error',
+        'timeout',
+        'cut_stream',
+        'stopped',
+      ]) as QuotaConsumedData['endReason'];
     }
     if (random() < 0.1) data.other = { reasoning_effort: 'low' };
     if (random() < 0.1) data.content = '模型价格 0.04，分组倍率 1.00 , 大小 1024x1024, 品质 standard';
@@ -153,7 +160,10 @@ describe('consume rows: wording and other derived from their columns, byte for b
       expect(rows).toHaveLength(ledger.length);
       for (const [index, row] of rows.entries()) {
         const json = toLogJson(row);
-        expect({ position: json.id, content: json.content, other: json.other }).toEqual({ position: ledger[index].position, ...fullTexts(ledger[index]) });
+        expect({ position: json.id, content: json.content, other: json.other }).toEqual({
+          position: ledger[index].position,
+          ...fullTexts(ledger[index]),
+        });
       }
       // Most rows are slim; the others keep what their columns cannot give back.
       const slim = rows.filter((row) => row.content === null && row.other === null).length;
@@ -171,7 +181,20 @@ describe('consume rows: wording and other derived from their columns, byte for b
       await dataSource.query('INSERT INTO full_logs VALUES ($1, $2, $3)', [row.id, row.type, toLogJson(row).content]);
     }
     const search = new SearchLogsHandler(dataSource);
-    for (const keyword of ['模型', '模型倍率 0.0', '模型价格', '模型倍率 0._', '%4.00%', '%上游超时', '2', '模', '模型倍率 9', 'x', '%', '_']) {
+    for (const keyword of [
+      '模型',
+      '模型倍率 0.0',
+      '模型价格',
+      '模型倍率 0._',
+      '%4.00%',
+      '%上游超时',
+      '2',
+      '模',
+      '模型倍率 9',
+      'x',
+      '%',
+      '_',
+    ]) {
       const type = /^[+-]?\d+$/.test(keyword) ? Number(keyword) : null;
       const expected: Array<{ id: string }> = await dataSource.query(
         `SELECT id FROM full_logs WHERE ${type === null ? '' : 'type = $2 OR '}content LIKE $1 ESCAPE '' ORDER BY id DESC LIMIT 100`,
@@ -182,7 +205,7 @@ describe('consume rows: wording and other derived from their columns, byte for b
     }
   });
 
-  it("matches LIKE as Postgres does (no escape character), for wildcards, regex characters, line breaks and astral characters", async () => {
+  it('matches LIKE as Postgres does (no escape character), for wildcards, regex characters, line breaks and astral characters', async () => {
     const cases: Array<[string, string]> = [
       ['模型倍率 0.07，补全', '模型倍率 0.07%'],
       ['模型倍率 0x07', '模型倍率 0.07%'],

@@ -1,4 +1,10 @@
-import { type ConsumeFacts, derivedConsumeOther, derivedConsumeOtherSorted, END_REASON_CODES, USAGE_SOURCE_CODES } from './consume-log-columns';
+import {
+  type ConsumeFacts,
+  derivedConsumeOther,
+  derivedConsumeOtherSorted,
+  END_REASON_CODES,
+  USAGE_SOURCE_CODES,
+} from './consume-log-columns';
 
 describe('derivedConsumeOther', () => {
   it('writes out exactly what sortedJson gives, for awkward numbers and every code', () => {

@@ -68,7 +68,12 @@ const complete = (facts: ConsumeFacts) =>
 export function derivedConsumeContent(facts: ConsumeFacts, promptTokens: number, completionTokens: number): string | null {
   if (!complete(facts)) return null;
   return consumeContent(
-    { modelPrice: facts.modelPrice!, modelRatio: facts.modelRatio!, completionRatio: facts.completionRatio!, groupRatio: facts.groupRatio! },
+    {
+      modelPrice: facts.modelPrice!,
+      modelRatio: facts.modelRatio!,
+      completionRatio: facts.completionRatio!,
+      groupRatio: facts.groupRatio!,
+    },
     { promptTokens, completionTokens },
     false,
   );

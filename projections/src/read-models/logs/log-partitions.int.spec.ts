@@ -140,9 +140,9 @@ describe('logs projection over monthly partitions', () => {
     expect(await partitionNames()).toEqual(['logs_p202501', 'logs_p202502', 'logs_default']);
     expect(await rows()).toEqual(before.filter(([, createdAt]) => (createdAt as number) >= JAN_15));
     const purges: Array<Record<string, string>> = await dataSource.query('SELECT * FROM log_purges');
-    expect(purges.map((row) => [row.event_id, Number(row.position), Number(row.target_timestamp), Number(row.deleted), row.admin_id])).toEqual([
-      [purge.id, purge.position, JAN_15, before.filter(([, createdAt]) => (createdAt as number) < JAN_15).length, 0],
-    ]);
+    expect(
+      purges.map((row) => [row.event_id, Number(row.position), Number(row.target_timestamp), Number(row.deleted), row.admin_id]),
+    ).toEqual([[purge.id, purge.position, JAN_15, before.filter(([, createdAt]) => (createdAt as number) < JAN_15).length, 0]]);
   });
 
   it('writes a row settled after the purge for a month it dropped (its partition comes back), like an unpartitioned table', async () => {
@@ -158,7 +158,12 @@ describe('logs projection over monthly partitions', () => {
       charge(1, NOV_1 + 1, 1),
       charge(2, DEC_1 + 2, 2),
       charge(1, JAN_1 + 3, 3),
-      event(accountStream(2), 'QuotaGranted', { amount: 500, kind: 'new_user', username: 'user2', quotaDisplay: { inCurrency: false, quotaPerUnit: 500000 } }),
+      event(accountStream(2), 'QuotaGranted', {
+        amount: 500,
+        kind: 'new_user',
+        username: 'user2',
+        quotaDisplay: { inCurrency: false, quotaPerUnit: 500000 },
+      }),
       retention(DEC_1 + 10, 45),
       charge(2, DEC_1 + 5, 4),
       charge(1, JAN_15 + 1, 5),

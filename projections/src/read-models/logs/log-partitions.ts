@@ -114,7 +114,9 @@ export async function purgeLogsBefore(manager: EntityManager, before: number): P
   const cache = knownIn(manager);
   for (const partition of await logPartitions(manager)) {
     if (partition.to === null || partition.to > before) continue;
-    const [{ count }]: Array<{ count: string }> = await manager.query(`SELECT count(*) AS count FROM ${partitionIdentifier(partition.name)}`);
+    const [{ count }]: Array<{ count: string }> = await manager.query(
+      `SELECT count(*) AS count FROM ${partitionIdentifier(partition.name)}`,
+    );
     deleted += Number(count);
     cache.delete(partition.name);
     await manager.query(`DROP TABLE ${partitionIdentifier(partition.name)}`);

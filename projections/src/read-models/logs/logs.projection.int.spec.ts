@@ -147,7 +147,8 @@ describe('logs and account-balances projections over relay charges', () => {
     expect(charge.other).toEqual(expect.any(String));
     expect(toLogJson(charge as unknown as LogRow)).toMatchObject({
       content: '模型倍率 1.25，补全倍率 4.00，分组倍率 1.00',
-      other: '{"admin_info":{"use_channel":["2","3"]},"cache_tokens":0,"completion_ratio":4,"frt":250,"group_ratio":1,"model_price":-1,"model_ratio":1.25}',
+      other:
+        '{"admin_info":{"use_channel":["2","3"]},"cache_tokens":0,"completion_ratio":4,"frt":250,"group_ratio":1,"model_price":-1,"model_ratio":1.25}',
     });
     expect(charge).toMatchObject({
       username: 'user1',

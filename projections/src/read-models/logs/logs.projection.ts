@@ -76,7 +76,8 @@ export class LogsProjection implements Projection {
       return;
     }
     if (event.type === LogsEventType.LogsRetentionApplied) {
-      if (event.streamId === LOGS_STREAM) await this.purge(event, { before: toLogsRetentionApplied(event.data).before, adminId: 0 }, manager);
+      if (event.streamId === LOGS_STREAM)
+        await this.purge(event, { before: toLogsRetentionApplied(event.data).before, adminId: 0 }, manager);
       return;
     }
     if (event.type === LogsEventType.ChannelTestLogged) {

@@ -87,7 +87,9 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
     // As the log API answers the row: wording and other stored, or derived from its consume columns.
     const [row] = (
       await dataSource(pipeline.target).query(
-        `SELECT ${LOG_COLUMNS.split(', ').map((column) => `l.${column}`).join(', ')} FROM logs l JOIN events e ON e.position = l.id
+        `SELECT ${LOG_COLUMNS.split(', ')
+          .map((column) => `l.${column}`)
+          .join(', ')} FROM logs l JOIN events e ON e.position = l.id
           WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
         [requestId],
       )

@@ -4,7 +4,13 @@ import { EventsHandler, type IEventHandler } from '@nestjs/cqrs';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '#server/config/app-config';
 import { OptionUpdatedEvent } from '#server/modules/options/index';
-import { LOG_RETENTION_EVERY_MS, LOG_RETENTION_JOB, LOG_RETENTION_QUEUE, LOG_RETENTION_SCHEDULER, type LogRetentionJobData } from './log-retention.queue';
+import {
+  LOG_RETENTION_EVERY_MS,
+  LOG_RETENTION_JOB,
+  LOG_RETENTION_QUEUE,
+  LOG_RETENTION_SCHEDULER,
+  type LogRetentionJobData,
+} from './log-retention.queue';
 
 const JOB_OPTIONS = { removeOnComplete: 100, removeOnFail: 100 };
 
