@@ -25,8 +25,9 @@ export class LogEntity {
   @Column({ type: 'integer', default: 0 })
   type!: number;
 
-  @Column({ type: 'text', default: '' })
-  content!: string;
+  /** NULL on a consume row whose consume columns give it back exactly (consume-log-columns.ts). */
+  @Column({ type: 'text', nullable: true })
+  content!: string | null;
 
   @Column({ type: 'varchar', default: '' })
   username!: string;
@@ -61,7 +62,33 @@ export class LogEntity {
   @Column({ type: 'varchar', name: 'group', default: '' })
   group!: string;
 
-  /** JSON text: ratios, price, frt and admin_info for a consume row (see consumeLogOther). */
-  @Column({ type: 'text', default: '' })
-  other!: string;
+  /** JSON text: ratios, price, frt and admin_info for a consume row (see consumeLogOther); NULL as `content`. */
+  @Column({ type: 'text', nullable: true })
+  other!: string | null;
+
+  /** A consume row's facts (consume-log-columns.ts), NULL on other rows. */
+  @Column({ type: 'float8', name: 'model_ratio', nullable: true })
+  modelRatio!: number | null;
+
+  @Column({ type: 'float8', name: 'completion_ratio', nullable: true })
+  completionRatio!: number | null;
+
+  @Column({ type: 'float8', name: 'group_ratio', nullable: true })
+  groupRatio!: number | null;
+
+  @Column({ type: 'float8', name: 'model_price', nullable: true })
+  modelPrice!: number | null;
+
+  @Column({ type: 'float8', nullable: true })
+  frt!: number | null;
+
+  @Column({ type: 'integer', name: 'cache_tokens', nullable: true })
+  cacheTokens!: number | null;
+
+  /** Codes of USAGE_SOURCE_CODES / END_REASON_CODES. */
+  @Column({ type: 'smallint', name: 'usage_source', nullable: true })
+  usageSource!: number | null;
+
+  @Column({ type: 'smallint', name: 'end_reason', nullable: true })
+  endReason!: number | null;
 }
