@@ -62,18 +62,34 @@ export function createMonthPartitionSql(month: LogMonth): string {
 }
 
 /**
+ * The month partitions known to exist, per database (a projection instance can serve two data sources in a spec).
+ * Only partitions seen in the catalogue are remembered, never one this process created in a transaction that may
+ * still roll back; a purge forgets the partitions it drops.
+ */
+const known = new WeakMap<object, Set<string>>();
+
+function knownIn(manager: EntityManager): Set<string> {
+  const key = manager.connection ?? manager;
+  let set = known.get(key);
+  if (!set) {
+    set = new Set();
+    known.set(key, set);
+  }
+  return set;
+}
+
+/**
  * Creates, inside the caller's transaction, the month partitions that rows created at `createdAts` need and that do
- * not exist yet: one catalogue read (an index lookup per month: a batch's rows are almost always of one month), and
- * one CREATE per missing month. Without it such a row would land in the default partition, and the month's
- * partition could then never be created (Postgres refuses a partition whose rows sit in the default one). Nothing
- * is cached between calls, so a partition dropped by any means, or created in a transaction that rolled back, is
- * seen as missing the next time.
+ * not exist yet: no query at all when every month is known, else one catalogue read and one CREATE per missing
+ * month. Without it such a row would land in the default partition, and the month's partition could then never be
+ * created (Postgres refuses a partition whose rows sit in the default one).
  */
 export async function ensureLogPartitions(manager: EntityManager, createdAts: Iterable<number>): Promise<void> {
+  const cache = knownIn(manager);
   const wanted = new Map<string, LogMonth>();
   for (const createdAt of createdAts) {
     const month = logMonthOf(createdAt);
-    if (month) wanted.set(month.name, month);
+    if (month && !cache.has(month.name)) wanted.set(month.name, month);
   }
   if (wanted.size === 0) return;
   const present: Array<{ name: string }> = await manager.query(
@@ -81,7 +97,10 @@ export async function ensureLogPartitions(manager: EntityManager, createdAts: It
       WHERE i.inhparent = 'logs'::regclass AND c.relname = ANY($1::text[])`,
     [[...wanted.keys()]],
   );
-  for (const { name } of present) wanted.delete(name);
+  for (const { name } of present) {
+    cache.add(name);
+    wanted.delete(name);
+  }
   for (const month of [...wanted.values()].sort((a, b) => a.from - b.from)) await manager.query(createMonthPartitionSql(month));
 }
 
@@ -92,12 +111,14 @@ export async function ensureLogPartitions(manager: EntityManager, createdAts: It
  */
 export async function purgeLogsBefore(manager: EntityManager, before: number): Promise<number> {
   let deleted = 0;
+  const cache = knownIn(manager);
   for (const partition of await logPartitions(manager)) {
     if (partition.to === null || partition.to > before) continue;
     const [{ count }]: Array<{ count: string }> = await manager.query(
       `SELECT count(*) AS count FROM ${partitionIdentifier(partition.name)}`,
     );
     deleted += Number(count);
+    cache.delete(partition.name);
     await manager.query(`DROP TABLE ${partitionIdentifier(partition.name)}`);
   }
   const rows: Array<{ count: string }> = await manager.query(
