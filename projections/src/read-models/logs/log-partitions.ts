@@ -63,8 +63,9 @@ export function createMonthPartitionSql(month: LogMonth): string {
 
 /**
  * The month partitions known to exist, per database (a projection instance can serve two data sources in a spec).
- * Only partitions seen in the catalogue are remembered, never one this process created in a transaction that may
- * still roll back; a purge forgets the partitions it drops.
+ * Only partitions seen committed in the catalogue are remembered, never one created by the current transaction
+ * (which may still roll back); a purge forgets the partitions it drops. A partition dropped by hand while the
+ * projector runs is not noticed (docs/logs.md: do not).
  */
 const known = new WeakMap<object, Set<string>>();
 
@@ -92,13 +93,15 @@ export async function ensureLogPartitions(manager: EntityManager, createdAts: It
     if (month && !cache.has(month.name)) wanted.set(month.name, month);
   }
   if (wanted.size === 0) return;
-  const present: Array<{ name: string }> = await manager.query(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+  // `mine`: created by this very transaction (an earlier event of the batch), so not yet safe to remember.
+  const present: Array<{ name: string; mine: boolean }> = await manager.query(
+    `SELECT c.relname AS name, c.xmin = (pg_current_xact_id()::text::bigint % 4294967296)::text::xid AS mine
+       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
       WHERE i.inhparent = 'logs'::regclass AND c.relname = ANY($1::text[])`,
     [[...wanted.keys()]],
   );
-  for (const { name } of present) {
-    cache.add(name);
+  for (const { name, mine } of present) {
+    if (!mine) cache.add(name);
     wanted.delete(name);
   }
   for (const month of [...wanted.values()].sort((a, b) => a.from - b.from)) await manager.query(createMonthPartitionSql(month));
