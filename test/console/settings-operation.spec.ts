@@ -180,4 +180,22 @@ describe('console operation settings (super admin)', () => {
     await expectText(log, `${logCount} 条日志已清理！`);
     await eventually(total, (count) => count === 0);
   });
+
+  it('sets how many days of logs to keep: refuses a negative number, saves a whole number of days', async () => {
+    const { page } = admin;
+    await page.goto('/setting?tab=operation');
+    const log = settingsCard(page, '日志设置');
+    const days = log.getByLabel('日志保留天数');
+    await waitForValue(days, '0');
+    await expectText(log, '0 表示保留全部日志；否则每天（以及保存后立即）删除早于该天数的日志');
+    await days.fill('-1');
+    await saveCard(log);
+    await expectText(page, '请检查输入：日志保留天数');
+    await expectText(log, '日志保留天数不能小于 0');
+    expect((await readOptions(api)).LogRetentionDays).toBe('0');
+    await days.fill('400');
+    await saveCard(log);
+    await expectOutcome(log, ['已保存：日志保留天数']);
+    expect((await readOptions(api)).LogRetentionDays).toBe('400');
+  });
 });

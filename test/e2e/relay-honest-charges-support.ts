@@ -1,4 +1,5 @@
 import { type ClientRequest, createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { LOG_COLUMNS, type LogRow, logOther } from '#server/modules/logs/log.serializer';
 import type { AddressInfo } from 'node:net';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
@@ -143,7 +144,10 @@ export async function projectedViews(
   position: number,
 ): Promise<{ other: Record<string, unknown>; ref: Record<string, unknown> }> {
   await projected(target);
-  const [log] = await dataSource(target).query('SELECT other FROM logs WHERE id = $1', [position]);
+  // As the log API answers it: stored, or derived from the row's consume columns.
+  const [log] = (await dataSource(target).query(`SELECT ${LOG_COLUMNS} FROM logs WHERE id = $1`, [position])).map((row: LogRow) => ({
+    other: logOther(row),
+  }));
   const [line] = await dataSource(target).query('SELECT ref FROM statement_lines WHERE position = $1', [position]);
   return { other: JSON.parse(log.other), ref: line.ref };
 }

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ProjectionWaiter } from '#projections/runner/projection-waiter';
 import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
 import { RelaySettlementService } from '#server/relay/settlement/relay-settlement.service';
+import { LOG_COLUMNS, type LogRow, logContent } from '#server/modules/logs/log.serializer';
 import { OptionsService } from '#server/modules/options/options.service';
 import { UserEntity } from '#server/modules/users/user.entity';
 import type { TestApp } from '../support/app';
@@ -111,8 +112,10 @@ export async function balanceRow(target: TestApp, userId: number): Promise<Recor
   return Object.fromEntries(Object.entries(rows[0]).map(([key, value]) => [key, Number(value)]));
 }
 
+/** A user's log rows (type, wording as the log API answers it, username), oldest first. */
 export async function logRows(target: TestApp, userId: number): Promise<Array<{ type: number; content: string; username: string }>> {
-  return dataSource(target).query('SELECT type, content, username FROM logs WHERE user_id = $1 ORDER BY id', [userId]);
+  const rows: LogRow[] = await dataSource(target).query(`SELECT ${LOG_COLUMNS} FROM logs WHERE user_id = $1 ORDER BY id`, [userId]);
+  return rows.map((row) => ({ type: row.type, content: logContent(row), username: row.username }));
 }
 
 /**

@@ -6,6 +6,7 @@ import { ChannelOutcomesProcessor } from './channel-outcomes.processor';
 import { MidjourneyPollProcessor } from './midjourney-poll.processor';
 import { SunoPollProcessor } from './suno-poll.processor';
 import { LedgerArchiveProcessor } from './ledger-archive.processor';
+import { LogRetentionProcessor } from './log-retention.processor';
 
 /**
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
@@ -19,6 +20,7 @@ const PROCESSORS: Provider[] = [
   MidjourneyPollProcessor,
   SunoPollProcessor,
   LedgerArchiveProcessor,
+  LogRetentionProcessor,
 ];
 
 @Module({})

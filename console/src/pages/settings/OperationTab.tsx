@@ -37,7 +37,10 @@ const SENSITIVE: OptionField[] = [
   { key: 'SensitiveWords', type: 'text', rows: 4, help: true },
 ];
 
-const LOG: OptionField[] = [{ key: 'LogConsumeEnabled', type: 'switch' }];
+const LOG: OptionField[] = [
+  { key: 'LogConsumeEnabled', type: 'switch' },
+  { key: 'LogRetentionDays', type: 'number', min: 0, integer: true, help: true },
+];
 
 const DASHBOARD: OptionField[] = [
   { key: 'DataExportEnabled', type: 'switch' },

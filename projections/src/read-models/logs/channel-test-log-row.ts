@@ -11,8 +11,13 @@ const id = (value: unknown) => (typeof value === 'number' && Number.isSafeIntege
  * same code as a relay charge's row, so the columns are cleaned and cut the same way.
  */
 export function channelTestLogRow(data: Partial<ChannelTestLoggedData>, ledgerTime: Date): ConsumeLogRow {
+  return consumeLogRow(id(data.userId), channelTestConsumed(data), ledgerTime);
+}
+
+/** The charge-shaped facts of a channel test, as channelTestLogRow words them (also the row's consume columns). */
+export function channelTestConsumed(data: Partial<ChannelTestLoggedData>): Partial<QuotaConsumedData> {
   const channelId = id(data.channelId);
-  const consumed: Partial<QuotaConsumedData> = {
+  return {
     createdAt: data.createdAt,
     content: CHANNEL_TEST_LOG_TEXT,
     tokenName: CHANNEL_TEST_LOG_TEXT,
@@ -35,5 +40,4 @@ export function channelTestLogRow(data: Partial<ChannelTestLoggedData>, ledgerTi
     modelPrice: data.modelPrice,
     other: {},
   };
-  return consumeLogRow(id(data.userId), consumed, ledgerTime);
 }

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from '../account-balances/account-balance.entity';
 
 /** new-api's log types (there is no error type); 0 is "all" in filters only. */
@@ -6,8 +6,8 @@ export const LogType = { TopUp: 1, Consume: 2, Manage: 3, System: 4 } as const;
 
 /**
  * The log screen's rows (new-api's `logs` columns), a projection of ledger events: written only by the logs
- * projection, one row per event at most (`id` is the event's ledger position and `event_id` is unique, so a replay
- * never duplicates a row).
+ * projection, one row per event at most (`id` is the event's ledger position; the primary key is (id, created_at),
+ * as the table is partitioned by month on created_at: 1732300009100-partition-logs-by-month, docs/logs.md).
  */
 @Entity({ name: 'logs' })
 export class LogEntity {
@@ -15,19 +15,19 @@ export class LogEntity {
   @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
   id!: number;
 
-  @Index()
   @Column({ type: 'integer', name: 'user_id', default: 0 })
   userId!: number;
 
   /** Unix seconds of the event (its ledger timestamp), not of the projection run. */
-  @Column({ type: 'bigint', name: 'created_at', transformer: bigintAsNumber })
+  @PrimaryColumn({ type: 'bigint', name: 'created_at', transformer: bigintAsNumber })
   createdAt!: number;
 
   @Column({ type: 'integer', default: 0 })
   type!: number;
 
-  @Column({ type: 'text', default: '' })
-  content!: string;
+  /** NULL on a consume row whose consume columns give it back exactly (consume-log-columns.ts). */
+  @Column({ type: 'text', nullable: true })
+  content!: string | null;
 
   @Column({ type: 'varchar', default: '' })
   username!: string;
@@ -62,10 +62,33 @@ export class LogEntity {
   @Column({ type: 'varchar', name: 'group', default: '' })
   group!: string;
 
-  /** JSON text: ratios, price, frt and admin_info for a consume row (see consumeLogOther). */
-  @Column({ type: 'text', default: '' })
-  other!: string;
+  /** JSON text: ratios, price, frt and admin_info for a consume row (see consumeLogOther); NULL as `content`. */
+  @Column({ type: 'text', nullable: true })
+  other!: string | null;
 
-  @Column({ type: 'uuid', name: 'event_id', unique: true })
-  eventId!: string;
+  /** A consume row's facts (consume-log-columns.ts), NULL on other rows. */
+  @Column({ type: 'float8', name: 'model_ratio', nullable: true })
+  modelRatio!: number | null;
+
+  @Column({ type: 'float8', name: 'completion_ratio', nullable: true })
+  completionRatio!: number | null;
+
+  @Column({ type: 'float8', name: 'group_ratio', nullable: true })
+  groupRatio!: number | null;
+
+  @Column({ type: 'float8', name: 'model_price', nullable: true })
+  modelPrice!: number | null;
+
+  @Column({ type: 'float8', nullable: true })
+  frt!: number | null;
+
+  @Column({ type: 'integer', name: 'cache_tokens', nullable: true })
+  cacheTokens!: number | null;
+
+  /** Codes of USAGE_SOURCE_CODES / END_REASON_CODES. */
+  @Column({ type: 'smallint', name: 'usage_source', nullable: true })
+  usageSource!: number | null;
+
+  @Column({ type: 'smallint', name: 'end_reason', nullable: true })
+  endReason!: number | null;
 }

@@ -12,8 +12,8 @@ describeBatchEquivalence(projection, ['logs', 'log_purges'], (context) => {
       await projection.applyBatch(handledBy(projection, prefix), manager);
       await projection.applyBatch(handledBy(projection, batch), manager);
     });
-    const rows: Array<{ id: string; type: number; token_name: string; quota: string; event_id: string }> = await context.batched.query(
-      'SELECT id, type, token_name, quota, event_id FROM logs ORDER BY id',
+    const rows: Array<{ id: string; type: number; token_name: string; quota: string }> = await context.batched.query(
+      'SELECT id, type, token_name, quota FROM logs ORDER BY id',
     );
     const ids = rows.map((row) => Number(row.id));
     const position = (quota: number) => batch.find((event) => event.type === 'QuotaConsumed' && event.data.quota === quota)!.position;

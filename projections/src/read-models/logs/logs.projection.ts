@@ -3,15 +3,17 @@ import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { streamCategory, streamKey } from '#server/ledger/streams';
 import { AccountEventType } from '#server/modules/accounts/account.events';
 import { logAnnotationOf, toAccountEvent } from '#server/modules/accounts/account-event-codec';
-import { LOGS_STREAM, LogsEventType, toLogsPurged } from '#server/modules/logs/logs.events';
+import { LOGS_STREAM, LogsEventType, toLogsPurged, toLogsRetentionApplied } from '#server/modules/logs/logs.events';
 import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
 import { applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { accountLogLine } from './account-log-lines';
-import { channelTestLogRow } from './channel-test-log-row';
+import { channelTestConsumed, channelTestLogRow } from './channel-test-log-row';
+import { type ConsumeFacts, consumeFactsOf, storedConsumeText } from './consume-log-columns';
 import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
+import { ensureLogPartitions, purgeLogsBefore } from './log-partitions';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -22,25 +24,60 @@ const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
  */
 const NOT_PURGED_LATER = 'WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > $1::bigint AND p.target_timestamp > $3::bigint)';
 
+/** The consume columns (consume-log-columns.ts): what the wording and `other` of a consume row are derived from. */
+const FACT_COLUMNS = 'model_ratio, completion_ratio, group_ratio, model_price, frt, cache_tokens, usage_source, end_reason';
+
+/** A consume row as stored: `content` / `other` NULL where its consume columns give them back exactly. */
+type StoredConsumeRow = Omit<ConsumeLogRow, 'content' | 'other'> & { content: string | null; other: string | null; facts: ConsumeFacts };
+
+function stored(row: ConsumeLogRow, facts: ConsumeFacts): StoredConsumeRow {
+  return { ...row, ...storedConsumeText(row, facts) };
+}
+
+/** The row of a relay charge (QuotaConsumed on the user's account stream). */
+function chargeRow(event: RecordedEvent, userId: number): StoredConsumeRow {
+  const data = event.data as Partial<QuotaConsumedData>;
+  return stored(consumeLogRow(userId, data, event.createdAt), consumeFactsOf(data));
+}
+
+/** The row of a passed channel test (ChannelTestLogged on `logs`). */
+function channelTestRow(event: RecordedEvent): StoredConsumeRow {
+  return stored(channelTestLogRow(event.data, event.createdAt), consumeFactsOf(channelTestConsumed(event.data)));
+}
+
 /** The consume-shaped rows (relay charges, channel tests): inserted set-based when they come in a run. */
 const isConsumeRow = (event: RecordedEvent) => event.type === QUOTA_CONSUMED || event.type === LogsEventType.ChannelTestLogged;
 
 /**
  * `logs` (and `log_purges`): the rows of the log screen. Account events become type 3 (admin) and type 4 (system)
- * rows, the relay's QuotaConsumed a type 2 (consume) row; top-ups (type 1) join as their events do. A LogsPurged
- * deletes the rows older than its timestamp and records how many it deleted. Every row's `id` is its event's ledger
- * position; times, names and wording come from the event, so a rebuild writes identical rows.
+ * rows, the relay's QuotaConsumed a type 2 (consume) row; top-ups (type 1) join as their events do. A LogsPurged (an
+ * admin's) or LogsRetentionApplied (the LogRetentionDays job's) deletes the rows older than its timestamp, dropping
+ * whole month partitions and deleting only the boundary month's rows, and records how many it deleted. Every row's
+ * `id` is its event's ledger position; times, names and wording come from the event, so a rebuild writes identical
+ * rows. `logs` is partitioned by month of created_at: a row's month partition is created before the row is written
+ * (log-partitions.ts).
  */
 @ReadModelProjection()
 export class LogsProjection implements Projection {
   readonly name = 'logs';
   readonly tables = ['logs', 'log_purges'];
-  readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED, LogsEventType.LogsPurged, LogsEventType.ChannelTestLogged];
+  readonly handles = [
+    ...Object.values(AccountEventType),
+    QUOTA_CONSUMED,
+    LogsEventType.LogsPurged,
+    LogsEventType.LogsRetentionApplied,
+    LogsEventType.ChannelTestLogged,
+  ];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     const category = streamCategory(event.streamId);
     if (event.type === LogsEventType.LogsPurged) {
-      if (event.streamId === LOGS_STREAM) await this.purge(event, manager);
+      if (event.streamId === LOGS_STREAM) await this.purge(event, toLogsPurged(event.data), manager);
+      return;
+    }
+    if (event.type === LogsEventType.LogsRetentionApplied) {
+      if (event.streamId === LOGS_STREAM)
+        await this.purge(event, { before: toLogsRetentionApplied(event.data).before, adminId: 0 }, manager);
       return;
     }
     if (event.type === LogsEventType.ChannelTestLogged) {
@@ -56,11 +93,13 @@ export class LogsProjection implements Projection {
     const annotation = logAnnotationOf(event);
     const line = accountLogLine(toAccountEvent(event), annotation.quotaDisplay);
     if (!line) return;
+    const createdAt = unixSeconds(event.createdAt);
+    await ensureLogPartitions(manager, [createdAt]);
     await manager.query(
-      `INSERT INTO logs (id, user_id, created_at, type, content, username, other, event_id)
-       SELECT $1, $2, $3, $4, $5, $6, '', $7 ${NOT_PURGED_LATER}
-       ON CONFLICT (event_id) DO NOTHING`,
-      [event.position, userId, unixSeconds(event.createdAt), line.type, line.content, annotation.username, event.id],
+      `INSERT INTO logs (id, user_id, created_at, type, content, username, other)
+       SELECT $1, $2, $3, $4, $5, $6, '' ${NOT_PURGED_LATER}
+       ON CONFLICT (id, created_at) DO NOTHING`,
+      [event.position, userId, createdAt, line.type, line.content, annotation.username],
     );
   }
 
@@ -76,24 +115,24 @@ export class LogsProjection implements Projection {
    * The consume row `apply` would write for a relay charge or a channel test (same checks, same order), or null
    * when it writes none.
    */
-  private consumeRowOf(event: RecordedEvent): ConsumeLogRow | null {
+  private consumeRowOf(event: RecordedEvent): StoredConsumeRow | null {
     if (event.type === LogsEventType.ChannelTestLogged) {
-      return event.streamId === LOGS_STREAM ? channelTestLogRow(event.data, event.createdAt) : null;
+      return event.streamId === LOGS_STREAM ? channelTestRow(event) : null;
     }
     if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
     if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return null;
-    return consumeLogRow(streamKey(event.streamId), event.data as Partial<QuotaConsumedData>, event.createdAt);
+    return chargeRow(event, streamKey(event.streamId));
   }
 
   /**
-   * A run of consume rows as ONE insert of arrays (`unnest`), so its bind parameters stay 18 whatever the batch
-   * size (one VALUES tuple per row would need 18 per row: 500 rows are 9,000, and the protocol's limit is 65,535).
+   * A run of consume rows as ONE insert of arrays (`unnest`), so its bind parameters stay 25 whatever the batch
+   * size (one VALUES tuple per row would need 25 per row: 500 rows are 12,500, and the protocol's limit is 65,535).
    * The same row values, purge guard and ON CONFLICT as the per-event insert; an event handed over twice keeps its
    * first occurrence, as two inserts one after the other would.
    */
   private async insertConsumeRows(run: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
-    const rows: Array<{ event: RecordedEvent; row: ConsumeLogRow }> = [];
+    const rows: Array<{ event: RecordedEvent; row: StoredConsumeRow }> = [];
     const seen = new Set<string>();
     for (const event of run) {
       const row = decodeEvent(event, (e) => this.consumeRowOf(e));
@@ -102,18 +141,23 @@ export class LogsProjection implements Projection {
       rows.push({ event, row });
     }
     if (rows.length === 0) return;
-    const values = <V>(value: (item: { event: RecordedEvent; row: ConsumeLogRow }) => V) => rows.map(value);
+    await ensureLogPartitions(
+      manager,
+      rows.map(({ row }) => row.createdAt),
+    );
+    const values = <V>(value: (item: { event: RecordedEvent; row: StoredConsumeRow }) => V) => rows.map(value);
     await queryPrepared(
       manager,
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, ${FACT_COLUMNS})
        SELECT r.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::integer[], $5::text[], $6::text[], $7::text[],
                               $8::text[], $9::bigint[], $10::integer[], $11::integer[], $12::integer[], $13::boolean[],
-                              $14::integer[], $15::integer[], $16::text[], $17::text[], $18::uuid[])
+                              $14::integer[], $15::integer[], $16::text[], $17::text[], $18::float8[], $19::float8[],
+                              $20::float8[], $21::float8[], $22::float8[], $23::integer[], $24::smallint[], $25::smallint[])
          AS r(id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-              completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
+              completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, ${FACT_COLUMNS})
         WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > r.id AND p.target_timestamp > r.created_at)
-       ON CONFLICT (event_id) DO NOTHING`,
+       ON CONFLICT (id, created_at) DO NOTHING`,
       [
         values(({ event }) => event.position),
         values(({ row }) => row.userId),
@@ -132,7 +176,14 @@ export class LogsProjection implements Projection {
         values(({ row }) => row.tokenId),
         values(({ row }) => row.group),
         values(({ row }) => row.other),
-        values(({ event }) => event.id),
+        values(({ row }) => row.facts.modelRatio),
+        values(({ row }) => row.facts.completionRatio),
+        values(({ row }) => row.facts.groupRatio),
+        values(({ row }) => row.facts.modelPrice),
+        values(({ row }) => row.facts.frt),
+        values(({ row }) => row.facts.cacheTokens),
+        values(({ row }) => row.facts.usageSource),
+        values(({ row }) => row.facts.endReason),
       ],
     );
   }
@@ -140,23 +191,23 @@ export class LogsProjection implements Projection {
   private async consume(event: RecordedEvent, userId: number, manager: EntityManager): Promise<void> {
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
     if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return;
-    const row = consumeLogRow(userId, event.data as Partial<QuotaConsumedData>, event.createdAt);
-    await this.insertRow(event, row, manager);
+    await this.insertRow(event, chargeRow(event, userId), manager);
   }
 
   /** The consume row of a channel test (user 1, "模型测试", not charged): a row, and nothing else. */
   private async channelTest(event: RecordedEvent, manager: EntityManager): Promise<void> {
-    const row = channelTestLogRow(event.data, event.createdAt);
-    await this.insertRow(event, row, manager);
+    await this.insertRow(event, channelTestRow(event), manager);
   }
 
   /** One row of the consume kind (a charge, or a channel test's), unless a later purge already covers its time. */
-  private async insertRow(event: RecordedEvent, row: ConsumeLogRow, manager: EntityManager): Promise<void> {
+  private async insertRow(event: RecordedEvent, row: StoredConsumeRow, manager: EntityManager): Promise<void> {
+    await ensureLogPartitions(manager, [row.createdAt]);
     await manager.query(
       `INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens,
-         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, event_id)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 ${NOT_PURGED_LATER}
-       ON CONFLICT (event_id) DO NOTHING`,
+         completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, ${FACT_COLUMNS})
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25
+       ${NOT_PURGED_LATER}
+       ON CONFLICT (id, created_at) DO NOTHING`,
       [
         event.position,
         row.userId,
@@ -175,23 +226,31 @@ export class LogsProjection implements Projection {
         row.tokenId,
         row.group,
         row.other,
-        event.id,
+        row.facts.modelRatio,
+        row.facts.completionRatio,
+        row.facts.groupRatio,
+        row.facts.modelPrice,
+        row.facts.frt,
+        row.facts.cacheTokens,
+        row.facts.usageSource,
+        row.facts.endReason,
       ],
     );
   }
 
-  private async purge(event: RecordedEvent, manager: EntityManager): Promise<void> {
-    const purge = toLogsPurged(event.data);
+  /**
+   * A purge (an admin's LogsPurged, or the retention job's LogsRetentionApplied with admin 0): every row created
+   * before `before` goes (whole month partitions dropped, the boundary month's rows deleted), and log_purges records
+   * how many.
+   */
+  private async purge(event: RecordedEvent, purge: { before: number; adminId: number }, manager: EntityManager): Promise<void> {
     const done: unknown[] = await manager.query('SELECT 1 FROM log_purges WHERE event_id = $1', [event.id]);
     // The runner applies each event once; this guard only keeps a hand-run replay from recording twice.
     if (done.length) return;
-    const deleted: Array<{ count: string }> = await manager.query(
-      'WITH gone AS (DELETE FROM logs WHERE created_at < $1 RETURNING 1) SELECT count(*) AS count FROM gone',
-      [purge.before],
-    );
+    const deleted = await purgeLogsBefore(manager, purge.before);
     await manager.query(
       'INSERT INTO log_purges (event_id, position, target_timestamp, deleted, admin_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [event.id, event.position, purge.before, Number(deleted[0]?.count ?? 0), purge.adminId, unixSeconds(event.createdAt)],
+      [event.id, event.position, purge.before, deleted, purge.adminId, unixSeconds(event.createdAt)],
     );
   }
 }

@@ -18,6 +18,14 @@ const row: LogRow = {
   token_id: 12,
   group: 'vip',
   other: '{"admin_info":{"use_channel":["12","15"]},"frt":420,"model_ratio":0.075}',
+  model_ratio: null,
+  completion_ratio: null,
+  group_ratio: null,
+  model_price: null,
+  frt: null,
+  cache_tokens: null,
+  usage_source: null,
+  end_reason: null,
 };
 
 describe('log serializer', () => {
@@ -54,5 +62,33 @@ describe('log serializer', () => {
     expect(otherForUser('null')).toBe('null');
     expect(otherForUser('[1]')).toBe('null');
     expect(otherForUser('{"admin_info":{}}')).toBe('{}');
+  });
+
+  it('derives the wording and other of a slim consume row from its consume columns', () => {
+    const slim: LogRow = {
+      ...row,
+      content: null,
+      other: null,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      model_ratio: 0.075,
+      completion_ratio: 4,
+      group_ratio: 1.5,
+      model_price: -1,
+      frt: 420,
+      cache_tokens: 3,
+      usage_source: 0,
+      end_reason: 1,
+    };
+    expect(toLogJson(slim)).toMatchObject({
+      content: '模型倍率 0.07，补全倍率 4.00，分组倍率 1.50（可能是上游超时）',
+      other:
+        '{"admin_info":{"use_channel":["15"]},"cache_tokens":3,"completion_ratio":4,"end_reason":"client_gone","frt":420,"group_ratio":1.5,"model_price":-1,"model_ratio":0.075,"usage_source":"upstream"}',
+    });
+    expect(toSelfLogJson(slim).other).toBe(
+      '{"cache_tokens":3,"completion_ratio":4,"end_reason":"client_gone","frt":420,"group_ratio":1.5,"model_price":-1,"model_ratio":0.075,"usage_source":"upstream"}',
+    );
+    // A stored text wins over the columns.
+    expect(toLogJson({ ...slim, content: 'own' }).content).toBe('own');
   });
 });

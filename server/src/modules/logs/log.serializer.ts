@@ -1,12 +1,16 @@
+import { type ConsumeFacts, derivedConsumeContent, derivedConsumeOther } from '#projections/read-models/logs/consume-log-columns';
 import { sortedJson } from '../../common/json/sorted-json';
 
-/** A `logs` row as Postgres returns it (bigint columns arrive as strings). */
+/**
+ * A `logs` row as Postgres returns it (bigint columns arrive as strings). `content` and `other` are NULL on a consume
+ * row whose consume columns (model_ratio … end_reason) give them back exactly (consume-log-columns.ts).
+ */
 export interface LogRow {
   id: string | number;
   user_id: number;
   created_at: string | number;
   type: number;
-  content: string;
+  content: string | null;
   username: string;
   token_name: string;
   model_name: string;
@@ -18,7 +22,15 @@ export interface LogRow {
   channel_id: number;
   token_id: number;
   group: string;
-  other: string;
+  other: string | null;
+  model_ratio: number | null;
+  completion_ratio: number | null;
+  group_ratio: number | null;
+  model_price: number | null;
+  frt: number | null;
+  cache_tokens: number | null;
+  usage_source: number | null;
+  end_reason: number | null;
 }
 
 /** new-api's Log JSON: the channel id is called `channel`; `group` as later versions add it. */
@@ -44,7 +56,30 @@ export interface LogJson {
 
 /** The columns the serializer needs, for SELECTs. */
 export const LOG_COLUMNS =
-  'id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens, completion_tokens, use_time, is_stream, channel_id, token_id, "group", other';
+  'id, user_id, created_at, type, content, username, token_name, model_name, quota, prompt_tokens, completion_tokens, use_time, is_stream, channel_id, token_id, "group", other, model_ratio, completion_ratio, group_ratio, model_price, frt, cache_tokens, usage_source, end_reason';
+
+function factsOf(row: LogRow): ConsumeFacts {
+  return {
+    modelRatio: row.model_ratio,
+    completionRatio: row.completion_ratio,
+    groupRatio: row.group_ratio,
+    modelPrice: row.model_price,
+    frt: row.frt,
+    cacheTokens: row.cache_tokens,
+    usageSource: row.usage_source,
+    endReason: row.end_reason,
+  };
+}
+
+/** The row's wording: stored, or derived from its consume columns. */
+export function logContent(row: LogRow): string {
+  return row.content ?? derivedConsumeContent(factsOf(row), row.prompt_tokens, row.completion_tokens) ?? '';
+}
+
+/** The row's `other` JSON text: stored, or derived from its consume columns. */
+export function logOther(row: LogRow): string {
+  return row.other ?? derivedConsumeOther(factsOf(row), row.channel_id) ?? '';
+}
 
 export function toLogJson(row: LogRow): LogJson {
   return {
@@ -52,7 +87,7 @@ export function toLogJson(row: LogRow): LogJson {
     user_id: row.user_id,
     created_at: Number(row.created_at),
     type: row.type,
-    content: row.content,
+    content: logContent(row),
     username: row.username,
     token_name: row.token_name,
     model_name: row.model_name,
@@ -64,7 +99,7 @@ export function toLogJson(row: LogRow): LogJson {
     channel: row.channel_id,
     token_id: row.token_id,
     group: row.group,
-    other: row.other,
+    other: logOther(row),
   };
 }
 
@@ -86,5 +121,6 @@ export function otherForUser(other: string): string {
 
 /** A row of the caller's own logs: no id (new-api omits it, so it reads 0) and no admin_info. */
 export function toSelfLogJson(row: LogRow): LogJson {
-  return { ...toLogJson(row), id: 0, other: otherForUser(row.other) };
+  const json = toLogJson(row);
+  return { ...json, id: 0, other: otherForUser(json.other) };
 }

@@ -7,6 +7,7 @@ export const LOGS_STREAM = 'logs';
 
 export const LogsEventType = {
   LogsPurged: 'LogsPurged',
+  LogsRetentionApplied: 'LogsRetentionApplied',
   ChannelTestLogged: 'ChannelTestLogged',
 } as const;
 
@@ -14,6 +15,17 @@ export const LogsEventType = {
 export interface LogsPurged {
   type: 'LogsPurged';
   data: { before: number; adminId: number };
+}
+
+/**
+ * The log retention job (option LogRetentionDays > 0) deleted the rows with `created_at < before` (unix seconds: the
+ * start of the UTC day `retentionDays` days before the run). Appended by the system (the event's actor), on
+ * `logs`, with an id derived from `before`, so the daily run and the run after an option change never purge the same
+ * cut-off twice. The logs projection applies it exactly as a LogsPurged (admin 0).
+ */
+export interface LogsRetentionApplied {
+  type: 'LogsRetentionApplied';
+  data: { before: number; retentionDays: number };
 }
 
 /**
@@ -52,7 +64,7 @@ export interface ChannelTestLogged {
 /** new-api's token name and content of a channel-test row. */
 export const CHANNEL_TEST_LOG_TEXT = '模型测试';
 
-export type LogsEvent = LogsPurged | ChannelTestLogged;
+export type LogsEvent = LogsPurged | LogsRetentionApplied | ChannelTestLogged;
 
 /** The purge inside a stored event, with its fields checked. */
 export function toLogsPurged(data: Record<string, unknown>): LogsPurged['data'] {
@@ -60,4 +72,12 @@ export function toLogsPurged(data: Record<string, unknown>): LogsPurged['data'] 
   if (typeof before !== 'number' || !Number.isSafeInteger(before))
     throw new Error(`LogsPurged.before is not a safe integer: ${JSON.stringify(before)}`);
   return { before, adminId: typeof adminId === 'number' && Number.isSafeInteger(adminId) ? adminId : 0 };
+}
+
+/** The retention purge inside a stored event, with its fields checked. */
+export function toLogsRetentionApplied(data: Record<string, unknown>): LogsRetentionApplied['data'] {
+  const { before, retentionDays } = data;
+  if (typeof before !== 'number' || !Number.isSafeInteger(before))
+    throw new Error(`LogsRetentionApplied.before is not a safe integer: ${JSON.stringify(before)}`);
+  return { before, retentionDays: typeof retentionDays === 'number' && Number.isSafeInteger(retentionDays) ? retentionDays : 0 };
 }

@@ -20,6 +20,8 @@ export const OPTION_DEFAULTS: Record<string, string> = {
   AutomaticDisableChannelEnabled: 'false',
   AutomaticEnableChannelEnabled: 'false',
   LogConsumeEnabled: 'true',
+  // Tollgate's: days of logs to keep (0 keeps everything); older rows are purged daily by the log retention job.
+  LogRetentionDays: '0',
   DisplayInCurrencyEnabled: 'true',
   DisplayTokenStatEnabled: 'true',
   DrawingEnabled: 'true',

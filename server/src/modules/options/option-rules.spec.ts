@@ -108,6 +108,10 @@ describe('option rules', () => {
       ['QuotaForInvitee', 'abc', 'QuotaForInvitee 必须是不小于 0 的整数'],
       ['PreConsumedQuota', '', 'PreConsumedQuota 必须是不小于 0 的整数'],
       ['RetryTimes', '-1', 'RetryTimes 必须是不小于 0 的整数'],
+      ['LogRetentionDays', '-1', 'LogRetentionDays 必须是不小于 0 的整数'],
+      ['LogRetentionDays', '7.5', 'LogRetentionDays 必须是不小于 0 的整数'],
+      ['LogRetentionDays', 'thirty', 'LogRetentionDays 必须是不小于 0 的整数'],
+      ['LogRetentionDays', '', 'LogRetentionDays 必须是不小于 0 的整数'],
       ['Price', '-0.1', 'Price 必须是不小于 0 的数字'],
       ['Price', 'NaN', 'Price 必须是不小于 0 的数字'],
       ['Price', 'Infinity', 'Price 必须是不小于 0 的数字'],
@@ -125,6 +129,8 @@ describe('option rules', () => {
       expect(normalizeOptionValue('ChannelDisableThreshold', '2.50', defaults)).toBe('2.5');
       expect(normalizeOptionValue('Price', '0', defaults)).toBe('0');
       expect(normalizeOptionValue('RetryTimes', '0', defaults)).toBe('0');
+      expect(normalizeOptionValue('LogRetentionDays', '0', defaults)).toBe('0');
+      expect(normalizeOptionValue('LogRetentionDays', ' 030 ', defaults)).toBe('30');
       expect(normalizeOptionValue('QuotaPerUnit', '500000', defaults)).toBe('500000');
     });
   });

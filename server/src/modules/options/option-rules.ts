@@ -34,6 +34,7 @@ const NUMERIC_KINDS: Record<string, OptionKind> = {
   QuotaRemindThreshold: integer(0),
   PreConsumedQuota: integer(0),
   RetryTimes: integer(0),
+  LogRetentionDays: integer(0),
   StreamCacheQueueLength: integer(0),
   FileUploadPermission: integer(0),
   FileDownloadPermission: integer(0),

@@ -1,4 +1,5 @@
 import { dataSource, projected, setOptions } from '#test/e2e/users-support';
+import { LOG_COLUMNS, toLogJson } from '#server/modules/logs/log.serializer';
 import { json, pipelineHarness } from './relay-pipeline.int-harness';
 
 jest.setTimeout(30_000);
@@ -83,10 +84,16 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
     const [{ data }] = await charges(requestId);
     for (const rendered of ['content', 'other', 'quotaDisplay']) expect(data).not.toHaveProperty(rendered);
     await projected(pipeline.target);
-    const [row] = await dataSource(pipeline.target).query(
-      `SELECT l.content, l.other FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
-      [requestId],
-    );
+    // As the log API answers the row: wording and other stored, or derived from its consume columns.
+    const [row] = (
+      await dataSource(pipeline.target).query(
+        `SELECT ${LOG_COLUMNS.split(', ')
+          .map((column) => `l.${column}`)
+          .join(', ')} FROM logs l JOIN events e ON e.position = l.id
+          WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
+        [requestId],
+      )
+    ).map(toLogJson);
     expect(row.content).toBe('模型倍率 0.25，补全倍率 3.00，分组倍率 1.00');
     expect(JSON.parse(row.other)).toEqual({
       admin_info: { use_channel: [String(data.channelId)] },

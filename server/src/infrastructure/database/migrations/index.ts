@@ -20,6 +20,7 @@ import { CreateQuotaReminders1732300008300 } from '#server/modules/quota-reminde
 import { CreateMidjourneyTasks1732300008400 } from '#projections/read-models/midjourney-tasks/1732300008400-create-midjourney-tasks';
 import { CreateTasks1732300008600 } from '#projections/read-models/tasks/1732300008600-create-tasks';
 import { LedgerArchive1732300009200 } from './1732300009200-ledger-archive';
+import { PartitionLogsByMonth1732300009100 } from '#projections/read-models/logs/1732300009100-partition-logs-by-month';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -46,5 +47,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateQuotaReminders1732300008300,
   CreateMidjourneyTasks1732300008400,
   CreateTasks1732300008600,
+  PartitionLogsByMonth1732300009100,
   LedgerArchive1732300009200,
 ];
