@@ -4,7 +4,7 @@ import { streamCategory, streamKey } from '#server/ledger/streams';
 import { AccountEventType } from '#server/modules/accounts/account.events';
 import { logAnnotationOf, toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { LOGS_STREAM, LogsEventType, toLogsPurged } from '#server/modules/logs/logs.events';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
+import { QUOTA_CONSUMED } from '#server/modules/accounts/index';
 import { applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
@@ -12,6 +12,7 @@ import { ReadModelProjection } from '../../runner/read-model-projection.decorato
 import { accountLogLine } from './account-log-lines';
 import { channelTestLogRow } from './channel-test-log-row';
 import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
+import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event-codec';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -82,8 +83,9 @@ export class LogsProjection implements Projection {
     }
     if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
-    if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return null;
-    return consumeLogRow(streamKey(event.streamId), event.data as Partial<QuotaConsumedData>, event.createdAt);
+    const data = quotaConsumedData(event);
+    if (data.logConsume === false) return null;
+    return consumeLogRow(streamKey(event.streamId), data, event.createdAt);
   }
 
   /**
@@ -139,8 +141,9 @@ export class LogsProjection implements Projection {
 
   private async consume(event: RecordedEvent, userId: number, manager: EntityManager): Promise<void> {
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
-    if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return;
-    const row = consumeLogRow(userId, event.data as Partial<QuotaConsumedData>, event.createdAt);
+    const data = quotaConsumedData(event);
+    if (data.logConsume === false) return;
+    const row = consumeLogRow(userId, data, event.createdAt);
     await this.insertRow(event, row, manager);
   }
 
