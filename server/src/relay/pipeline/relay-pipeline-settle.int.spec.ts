@@ -1,5 +1,6 @@
 import { dataSource, projected, setOptions } from '#test/e2e/users-support';
 import { json, pipelineHarness } from './relay-pipeline.int-harness';
+import { quotaConsumedEventId } from '#server/modules/accounts/index';
 
 jest.setTimeout(30_000);
 
@@ -36,8 +37,8 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
     const logRowOf = async (requestId: string) => {
       await projected(pipeline.target);
       const rows: Array<{ type: number }> = await dataSource(pipeline.target).query(
-        `SELECT l.type FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
-        [requestId],
+        `SELECT l.type FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.event_id = $1::uuid`,
+        [quotaConsumedEventId(requestId)],
       );
       return rows;
     };
@@ -84,8 +85,8 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
     for (const rendered of ['content', 'other', 'quotaDisplay']) expect(data).not.toHaveProperty(rendered);
     await projected(pipeline.target);
     const [row] = await dataSource(pipeline.target).query(
-      `SELECT l.content, l.other FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
-      [requestId],
+      `SELECT l.content, l.other FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.event_id = $1::uuid`,
+      [quotaConsumedEventId(requestId)],
     );
     expect(row.content).toBe('模型倍率 0.25，补全倍率 3.00，分组倍率 1.00');
     expect(JSON.parse(row.other)).toEqual({
