@@ -188,7 +188,10 @@ async function appendCharges(store: PostgresEventStore, count: number): Promise<
       streamId: accountStream(userId),
       expectedRevision: 'any' as const,
       // Stored as the relay stores charges (the codec's compact v2), so the folds pay its decoding.
-      events: [quotaConsumedEvent({ ...data, requestId: randomUUID() } as unknown as QuotaConsumedData, { userRole: 1, clientIp: '127.0.0.1' }).event],
+      events: [
+        quotaConsumedEvent({ ...data, requestId: randomUUID() } as unknown as QuotaConsumedData, { userRole: 1, clientIp: '127.0.0.1' })
+          .event,
+      ],
     };
   });
   for (let i = 0; i < requests.length; i += 250) await store.appendMany(requests.slice(i, i + 250));

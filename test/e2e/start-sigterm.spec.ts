@@ -314,7 +314,8 @@ describe('npm start: SIGTERM stops everything it started', () => {
       else await new Promise((done) => setTimeout(done, 200));
     }
     const charged = async () =>
-      (await pg.query(`SELECT 1 FROM events WHERE type = 'QuotaConsumed' AND event_id = $1::uuid`, [quotaConsumedEventId(requestId!)])).rowCount;
+      (await pg.query(`SELECT 1 FROM events WHERE type = 'QuotaConsumed' AND event_id = $1::uuid`, [quotaConsumedEventId(requestId!)]))
+        .rowCount;
     expect(await charged()).toBe(0); // still in the api's journal
 
     const everything = [...descendants(npm.pid!), redisPid];

@@ -230,7 +230,13 @@ export class RelayRig {
     );
     const charges = stored.map((row) => {
       const charge = chargeOfRow(row);
-      return { event_id: row.event_id, request_id: charge.requestId, user_id: charge.userId, token_id: charge.tokenId, quota: String(charge.quota) };
+      return {
+        event_id: row.event_id,
+        request_id: charge.requestId,
+        user_id: charge.userId,
+        token_id: charge.tokenId,
+        quota: String(charge.quota),
+      };
     });
     const byRequest = new Map<string, typeof charges>();
     for (const charge of charges) byRequest.set(charge.request_id, [...(byRequest.get(charge.request_id) ?? []), charge]);

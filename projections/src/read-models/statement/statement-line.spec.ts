@@ -144,7 +144,12 @@ describe('statement lines', () => {
       position: 40,
       type: 'QuotaConsumed',
       data: data as unknown as Record<string, unknown>,
-      metadata: eventMetadata({ correlationId: data.requestId, reasonCode: 'relay_request', actor: userActor(7, 10), clientIp: '10.1.1.1' }),
+      metadata: eventMetadata({
+        correlationId: data.requestId,
+        reasonCode: 'relay_request',
+        actor: userActor(7, 10),
+        clientIp: '10.1.1.1',
+      }),
       createdAt: new Date(1_732_600_004_000),
     };
     const { event } = quotaConsumedEvent(data, { userRole: 10, clientIp: '10.1.1.1' });
@@ -152,6 +157,13 @@ describe('statement lines', () => {
     expect(v2.metadata).toEqual({});
     const line = statementLine(v2, 7, 1400);
     expect(line).toEqual(statementLine(v1, 7, 1400));
-    expect(line).toMatchObject({ actorType: 'user', actorId: 7, actorRole: 10, reason: 'relay_request', requestId: data.requestId, delta: -250 });
+    expect(line).toMatchObject({
+      actorType: 'user',
+      actorId: 7,
+      actorRole: 10,
+      reason: 'relay_request',
+      requestId: data.requestId,
+      delta: -250,
+    });
   });
 });
