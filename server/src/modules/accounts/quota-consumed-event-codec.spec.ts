@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { deterministicEventId } from '../../ledger/event-ids';
+import { deterministicEventId, uuidV7 } from '../../ledger/event-ids';
 import { evolveStored } from './account-event-codec';
 import { initialAccountState } from './account.state';
 import {
@@ -97,6 +97,20 @@ describe('QuotaConsumed codec', () => {
       for (const key of Object.keys(data) as (keyof QuotaConsumedData)[]) if (data[key] === undefined) delete data[key];
       expect(quotaConsumedData(stored(data))).toEqual(data);
     }
+  });
+
+  it("stores a UUID v7 request's admission time as seconds after the id's own time, and reads it back exactly", () => {
+    const arrived = Date.UTC(2026, 10, 25, 21, 0, 59, 999);
+    const requestId = uuidV7(arrived);
+    for (const createdAt of [Math.floor(arrived / 1000), Math.floor(arrived / 1000) + 1, 1_600_000_000, 0]) {
+      const data = charge({ requestId, createdAt });
+      const event = stored(data);
+      expect(event.id).toBe(requestId);
+      expect(JSON.parse(event.data.v2 as string)[24]).toBe(createdAt - Math.floor(arrived / 1000));
+      expect(quotaConsumedData(event)).toEqual(data);
+    }
+    // A v4 request id carries no time: the admission time is stored whole.
+    expect(JSON.parse(stored(charge()).data.v2 as string)[24]).toBe(1_764_100_000);
   });
 
   it('derives the envelope v1 stored: correlation id, the user as actor with the role, the ip, the reason code', () => {
