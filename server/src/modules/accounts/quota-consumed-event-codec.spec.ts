@@ -213,6 +213,14 @@ describe('QuotaConsumed codec', () => {
     expect(v2Size).toBeLessThan(v1Size / 3);
   });
 
+  it('reads a number JSON could not write (NaN) as NaN, so the folds check it as they did v1 null: a ratio falls back, a quota is refused', () => {
+    const event = stored(charge({ modelRatio: NaN, quota: NaN }));
+    const data = quotaConsumedData(event);
+    expect(data.modelRatio).toBeNaN();
+    expect(data.quota).toBeNaN();
+    expect(() => evolveStored(initialAccountState, { type: 'QuotaConsumed', data: event.data })).toThrow('quota is not a safe integer');
+  });
+
   it('refuses a payload it cannot read, naming the event, rather than guessing', () => {
     const good = stored(charge());
     const row = JSON.parse(good.data.v2 as string) as unknown[];

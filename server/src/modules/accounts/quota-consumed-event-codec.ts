@@ -217,13 +217,18 @@ function decode(event: StoredQuotaConsumed): Decoded {
     throw new MalformedQuotaConsumedError(event.id, 'v2 is not JSON');
   }
   if (!Array.isArray(row) || row.length < V2_LENGTH) throw new MalformedQuotaConsumedError(event.id, 'v2 is not an array of its fields');
+  // null is how JSON writes a number that is not finite (NaN) and an absent string: read back as NaN and '', which the
+  // readers' checks treat as they treated v1's null or missing key (a fallback, or a refused quota). Any other type
+  // is a corrupt payload.
   const num = (index: number): number => {
     const value = row[index];
+    if (value === null) return NaN;
     if (typeof value !== 'number') throw new MalformedQuotaConsumedError(event.id, `field ${index} is not a number`);
     return value;
   };
   const str = (index: number): string => {
     const value = row[index];
+    if (value === null) return '';
     if (typeof value !== 'string') throw new MalformedQuotaConsumedError(event.id, `field ${index} is not a string`);
     return value;
   };
