@@ -3,7 +3,7 @@ import { eventMetadata, systemActor } from '../../server/src/ledger/event-envelo
 import type { RecordedEvent } from '../../server/src/ledger/event-store.port';
 import { accountStream, channelStream, tokenStream } from '../../server/src/ledger/streams';
 import { LOGS_STREAM } from '../../server/src/modules/logs/logs.events';
-import type { QuotaConsumedData } from '../../server/src/modules/accounts';
+import { type QuotaConsumedData, quotaConsumedEvent } from '../../server/src/modules/accounts';
 
 /**
  * Ledgers for the projections' batch specs: every event type the four charge-folding projections handle, the
@@ -62,8 +62,17 @@ export class LedgerBuilder {
     return event;
   }
 
+  /**
+   * A relay charge. Every fourth (heads 1, 5, 9 …) is stored as the relay stores charges now (the codec's compact v2,
+   * metadata `{}`); the others in the older shape of the full object (consumed()), so the folds see both side by side.
+   */
   charge(userId: number, overrides: Partial<QuotaConsumedData> = {}): RecordedEvent {
-    return this.append(accountStream(userId), 'QuotaConsumed', consumed(userId, this.head, overrides));
+    const data = consumed(userId, this.head, overrides);
+    if (this.head % 4 !== 1) return this.append(accountStream(userId), 'QuotaConsumed', data);
+    const { streamId, event } = quotaConsumedEvent(data as unknown as QuotaConsumedData, { userRole: 1, clientIp: null });
+    const recorded = this.append(streamId, 'QuotaConsumed', event.data);
+    recorded.metadata = event.metadata;
+    return recorded;
   }
 
   grant(userId: number, amount: number, kind: 'new_user' | 'invitee_gift' | 'root_initial' = 'new_user'): RecordedEvent {

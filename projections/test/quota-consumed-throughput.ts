@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { DataSource, type EntityManager } from 'typeorm';
 import { diffSnapshots, snapshotTables, type TableComparison } from '../../test/support/compare-tables';
 import { dataSourceOptions } from '../../server/src/infrastructure/database/data-source';
-import { newEvent, systemActor } from '../../server/src/ledger/event-envelope';
+import { type QuotaConsumedData, quotaConsumedEvent } from '../../server/src/modules/accounts';
 import type { RecordedEvent } from '../../server/src/ledger/event-store.port';
 import { PostgresEventStore } from '../../server/src/ledger/postgres/postgres-event-store';
 import { accountStream } from '../../server/src/ledger/streams';
@@ -187,11 +187,10 @@ async function appendCharges(store: PostgresEventStore, count: number): Promise<
     return {
       streamId: accountStream(userId),
       expectedRevision: 'any' as const,
+      // Stored as the relay stores charges (the codec's compact v2), so the folds pay its decoding.
       events: [
-        newEvent('QuotaConsumed', data, {
-          id: randomUUID(),
-          metadata: { correlationId: `throughput-${i}`, reasonCode: 'relay_consume', actor: systemActor() },
-        }),
+        quotaConsumedEvent({ ...data, requestId: randomUUID() } as unknown as QuotaConsumedData, { userRole: 1, clientIp: '127.0.0.1' })
+          .event,
       ],
     };
   });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
@@ -15,6 +14,7 @@ import { SECURITY_HEADERS } from './common/http/security-headers';
 import { HTTP_BODY_LIMIT } from './common/http/server-options';
 import type { AppConfig } from './config/app-config';
 import { resolveSessionSecret } from './config/session-secret';
+import { uuidV7 } from './ledger/event-ids';
 
 /** Builds the Fastify-based Nest application with everything HTTP needs; shared by main.ts and tests. */
 export async function createHttpApp(config: AppConfig, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
@@ -22,7 +22,8 @@ export async function createHttpApp(config: AppConfig, options: { logger?: boole
     bodyLimit: HTTP_BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     // Always our own id: relay charges derive their event id from it, so a client-chosen id could replay one.
-    genReqId: () => randomUUID(),
+    // UUID v7 (time-ordered): a relay charge's event id is its request id (docs/ledger.md, "QuotaConsumed as stored").
+    genReqId: () => uuidV7(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Bad URLs the router refuses before any route runs answer in the documented shapes (framework-errors.ts).
     frameworkErrors: answerFrameworkError,

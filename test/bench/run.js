@@ -42,6 +42,7 @@ const proc = require('./lib/proc');
 const client = require('./lib/client');
 const tollgate = require('./lib/tollgate');
 const report = require('./lib/report');
+const { storageLine } = require('./lib/storage');
 const { summarizeProfile, readProfile } = require('./lib/profile');
 const npmStart = require('./lib/npm-start');
 
@@ -457,6 +458,11 @@ async function benchmarkMode() {
   if (names.includes('tollgate')) {
     settlement = await tollgate.settlementCounts(opt.databaseUrl).catch((error) => ({ error: error.message }));
   }
+  // After the log projection caught up (settlementCounts waits for it), before the database is dropped.
+  let storage = null;
+  if (names.includes('tollgate')) {
+    storage = await tollgate.storagePerRequest(opt.databaseUrl).catch((error) => ({ error: error.message }));
+  }
 
   const rss = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, proc.rssMb(t.pid)]));
   const summary = report.summarize(results);
@@ -498,6 +504,7 @@ async function benchmarkMode() {
         : `Ledger: ${settlement.events.toLocaleString('en-US')} QuotaConsumed events and ${settlement.logs.toLocaleString('en-US')} consume log rows for ${tollgateCount.toLocaleString('en-US')} answers counted by the clients in the measured phases (warm-ups and requests cut off when wrk stops are charged too)${Number.isFinite(settlement.caughtUpMs) ? `; the log projection caught up ${settlement.caughtUpMs} ms after the load` : '; the log projection had NOT caught up 30 s after the load'}`,
     );
   }
+  if (storage) log(storage.error ? `Storage check failed: ${storage.error}` : storageLine(storage));
   log('');
   log('Targets set for the relay:');
   const checks = report.checkTargets(summary);
@@ -510,7 +517,7 @@ async function benchmarkMode() {
 
   const out = path.join(WORK, 'results', `bench-${stamp()}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ options: opt, results, summary, checks, rss, settlement, skipped, profile }, null, 2));
+  fs.writeFileSync(out, JSON.stringify({ options: opt, results, summary, checks, rss, settlement, storage, skipped, profile }, null, 2));
   log('');
   log(`raw figures: ${path.relative(ROOT, out)}`);
 }

@@ -2,6 +2,7 @@ import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { createChannel, listen, routable, userWithToken } from './relay-support';
 import { type Caller, dataSource, projected, rootCaller } from './users-support';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 /**
  * Shared steps of test/e2e/overspend-*.spec.ts: an upstream that ignores max_tokens (it reports `completionTokens`
@@ -104,11 +105,11 @@ export interface Charge {
 /** The QuotaConsumed events of a user, once every answered charge is in the ledger and projected. */
 export async function chargesOfUser(context: OverspendContext, userId: number): Promise<Charge[]> {
   await projected(context.target);
-  const rows: Array<{ data: Charge }> = await dataSource(context.target).query(
-    `SELECT data FROM events WHERE type = 'QuotaConsumed' AND stream_id = $1 ORDER BY position`,
+  const rows: Array<{ event_id: string; stream_id: string; data: unknown }> = await dataSource(context.target).query(
+    `SELECT event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed' AND stream_id = $1 ORDER BY position`,
     [`account-${userId}`],
   );
-  return rows.map((row) => row.data);
+  return rows.map((row) => chargeOfRow(row) as Charge);
 }
 
 export async function accountQuota(context: OverspendContext, userId: number): Promise<number> {

@@ -12,6 +12,7 @@ import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestDatabase, type TestDatabase, testRedisPrefix, testRedisUrl } from '../support/database';
 import { LEDGERS, type LedgerUnderTest } from '../support/ledgers';
 import { freePort, type GatewayProcess, startGateway } from './support/gateway-process';
+import { quotaConsumedData } from '#server/modules/accounts/index';
 
 jest.setTimeout(180_000);
 
@@ -160,14 +161,17 @@ describe.each(LEDGERS)('relay: SIGKILL mid-load, restart (real gateway process, 
   /** Every QuotaConsumed in the ledger under test, read through the EventStore port. */
   async function ledgerCharges() {
     const events = (await ledgerStore.readAll()).filter((event) => event.type === 'QuotaConsumed');
-    return events.map((event) => ({
-      event_id: event.id,
-      request_id: String(event.data.requestId),
-      user_id: Number(event.data.userId),
-      token_id: Number(event.data.tokenId),
-      quota: String(event.data.quota),
-      stream: Boolean(event.data.isStream),
-    }));
+    return events.map((event) => {
+      const charge = quotaConsumedData(event);
+      return {
+        event_id: event.id,
+        request_id: charge.requestId,
+        user_id: charge.userId,
+        token_id: charge.tokenId,
+        quota: String(charge.quota),
+        stream: charge.isStream,
+      };
+    });
   }
 
   async function projectionsAtHead(): Promise<boolean> {

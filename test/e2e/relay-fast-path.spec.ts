@@ -4,6 +4,7 @@ import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { chargeCount, createChannel, listen, routable, userWithToken } from './relay-support';
 import { dataSource, projected, rootCaller } from './users-support';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 jest.setTimeout(120_000);
 
@@ -178,9 +179,10 @@ describe('relay fast path: the same answers as the Fastify relay routes', () => 
         installation: installation.name,
         charged: before + 1,
       });
-      const [last]: Array<{ data: Record<string, unknown> }> = await dataSource(installation.target).query(
-        `SELECT data FROM events WHERE type = 'QuotaConsumed' ORDER BY position DESC LIMIT 1`,
+      const [row]: Array<{ event_id: string; stream_id: string; data: unknown }> = await dataSource(installation.target).query(
+        `SELECT event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed' ORDER BY position DESC LIMIT 1`,
       );
+      const last = { data: chargeOfRow(row) };
       expect({ installation: installation.name, usageSource: last.data.usageSource, endReason: last.data.endReason }).toEqual({
         installation: installation.name,
         usageSource: 'upstream',

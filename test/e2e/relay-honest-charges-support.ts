@@ -5,6 +5,7 @@ import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { admission, createChannel, listen, routable, userWithToken } from './relay-support';
 import { type Caller, dataSource, eventStore, projected, rootCaller, shipped } from './users-support';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 /** The drain bound the honest-charges specs run with (RELAY_DRAIN_AFTER_CLIENT_GONE_MS). */
 export const DRAIN_MS = 1_500;
@@ -123,11 +124,11 @@ export async function chargesAfter(target: TestApp, after: number, count = 1, ti
   const deadline = Date.now() + timeoutMs;
   const read = async (): Promise<StoredCharge[]> => {
     await shipped(target);
-    const rows: Array<{ position: string; data: Record<string, any> }> = await dataSource(target).query(
-      `SELECT position, data FROM events WHERE type = 'QuotaConsumed' AND position > $1 ORDER BY position`,
+    const rows: Array<{ position: string; event_id: string; stream_id: string; data: unknown }> = await dataSource(target).query(
+      `SELECT position, event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed' AND position > $1 ORDER BY position`,
       [after],
     );
-    return rows.map((row) => ({ position: Number(row.position), data: row.data }));
+    return rows.map((row) => ({ position: Number(row.position), data: chargeOfRow(row) as unknown as Record<string, any> }));
   };
   let found = await read();
   while (found.length < count && Date.now() < deadline) {

@@ -3,6 +3,8 @@ import OpenAI from 'openai';
 import { QuotaAdmissionService } from '#server/relay/admission/quota-admission.service';
 import type { TestApp } from '../support/app';
 import { call, type Caller, dataSource, projected, register, setOptions, shipped } from './users-support';
+import { quotaConsumedEventId } from '#server/modules/accounts/index';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 /** Shared steps of the relay e2e specs (test/e2e/relay-*.spec.ts). */
 
@@ -107,11 +109,12 @@ export interface ChargeEvent {
 /** The QuotaConsumed events of a request id (there must be exactly one per answered request). */
 export async function chargesOf(target: TestApp, requestId: string): Promise<ChargeEvent[]> {
   await shipped(target);
-  const rows: Array<{ stream_id: string; event_id: string; data: Record<string, any> }> = await dataSource(target).query(
-    `SELECT stream_id, event_id, data FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = $1`,
-    [requestId],
+  // A charge's event id is derived from its request id (its stored payload need not carry it: the codec says).
+  const rows: Array<{ stream_id: string; event_id: string; data: unknown }> = await dataSource(target).query(
+    `SELECT stream_id, event_id, data FROM events WHERE type = 'QuotaConsumed' AND event_id = $1::uuid`,
+    [quotaConsumedEventId(requestId)],
   );
-  return rows.map((row) => ({ streamId: row.stream_id, eventId: row.event_id, data: row.data }));
+  return rows.map((row) => ({ streamId: row.stream_id, eventId: row.event_id, data: chargeOfRow(row) as unknown as Record<string, any> }));
 }
 
 export async function chargeCount(target: TestApp): Promise<number> {

@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { freePort } from './support/gateway-process';
+import { quotaConsumedEventId } from '#server/modules/accounts/index';
 
 jest.setTimeout(240_000);
 
@@ -313,7 +314,8 @@ describe('npm start: SIGTERM stops everything it started', () => {
       else await new Promise((done) => setTimeout(done, 200));
     }
     const charged = async () =>
-      (await pg.query(`SELECT 1 FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = $1`, [requestId])).rowCount;
+      (await pg.query(`SELECT 1 FROM events WHERE type = 'QuotaConsumed' AND event_id = $1::uuid`, [quotaConsumedEventId(requestId!)]))
+        .rowCount;
     expect(await charged()).toBe(0); // still in the api's journal
 
     const everything = [...descendants(npm.pid!), redisPid];

@@ -1,5 +1,6 @@
 import type { TestApp } from '../support/app';
 import { dataSource } from './users-support';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 /** What an async-task relay route (Midjourney, Suno) answered: the status, the body (JSON when it parses) and the request id. */
 export interface TaskRelayAnswer {
@@ -30,8 +31,13 @@ export async function taskRelayCall(
   return { status: response.status, body: parsed, requestId: response.headers.get('x-oneapi-request-id') ?? '' };
 }
 
+/** The events of a type in ledger order; a QuotaConsumed's data decoded by the product's codec (its stored shape is compact). */
 export async function eventsOfType(target: TestApp, type: string): Promise<Array<{ stream_id: string; event_id: string; data: any }>> {
-  return dataSource(target).query('SELECT stream_id, event_id, data FROM events WHERE type = $1 ORDER BY position', [type]);
+  const rows: Array<{ stream_id: string; event_id: string; data: any }> = await dataSource(target).query(
+    'SELECT stream_id, event_id, data FROM events WHERE type = $1 ORDER BY position',
+    [type],
+  );
+  return type === 'QuotaConsumed' ? rows.map((row) => ({ ...row, data: chargeOfRow(row) })) : rows;
 }
 
 export async function tokenBalance(target: TestApp, tokenId: number): Promise<{ remain_quota: number; used_quota: number }> {

@@ -7,6 +7,7 @@ import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { type GatewayProcess, startGateway } from '../e2e/support/gateway-process';
 import { freePort, type PrivatePostgres, type PrivateRedis, startPrivatePostgres, startPrivateRedis } from '../support/private-services';
 import { describeResults, RelayRig, type RelayUser, sleep, waitFor } from './support/relay-rig';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 jest.setTimeout(240_000);
 
@@ -79,7 +80,11 @@ describe('three api processes, a worker and a projector on one database and Redi
     await waitFor(async () => (await rig.relay(probe, false)).complete, 'the channel to be routable on an api process', 20_000);
     // Every api process routes (each reloads the channel through the cache invalidation).
     for (let i = 0; i < 6; i++) await waitFor(async () => (await rig.relay(probe, i % 2 === 0)).complete, 'every replica to relay', 20_000);
-    const charged = () => pg.query(`SELECT max((data->>'quota')::bigint) AS quota FROM events WHERE type = 'QuotaConsumed'`);
+    // The largest charge so far, decoded by the product's codec (a charge's stored payload is compact).
+    const charged = async () => {
+      const { rows } = await pg.query(`SELECT event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed'`);
+      return { rows: [{ quota: Math.max(0, ...rows.map((row) => chargeOfRow(row).quota)) }] };
+    };
     await waitFor(async () => Number((await charged()).rows[0].quota) > 0, 'the first charge to reach the ledger');
     const charge = Number((await charged()).rows[0].quota);
 

@@ -7,6 +7,7 @@ import { freePort, type PrivatePostgres, type PrivateRedis, startPrivatePostgres
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { type GatewayProcess, startGateway } from '../e2e/support/gateway-process';
 import { describeResults, type Relayed, RelayRig, type RelayUser, sleep, waitFor } from './support/relay-rig';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 jest.setTimeout(240_000);
 
@@ -89,7 +90,11 @@ describe('faults under relay load (private Redis and Postgres, real gateway proc
     await rig.setUp(upstream.baseUrl, RICH);
     rich = [await rig.user('rich-a', RICH), await rig.user('rich-b', RICH), await rig.user('rich-c', RICH, RICH / 2)];
     await waitFor(async () => (await rig.relay(rich[0], false)).complete, 'the channel to be routable', 20_000);
-    const charged = () => pg.query(`SELECT max((data->>'quota')::bigint) AS quota FROM events WHERE type = 'QuotaConsumed'`);
+    // The largest charge so far, decoded by the product's codec (a charge's stored payload is compact).
+    const charged = async () => {
+      const { rows } = await pg.query(`SELECT event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed'`);
+      return { rows: [{ quota: Math.max(0, ...rows.map((row) => chargeOfRow(row).quota)) }] };
+    };
     await waitFor(async () => Number((await charged()).rows[0].quota) > 0, 'the first charge to reach the ledger');
     charge = Number((await charged()).rows[0].quota);
   });

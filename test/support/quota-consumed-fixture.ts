@@ -1,4 +1,4 @@
-import type { QuotaConsumedData } from '#server/modules/accounts/index';
+import { type QuotaConsumedData, quotaConsumedData } from '#server/modules/accounts/index';
 
 /** A relay charge as the pipeline builds it (a gpt-3.5-turbo chat, 12 + 7 tokens), for the settlement specs. */
 export function quotaConsumedFixture(requestId: string, userId: number, overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {
@@ -30,4 +30,9 @@ export function quotaConsumedFixture(requestId: string, userId: number, override
     createdAt: Math.floor(Date.now() / 1000),
     ...overrides,
   };
+}
+
+/** A `events` row of a QuotaConsumed (event_id, stream_id, data) decoded by the product's codec, whichever shape it has. */
+export function chargeOfRow(row: { event_id: string; stream_id: string; data: unknown; metadata?: unknown }): QuotaConsumedData {
+  return quotaConsumedData({ id: row.event_id, streamId: row.stream_id, data: row.data, metadata: row.metadata });
 }

@@ -1,4 +1,4 @@
-import { deterministicEventId, isUuid, TOLLGATE_EVENT_NAMESPACE, uuidV5 } from './event-ids';
+import { deterministicEventId, isUuid, TOLLGATE_EVENT_NAMESPACE, uuidV5, uuidV7 } from './event-ids';
 
 const DNS_NAMESPACE = '6ba7b810-9dad-11d1-80b4-00c04fd430c8';
 
@@ -28,5 +28,18 @@ describe('event ids', () => {
 
   it('rejects an empty namespace', () => {
     expect(() => deterministicEventId('', 'x')).toThrow(TypeError);
+  });
+
+  it('uuidV7: the millisecond time in the first 48 bits, version 7, RFC variant, random otherwise; ordered by time', () => {
+    const at = Date.UTC(2026, 10, 25, 20, 0, 0, 123);
+    const id = uuidV7(at);
+    expect(isUuid(id)).toBe(true);
+    expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(at);
+    expect(id[14]).toBe('7');
+    expect('89ab').toContain(id[19]);
+    expect(uuidV7(at)).not.toBe(id);
+    const ids = [at + 1, at + 1000, at + 86_400_000].map((time) => uuidV7(time));
+    expect([...ids].sort()).toEqual(ids);
+    expect(id < ids[0]).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ const { percentile, median, durationMs, parseWrk, PER_REQUEST_MARK, cpuTicksFrom
 const { summarize, checkTargets, checkStreamTargets, wrkCorrectedLine, oneCpuLoopLines } = require('./report');
 const { summarizeProfile, category } = require('./profile');
 const { parseFlags } = require('./flags');
+const { bytesPerRequest, storageLine, SIZE_SQL } = require('./storage');
 
 const WRK = `Running 3s test @ http://127.0.0.1:4000/v1/chat/completions
   1 threads and 50 connections
@@ -294,4 +295,31 @@ test('pinProcess: every thread of a process onto the CPUs given, and back; a cle
   assert.equal(cpusOf(child.pid), original);
   assert.deepEqual([...new Set(allowed())], [original], 'every thread, not only the main one, gets its CPUs back');
   assert.throws(() => pinProcess(2 ** 22 + 12345, '0'), /could not set the CPUs of pid \d+ to 0: /);
+});
+
+test('storage per relayed request: heap + TOAST as the table, indexes apart, all-in summed, divided by the charges', () => {
+  const r = bytesPerRequest(
+    { events: { heap: '8192000', toast: '16384', indexes: '2048000' }, logs: { heap: 4096000, toast: 0, indexes: 1024000 } },
+    20000,
+  );
+  assert.equal(r.requests, 20000);
+  assert.equal(r.tables.events.table, (8192000 + 16384) / 20000);
+  assert.equal(r.tables.events.indexes, 102.4);
+  assert.equal(r.tables.events.total, (8192000 + 16384 + 2048000) / 20000);
+  assert.deepEqual(r.tables.logs, { table: 204.8, indexes: 51.2, total: 256, bytes: { heap: 4096000, toast: 0, indexes: 1024000 } });
+  assert.equal(r.allIn, (8192000 + 16384 + 2048000 + 4096000 + 1024000) / 20000);
+  assert.match(storageLine(r), /events 513 B \(table 410 \+ indexes 102\), logs 256 B \(table 205 \+ indexes 51\); all-in 769 B$/);
+});
+
+test('storage per relayed request with no charge is n/a, not a division by zero', () => {
+  const r = bytesPerRequest({ events: { heap: 8192, toast: 0, indexes: 16384 } }, 0);
+  assert.ok(Number.isNaN(r.allIn));
+  assert.ok(Number.isNaN(r.tables.events.total));
+  assert.match(storageLine(r), /events n\/a B .* all-in n\/a B$/);
+});
+
+test('storage sizes sum the leaf partitions of a table (a partitioned logs table has no heap of its own)', () => {
+  assert.match(SIZE_SQL, /pg_partition_tree\(\$1::regclass\)/);
+  assert.match(SIZE_SQL, /WHERE t\.isleaf/);
+  assert.match(SIZE_SQL, /relkind = 'r'/); // and a plain table is itself
 });

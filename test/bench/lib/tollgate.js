@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { request, BODY } = require('./client');
 const { run, startService, httpOk, sleep } = require('./proc');
+const { measureStorage } = require('./storage');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -98,6 +99,18 @@ async function settlementCounts(databaseUrl, waitMs = 30_000) {
       logs = await count('SELECT count(*) AS count FROM logs WHERE type = 2');
     }
     return { events, logs, caughtUpMs: logs >= events ? Date.now() - started : NaN };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Bytes per relayed request in `events` and `logs` (lib/storage.js), once the log projection has caught up. */
+async function storagePerRequest(databaseUrl) {
+  const { Client } = require(path.join(ROOT, 'node_modules', 'pg'));
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await measureStorage(client);
   } finally {
     await client.end();
   }
@@ -280,6 +293,7 @@ module.exports = {
   freshDatabase,
   backendPids,
   settlementCounts,
+  storagePerRequest,
   dropRedisPrefix,
   startTollgate,
   startProjector,

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { quotaConsumedEventId } from '#server/relay/settlement/relay-settlement.service';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 /** One relay request as the client saw it. */
 export interface Relayed {
@@ -197,8 +198,8 @@ export class RelayRig {
     await waitFor(
       async () => {
         const { rows } = await this.pg().query<{ count: number }>(
-          `SELECT count(DISTINCT data->>'requestId')::int AS count FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = ANY($1)`,
-          [ids],
+          `SELECT count(DISTINCT event_id)::int AS count FROM events WHERE type = 'QuotaConsumed' AND event_id = ANY($1::uuid[])`,
+          [ids.map((id) => quotaConsumedEventId(id!))],
         );
         return rows[0].count === ids.length;
       },
@@ -224,17 +225,19 @@ export class RelayRig {
    * below `floor(user)` (0 unless the caller states a bound).
    */
   async assertLedger(results: Relayed[], users: RelayUser[], floor: (user: RelayUser) => number = () => 0): Promise<ChargeSummary> {
-    const { rows: charges } = await this.pg().query<{
-      event_id: string;
-      request_id: string;
-      user_id: number;
-      token_id: number;
-      quota: string;
-    }>(
-      `SELECT event_id, data->>'requestId' AS request_id, (data->>'userId')::int AS user_id, (data->>'tokenId')::int AS token_id,
-              data->>'quota' AS quota
-         FROM events WHERE type = 'QuotaConsumed'`,
+    const { rows: stored } = await this.pg().query<{ event_id: string; stream_id: string; data: unknown }>(
+      `SELECT event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed'`,
     );
+    const charges = stored.map((row) => {
+      const charge = chargeOfRow(row);
+      return {
+        event_id: row.event_id,
+        request_id: charge.requestId,
+        user_id: charge.userId,
+        token_id: charge.tokenId,
+        quota: String(charge.quota),
+      };
+    });
     const byRequest = new Map<string, typeof charges>();
     for (const charge of charges) byRequest.set(charge.request_id, [...(byRequest.get(charge.request_id) ?? []), charge]);
     expect([...byRequest.entries()].filter(([, list]) => list.length > 1).map(([id]) => id)).toEqual([]);

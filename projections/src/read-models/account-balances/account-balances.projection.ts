@@ -11,6 +11,7 @@ import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyQuotaConsumed, chargedQuota } from './quota-consumed-fold';
+import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
 interface BalanceRow {
   quota: string;
@@ -119,7 +120,7 @@ export class AccountBalancesProjection implements Projection {
    * console commands and does not fold QuotaConsumed.
    */
   private async applyCharge(userId: number, event: RecordedEvent, manager: EntityManager): Promise<void> {
-    const quota = chargedQuota(event.data);
+    const quota = chargedQuota(quotaConsumedRecord(event));
     const first = applyQuotaConsumed(initialAccountState, quota);
     await manager.query(
       `INSERT INTO account_balances AS b (user_id, quota, used_quota, request_count, aff_count, aff_quota, aff_history_quota, revision)
@@ -153,7 +154,11 @@ export class AccountBalancesProjection implements Projection {
     const charges: Charge[] = [];
     for (const event of run) {
       if (streamCategory(event.streamId) !== 'account') continue;
-      charges.push({ userId: streamKey(event.streamId), revision: event.revision, quota: decodeEvent(event, (e) => chargedQuota(e.data)) });
+      charges.push({
+        userId: streamKey(event.streamId),
+        revision: event.revision,
+        quota: decodeEvent(event, (e) => chargedQuota(quotaConsumedRecord(e))),
+      });
     }
     const folded = advancingPerKey(
       charges,

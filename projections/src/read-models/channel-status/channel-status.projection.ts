@@ -9,6 +9,7 @@ import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyChannelEvent, applyChannelUsage, type ChannelStatusFigures, emptyChannelStatus } from './channel-status-fold';
+import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
 /** Postgres NOTIFY channel: ChannelRouter reloads its snapshot when a status change has been projected. */
 export const CHANNEL_STATUS_NOTIFY_CHANNEL = 'tollgate_channel_status';
@@ -46,7 +47,7 @@ const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
  * checks apply() makes, in its order.
  */
 function usageOf(event: RecordedEvent): Omit<Usage, 'position'> | null {
-  const data = event.data as Record<string, unknown>;
+  const data = quotaConsumedRecord(event);
   const channelId = data.channelId;
   const quota = data.quota;
   if (typeof channelId !== 'number' || !Number.isSafeInteger(channelId) || channelId <= 0) return null;

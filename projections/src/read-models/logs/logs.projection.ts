@@ -14,6 +14,7 @@ import { channelTestConsumed, channelTestLogRow } from './channel-test-log-row';
 import { type ConsumeFacts, consumeFactsOf, storedConsumeText } from './consume-log-columns';
 import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
 import { ensureLogPartitions, purgeLogsBefore } from './log-partitions';
+import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event-codec';
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -35,8 +36,7 @@ function stored(row: ConsumeLogRow, facts: ConsumeFacts): StoredConsumeRow {
 }
 
 /** The row of a relay charge (QuotaConsumed on the user's account stream). */
-function chargeRow(event: RecordedEvent, userId: number): StoredConsumeRow {
-  const data = event.data as Partial<QuotaConsumedData>;
+function chargeRow(event: RecordedEvent, data: QuotaConsumedData, userId: number): StoredConsumeRow {
   return stored(consumeLogRow(userId, data, event.createdAt), consumeFactsOf(data));
 }
 
@@ -121,8 +121,9 @@ export class LogsProjection implements Projection {
     }
     if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
-    if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return null;
-    return chargeRow(event, streamKey(event.streamId));
+    const data = quotaConsumedData(event);
+    if (data.logConsume === false) return null;
+    return chargeRow(event, data, streamKey(event.streamId));
   }
 
   /**
@@ -190,8 +191,9 @@ export class LogsProjection implements Projection {
 
   private async consume(event: RecordedEvent, userId: number, manager: EntityManager): Promise<void> {
     // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
-    if ((event.data as Partial<QuotaConsumedData>).logConsume === false) return;
-    await this.insertRow(event, chargeRow(event, userId), manager);
+    const data = quotaConsumedData(event);
+    if (data.logConsume === false) return;
+    await this.insertRow(event, chargeRow(event, data, userId), manager);
   }
 
   /** The consume row of a channel test (user 1, "模型测试", not charged): a row, and nothing else. */

@@ -1,12 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { streamCategory, streamKey } from '#server/ledger/streams';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
+import { QUOTA_CONSUMED } from '#server/modules/accounts/index';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { type QuotaDataCharge, quotaDataChargeOf, quotaDataKey } from './quota-data';
+import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event-codec';
 
 const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
 
@@ -42,7 +43,7 @@ export class QuotaDataProjection implements Projection {
 
   private chargeOf(event: RecordedEvent): QuotaDataCharge | null {
     if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
-    return quotaDataChargeOf(streamKey(event.streamId), event.data as Partial<QuotaConsumedData>, event.createdAt);
+    return quotaDataChargeOf(streamKey(event.streamId), quotaConsumedData(event), event.createdAt);
   }
 
   /**

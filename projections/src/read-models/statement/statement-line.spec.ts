@@ -2,6 +2,8 @@ import { eventMetadata, systemActor, userActor } from '#server/ledger/event-enve
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { evolveStored } from '#server/modules/accounts/account-event-codec';
 import { type AccountState, initialAccountState } from '#server/modules/accounts/account.state';
+import { quotaConsumedEvent, quotaConsumedEventId } from '#server/modules/accounts/quota-consumed-event-codec';
+import { quotaConsumedFixture } from '#test/support/quota-consumed-fixture';
 import { STATEMENT_KINDS, statementLine, type StatementLine } from './statement-line';
 
 const display = { inCurrency: true, quotaPerUnit: 500000 };
@@ -131,5 +133,37 @@ describe('statement lines', () => {
     // Written before the fields existed, or with a value this code does not know: the keys are left out.
     expect(charge({}).ref).toEqual({ token_id: 3, token_name: 'main', model: 'gpt-4o-mini' });
     expect(charge({ usageSource: 'guess', endReason: 42 }).ref).toEqual({ token_id: 3, token_name: 'main', model: 'gpt-4o-mini' });
+  });
+
+  it('gives a charge stored compact (v2, no metadata) the same line as the same charge stored whole (v1)', () => {
+    const data = { ...quotaConsumedFixture('7d1c2a3b-0000-7000-8000-00000000abcd', 7, { quota: 250, tokenId: 3, tokenName: 'main' }) };
+    const v1: RecordedEvent = {
+      id: quotaConsumedEventId(data.requestId),
+      streamId: 'account-7',
+      revision: 3,
+      position: 40,
+      type: 'QuotaConsumed',
+      data: data as unknown as Record<string, unknown>,
+      metadata: eventMetadata({
+        correlationId: data.requestId,
+        reasonCode: 'relay_request',
+        actor: userActor(7, 10),
+        clientIp: '10.1.1.1',
+      }),
+      createdAt: new Date(1_732_600_004_000),
+    };
+    const { event } = quotaConsumedEvent(data, { userRole: 10, clientIp: '10.1.1.1' });
+    const v2: RecordedEvent = { ...v1, data: event.data, metadata: event.metadata };
+    expect(v2.metadata).toEqual({});
+    const line = statementLine(v2, 7, 1400);
+    expect(line).toEqual(statementLine(v1, 7, 1400));
+    expect(line).toMatchObject({
+      actorType: 'user',
+      actorId: 7,
+      actorRole: 10,
+      reason: 'relay_request',
+      requestId: data.requestId,
+      delta: -250,
+    });
   });
 });

@@ -3,7 +3,12 @@ import type { AccountEvent } from '#server/modules/accounts/account.events';
 import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { applyQuotaConsumed, evolve, initialAccountState } from '#server/modules/accounts/account.state';
 import { type ChargeEndReason, QUOTA_CONSUMED, type UsageSource } from '#server/modules/accounts/quota-consumed.event';
-import { quotaConsumedEndReason, quotaConsumedUsageSource } from '#server/modules/accounts/quota-consumed-event-codec';
+import {
+  quotaConsumedEndReason,
+  quotaConsumedMetadata,
+  quotaConsumedRecord,
+  quotaConsumedUsageSource,
+} from '#server/modules/accounts/quota-consumed-event-codec';
 
 /** What a line points at: the redemption code, the token and model of a charge, the invitee of a reward … */
 export type StatementRef = Record<string, string | number>;
@@ -124,7 +129,9 @@ export function chargeFacts(data: Record<string, unknown>): ChargeFacts {
 
 /** Everything of a line but its kind, amounts and reference: from the event's envelope. */
 function envelopeOf(event: RecordedEvent, userId: number) {
-  const actor = event.metadata?.actor;
+  // A relay charge's envelope is derived from its compact payload (v2 stores no metadata): the codec says it.
+  const metadata = event.type === QUOTA_CONSUMED ? quotaConsumedMetadata(event) : event.metadata;
+  const actor = metadata?.actor;
   const user = actor?.type === 'user';
   return {
     position: event.position,
@@ -134,8 +141,8 @@ function envelopeOf(event: RecordedEvent, userId: number) {
     actorType: user ? ('user' as const) : ('system' as const),
     actorId: user ? actor.userId : null,
     actorRole: user ? actor.role : null,
-    reason: storableText(event.metadata?.reasonCode),
-    requestId: storableText(event.metadata?.correlationId),
+    reason: storableText(metadata?.reasonCode),
+    requestId: storableText(metadata?.correlationId),
   };
 }
 
@@ -156,7 +163,7 @@ export function chargeLine(event: RecordedEvent, userId: number, charge: ChargeF
  * first): its delta is what `evolve` did to quota, so an admin edit (which sets quota) shows the change it made.
  */
 export function statementLine(event: RecordedEvent, userId: number, previous: number): StatementLine {
-  if (event.type === QUOTA_CONSUMED) return chargeLine(event, userId, chargeFacts(event.data), previous);
+  if (event.type === QUOTA_CONSUMED) return chargeLine(event, userId, chargeFacts(quotaConsumedRecord(event)), previous);
   const domain = toAccountEvent(event);
   const balance = evolve({ ...initialAccountState, quota: previous }, domain).quota;
   const entry = ACCOUNT_STATEMENT_KINDS[domain.type] as KindEntry<AccountEvent['data']>;

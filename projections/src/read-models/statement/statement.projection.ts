@@ -8,6 +8,7 @@ import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { CHARGE_STATEMENT_KIND, chargeFacts, type StatementLine, statementLine } from './statement-line';
+import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
 const COLUMNS = 'position, user_id, revision, created_at, kind, delta, balance, actor_type, actor_id, actor_role, reason, request_id, ref';
 
@@ -73,7 +74,7 @@ export class StatementProjection implements Projection {
     const charges: Charge[] = [];
     for (const event of run) {
       if (streamCategory(event.streamId) !== 'account') continue;
-      const facts = decodeEvent(event, (e) => chargeFacts(e.data));
+      const facts = decodeEvent(event, (e) => chargeFacts(quotaConsumedRecord(e)));
       // The balance is filled in by the statement; the line's other columns are the same as apply's.
       charges.push({ line: statementLine(event, streamKey(event.streamId), 0), quota: facts.quota });
     }

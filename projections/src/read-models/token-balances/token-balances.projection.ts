@@ -12,6 +12,7 @@ import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, type TokenBalance } from './token-balance';
+import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
 /** A task refund's data, checked by the account codec. */
 function refundOf(event: RecordedEvent): QuotaRefunded['data'] {
@@ -62,7 +63,7 @@ export class TokenBalancesProjection implements Projection {
       const category = streamCategory(event.streamId);
       if (event.type === TokenEventType.TokenQuotaAllotted && category === 'token') tokenIds.add(streamKey(event.streamId));
       else if (event.type === QUOTA_CONSUMED && category === 'account') {
-        const consumption = tokenConsumptionOf(event.data as Record<string, unknown>);
+        const consumption = tokenConsumptionOf(quotaConsumedRecord(event));
         if (consumption) tokenIds.add(consumption.tokenId);
       } else if (event.type === AccountEventType.QuotaRefunded && category === 'account') {
         tokenIds.add(refundOf(event).tokenId);
@@ -89,7 +90,7 @@ export class TokenBalancesProjection implements Projection {
       const allotment = toTokenEvent(event).data;
       await this.update(manager, tokenId, event, (balance) => applyAllotment(balance, allotment));
     } else if (event.type === QUOTA_CONSUMED && category === 'account') {
-      const consumption = tokenConsumptionOf(event.data as Record<string, unknown>);
+      const consumption = tokenConsumptionOf(quotaConsumedRecord(event));
       if (!consumption) return;
       const at = Math.floor(event.createdAt.getTime() / 1000);
       await this.applyCharge(manager, consumption.tokenId, streamKey(event.streamId), consumption, at, event.position);
@@ -147,7 +148,7 @@ export class TokenBalancesProjection implements Projection {
     const charges: Charge[] = [];
     for (const event of run) {
       if (streamCategory(event.streamId) !== 'account') continue;
-      const consumption = decodeEvent(event, (e) => tokenConsumptionOf(e.data as Record<string, unknown>));
+      const consumption = decodeEvent(event, (e) => tokenConsumptionOf(quotaConsumedRecord(e)));
       if (!consumption) continue;
       charges.push({
         tokenId: consumption.tokenId,

@@ -4,6 +4,7 @@ import type { NewEvent } from '../../ledger/event-store.port';
 import { type AccountState, applyQuotaConsumed, evolve } from './account.decider';
 import { type AccountEvent, isAccountEventType, type LogAnnotation, type QuotaGrantKind } from './account.events';
 import { QUOTA_CONSUMED } from './quota-consumed.event';
+import { quotaConsumedQuota } from './quota-consumed-event-codec';
 
 const GRANT_KINDS: readonly string[] = ['new_user', 'invitee_gift', 'root_initial'] satisfies QuotaGrantKind[];
 
@@ -97,7 +98,7 @@ export function logAnnotationOf(event: EventShape): LogAnnotation {
 
 /** evolve over stored events, for loadAndAppend: the account's own events and the relay's charges. */
 export function evolveStored(state: AccountState, event: EventShape): AccountState {
-  if (event.type === QUOTA_CONSUMED) return applyQuotaConsumed(state, amount(event.data as Record<string, unknown>, 'quota'));
+  if (event.type === QUOTA_CONSUMED) return applyQuotaConsumed(state, amount({ quota: quotaConsumedQuota(event.data) }, 'quota'));
   return evolve(state, toAccountEvent(event));
 }
 

@@ -6,3 +6,4 @@
 export * from './account.events';
 export * from './quota-consumed.event';
 export * from './quota-admission.port';
+export * from './quota-consumed-event-codec';

@@ -1,7 +1,8 @@
 /**
  * The one charge of a relayed request, appended to `account-{userId}` (accountStream) with
- * `expectedRevision: 'any'` and the id `deterministicEventId('relay-request', requestId)`, so a retried settlement
- * appends nothing new. Folded by the account-balances projection (quota −, used_quota +, request_count +1), the
+ * `expectedRevision: 'any'` and the id quotaConsumedEventId(requestId) (the request id itself), so a retried
+ * settlement appends nothing new. Stored compact and read back only through quota-consumed-event-codec.ts
+ * (quotaConsumedEvent / quotaConsumedData): this interface is the decoded form, whatever shape the event was stored in. Folded by the account-balances projection (quota −, used_quota +, request_count +1), the
  * token-balances projection (remain_quota − unless unlimited, used_quota +, accessed_time), the channel usage
  * (used_quota +) and the logs projection (a type 2 "consume" row whose `other` JSON is built from these fields).
  *

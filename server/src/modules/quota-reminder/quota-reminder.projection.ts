@@ -12,6 +12,7 @@ import { ReadModelProjection } from '#projections/runner/read-model-projection.d
 import { OptionsService } from '../options/options.service';
 import { decideReminder, REMINDER_MAX_AGE_MS, type ReminderKind, type ReminderZone } from './quota-reminder';
 import { QuotaReminderMailer, REMINDER_FLUSH_LIMIT } from './quota-reminder-mailer';
+import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event-codec';
 
 /** The wall clock, injectable so a spec can age events; only the freshness guard reads it. */
 export const REMINDER_CLOCK = Symbol('REMINDER_CLOCK');
@@ -69,7 +70,7 @@ interface Crossing {
 /** The balance after an account event: QuotaConsumed lowers it by the charge, the others fold as the deciders do. */
 function quotaAfter(event: RecordedEvent, before: number): number {
   if (event.type === QUOTA_CONSUMED) {
-    const charge = event.data.quota;
+    const charge = quotaConsumedData(event).quota as unknown;
     if (typeof charge !== 'number' || !Number.isSafeInteger(charge)) throw new Error(`QuotaConsumed.quota is not a safe integer`);
     return before - charge;
   }

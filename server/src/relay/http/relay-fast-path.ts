@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../../ledger/event-ids';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { RELAY_NOSNIFF } from '../../common/http/security-headers';
@@ -88,7 +88,7 @@ export class RelayFastPath {
     const route = this.routeOf(request);
     if (!route) return false;
     const started = performance.now();
-    const requestId = randomUUID();
+    const requestId = uuidV7();
     response.setHeader(RELAY_NOSNIFF[0], RELAY_NOSNIFF[1]);
     if (request.headers.origin) {
       response.setHeader('access-control-allow-origin', '*');

@@ -1,6 +1,7 @@
 import { dataSource, projected, setOptions } from '#test/e2e/users-support';
 import { LOG_COLUMNS, toLogJson } from '#server/modules/logs/log.serializer';
 import { json, pipelineHarness } from './relay-pipeline.int-harness';
+import { quotaConsumedEventId } from '#server/modules/accounts/index';
 
 jest.setTimeout(30_000);
 
@@ -37,8 +38,8 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
     const logRowOf = async (requestId: string) => {
       await projected(pipeline.target);
       const rows: Array<{ type: number }> = await dataSource(pipeline.target).query(
-        `SELECT l.type FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
-        [requestId],
+        `SELECT l.type FROM logs l JOIN events e ON e.position = l.id WHERE e.type = 'QuotaConsumed' AND e.event_id = $1::uuid`,
+        [quotaConsumedEventId(requestId)],
       );
       return rows;
     };
@@ -90,8 +91,8 @@ describe('RelayPipelineService: answer and settle (real ledger and Redis, in-tes
         `SELECT ${LOG_COLUMNS.split(', ')
           .map((column) => `l.${column}`)
           .join(', ')} FROM logs l JOIN events e ON e.position = l.id
-          WHERE e.type = 'QuotaConsumed' AND e.data->>'requestId' = $1`,
-        [requestId],
+          WHERE e.type = 'QuotaConsumed' AND e.event_id = $1::uuid`,
+        [quotaConsumedEventId(requestId)],
       )
     ).map(toLogJson);
     expect(row.content).toBe('模型倍率 0.25，补全倍率 3.00，分组倍率 1.00');

@@ -1,5 +1,6 @@
 import { dataSource, projected } from '#test/e2e/users-support';
 import { pipelineHarness } from './relay-pipeline.int-harness';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 jest.setTimeout(30_000);
 
@@ -74,9 +75,10 @@ describe('RelayPipelineService: streamed answers (real ledger and Redis, in-test
       expect(outcomes.slice(reported).map((outcome) => outcome.ok)).toEqual([true]);
       expect(backup.requests.length).toBe(backupCalls);
       expect(primary.requests.length).toBe(primaryCalls + 1);
-      const [charge] = await dataSource(pipeline.target).query(
-        `SELECT data FROM events WHERE type = 'QuotaConsumed' ORDER BY position DESC LIMIT 1`,
+      const [row] = await dataSource(pipeline.target).query(
+        `SELECT event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed' ORDER BY position DESC LIMIT 1`,
       );
+      const charge = { data: chargeOfRow(row) };
       expect(charge.data).toMatchObject({ promptTokens: 12, completionTokens: 7, usageSource: 'upstream', endReason: 'client_gone' });
       await projected(pipeline.target);
       expect(await available()).toBe(before - charge.data.quota);

@@ -18,6 +18,8 @@ import { UpstreamHttpClient } from '../upstream-client/upstream-http-client';
 import { relayModeOf } from './relay-request';
 import { parseConfig } from '../../config/app-config';
 import { type RelayPipelineConfig, RelayPipelineService } from './relay-pipeline.service';
+import { quotaConsumedEventId } from '#server/modules/accounts/index';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const json = (response: Response): Promise<any> => response.json();
@@ -109,8 +111,13 @@ export function pipelineHarness(): PipelineHarness {
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       }),
-    charges: (requestId) =>
-      dataSource(harness.target).query(`SELECT data FROM events WHERE type = 'QuotaConsumed' AND data->>'requestId' = $1`, [requestId]),
+    charges: async (requestId) => {
+      const rows: Array<{ event_id: string; stream_id: string; data: unknown }> = await dataSource(harness.target).query(
+        `SELECT event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed' AND event_id = $1::uuid`,
+        [quotaConsumedEventId(requestId)],
+      );
+      return rows.map((row) => ({ data: chargeOfRow(row) }));
+    },
     available: async () => (await harness.target.app.get(QuotaAdmissionService, { strict: false }).available(harness.caller.user.id)).user,
   };
   let server: Server | undefined;

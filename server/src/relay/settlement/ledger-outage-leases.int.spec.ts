@@ -15,6 +15,7 @@ import { LeaseRenewer } from '../leases/lease-renewer';
 import type { QuotaConsumedData } from '../../modules/accounts';
 import { quotaConsumedFixture } from '#test/support/quota-consumed-fixture';
 import { quotaConsumedEventId, RelaySettlementService } from './relay-settlement.service';
+import { quotaConsumedData } from '../../modules/accounts';
 
 jest.setTimeout(60_000);
 
@@ -133,7 +134,9 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
 
   async function charged(userId: number, requestId: string): Promise<Array<{ id: string; position: number }>> {
     const events = await store.readStream(accountStream(userId));
-    return events.filter((event) => event.data.requestId === requestId).map((event) => ({ id: event.id, position: event.position }));
+    return events
+      .filter((event) => event.type === 'QuotaConsumed' && quotaConsumedData(event).requestId === requestId)
+      .map((event) => ({ id: event.id, position: event.position }));
   }
 
   const reservations = (userId: number) => redis.hgetall(keys.key(`{u:${userId}}:acct:resv`));

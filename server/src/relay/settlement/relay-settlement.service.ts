@@ -1,10 +1,7 @@
 import { rmdirSync, unlinkSync } from 'node:fs';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
-import { newEvent, userActor } from '../../ledger/event-envelope';
-import { deterministicEventId } from '../../ledger/event-ids';
 import { type AppendOutcome, type AppendRequest, EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
-import { accountStream } from '../../ledger/streams';
 import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
 import { AdmissionSettles } from './admission-settles';
@@ -12,7 +9,8 @@ import { type ChargeDurability, journalDirectory, journalInstallation } from './
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptions, JOURNAL_LINGER_MS } from './group-commit';
 import { JournalOwnerLock } from './journal-owner-lock';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../modules/accounts';
+import type { QuotaConsumedData } from '../../modules/accounts';
+import { quotaConsumedEvent } from '../../modules/accounts';
 
 export interface SettlementInput {
   data: QuotaConsumedData;
@@ -24,12 +22,8 @@ export interface SettlementInput {
   reservation?: { id: string; kind: 'request' | 'block' };
 }
 
-export const RELAY_REQUEST_NAMESPACE = 'relay-request';
-
-/** The event id of a request's one charge: retried settlements append nothing new. */
-export function quotaConsumedEventId(requestId: string): string {
-  return deterministicEventId(RELAY_REQUEST_NAMESPACE, requestId);
-}
+/** The event id of a request's one charge (retried settlements append nothing new): see the QuotaConsumed codec. */
+export { quotaConsumedEventId, RELAY_REQUEST_NAMESPACE } from '../../modules/accounts';
 
 interface Shipment {
   record: ChargeRecord;
@@ -294,15 +288,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
 
   private record(input: SettlementInput): ChargeRecord {
     const { data } = input;
-    const event = newEvent(QUOTA_CONSUMED, data as unknown as Record<string, unknown>, {
-      id: quotaConsumedEventId(data.requestId),
-      metadata: {
-        correlationId: data.requestId,
-        reasonCode: 'relay_request',
-        actor: userActor(data.userId, input.userRole),
-        clientIp: input.clientIp,
-      },
-    });
+    const { streamId, event } = quotaConsumedEvent(data, { userRole: input.userRole, clientIp: input.clientIp });
     const settlement: ChargeSettlement = {
       requestId: data.requestId,
       userId: data.userId,
@@ -311,7 +297,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
       reservation: input.reservation?.id ?? data.requestId,
       kind: input.reservation?.kind ?? 'request',
     };
-    return { streamId: accountStream(data.userId), event, settlement };
+    return { streamId, event, settlement };
   }
 
   private ship(shipment: Shipment): void {

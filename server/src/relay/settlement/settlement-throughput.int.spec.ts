@@ -11,6 +11,8 @@ import { DEFAULT_GROUP_COMMIT, type GroupCommitOptions } from './group-commit';
 import type { QuotaConsumedData } from '../../modules/accounts';
 import { quotaConsumedFixture } from '#test/support/quota-consumed-fixture';
 import { quotaConsumedEventId, RelaySettlementService } from './relay-settlement.service';
+import { quotaConsumedData } from '../../modules/accounts';
+import { chargeOfRow } from '#test/support/quota-consumed-fixture';
 
 jest.setTimeout(120_000);
 
@@ -84,12 +86,16 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
   }
 
   async function charged(requestIds: string[]): Promise<Map<string, number>> {
-    const rows: Array<{ request_id: string; count: number }> = await dataSource.query(
-      `SELECT data->>'requestId' AS request_id, count(*)::int AS count FROM events
-        WHERE type = 'QuotaConsumed' AND data->>'requestId' = ANY($1) GROUP BY 1`,
-      [requestIds],
+    const rows: Array<{ event_id: string; stream_id: string; data: unknown }> = await dataSource.query(
+      `SELECT event_id, stream_id, data FROM events WHERE type = 'QuotaConsumed' AND event_id = ANY($1::uuid[])`,
+      [requestIds.map(quotaConsumedEventId)],
     );
-    return new Map(rows.map((row) => [row.request_id, row.count]));
+    const counts = new Map<string, number>();
+    for (const row of rows) {
+      const requestId = chargeOfRow(row).requestId;
+      counts.set(requestId, (counts.get(requestId) ?? 0) + 1);
+    }
+    return counts;
   }
 
   it('charges every request exactly once, group commit off and on, and reports the throughput of each', async () => {
@@ -130,7 +136,7 @@ describe('settlement group commit: throughput and exactly-once (real Postgres an
     expect(again.map((result) => result.position)).toEqual([...first, ...first, ...first].map((result) => result.position));
     expect(first.every((result) => typeof result.position === 'number')).toBe(true);
     const events = await store.readStream('account-1');
-    const ours = events.filter((event) => ids.includes(String(event.data.requestId)));
+    const ours = events.filter((event) => ids.includes(quotaConsumedData(event).requestId));
     expect(ours.map((event) => event.id).sort()).toEqual(ids.map(quotaConsumedEventId).sort());
   });
 });
