@@ -29,13 +29,25 @@ describe('event ids', () => {
 
   it('gives the same id on the one-shot path (short names) and the streaming path (long names), multi-byte text included', () => {
     const reference = (namespace: string, name: string): string => {
-      const bytes = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
+      const bytes = createHash('sha1')
+        .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+        .update(name, 'utf8')
+        .digest();
       bytes[6] = (bytes[6] & 0x0f) | 0x50;
       bytes[8] = (bytes[8] & 0x3f) | 0x80;
       const hex = bytes.toString('hex', 0, 16);
       return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     };
-    for (const name of ['', 'req-1', 'é'.repeat(80), '请求'.repeat(40), 'x'.repeat(80), 'x'.repeat(81), 'é'.repeat(5000), '😀'.repeat(60)]) {
+    for (const name of [
+      '',
+      'req-1',
+      'é'.repeat(80),
+      '请求'.repeat(40),
+      'x'.repeat(80),
+      'x'.repeat(81),
+      'é'.repeat(5000),
+      '😀'.repeat(60),
+    ]) {
       expect(uuidV5(DNS_NAMESPACE, name)).toBe(reference(DNS_NAMESPACE, name));
       expect(uuidV5(TOLLGATE_EVENT_NAMESPACE, name)).toBe(reference(TOLLGATE_EVENT_NAMESPACE, name));
     }

@@ -1,7 +1,15 @@
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChargeRecord, ChargeJournal, encodeLines, orphanSegments, readSegment, readSegmentHeader, segmentFileName } from './charge-journal';
+import {
+  type ChargeRecord,
+  ChargeJournal,
+  encodeLines,
+  orphanSegments,
+  readSegment,
+  readSegmentHeader,
+  segmentFileName,
+} from './charge-journal';
 import { journalDirectory } from './charge-durability';
 
 // The module object itself (an `import * as` namespace would be a copy the journal does not call through).
