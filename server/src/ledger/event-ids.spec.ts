@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { deterministicEventId, isUuid, TOLLGATE_EVENT_NAMESPACE, uuidV5, uuidV7 } from './event-ids';
 
 const DNS_NAMESPACE = '6ba7b810-9dad-11d1-80b4-00c04fd430c8';
@@ -24,6 +25,34 @@ describe('event ids', () => {
 
   it('given a UUID namespace, when deriving, then it is used as is (case-insensitively)', () => {
     expect(deterministicEventId(DNS_NAMESPACE.toUpperCase(), 'www.example.com')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  });
+
+  it('gives the same id on the one-shot path (short names) and the streaming path (long names), multi-byte text included', () => {
+    const reference = (namespace: string, name: string): string => {
+      const bytes = createHash('sha1')
+        .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+        .update(name, 'utf8')
+        .digest();
+      bytes[6] = (bytes[6] & 0x0f) | 0x50;
+      bytes[8] = (bytes[8] & 0x3f) | 0x80;
+      const hex = bytes.toString('hex', 0, 16);
+      return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    };
+    for (const name of [
+      '',
+      'req-1',
+      'é'.repeat(80),
+      '请求'.repeat(40),
+      'x'.repeat(80),
+      'x'.repeat(81),
+      'é'.repeat(5000),
+      '😀'.repeat(60),
+    ]) {
+      expect(uuidV5(DNS_NAMESPACE, name)).toBe(reference(DNS_NAMESPACE, name));
+      expect(uuidV5(TOLLGATE_EVENT_NAMESPACE, name)).toBe(reference(TOLLGATE_EVENT_NAMESPACE, name));
+    }
+    // A long name between two short ones leaves nothing of itself in the reused buffer.
+    expect(uuidV5(DNS_NAMESPACE, 'www.example.com')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
   });
 
   it('rejects an empty namespace', () => {

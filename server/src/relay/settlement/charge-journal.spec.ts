@@ -1,7 +1,15 @@
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChargeRecord, ChargeJournal, orphanSegments, readSegment, readSegmentHeader, segmentFileName } from './charge-journal';
+import {
+  type ChargeRecord,
+  ChargeJournal,
+  encodeLines,
+  orphanSegments,
+  readSegment,
+  readSegmentHeader,
+  segmentFileName,
+} from './charge-journal';
 import { journalDirectory } from './charge-durability';
 
 // The module object itself (an `import * as` namespace would be a copy the journal does not call through).
@@ -169,5 +177,22 @@ describe('ChargeJournal', () => {
     const orphans = orphanSegments(dir, '0000abcd');
     expect([...orphans.keys()]).toEqual(['11112222', '33334444']);
     expect(orphans.get('11112222')).toEqual([join(dir, segmentFileName('11112222', 1)), join(dir, segmentFileName('11112222', 2))]);
+  });
+
+  it('encodes a turn of lines as their UTF-8 bytes, in the reused buffer or, past its size, on their own', () => {
+    const cases: string[][] = [
+      [],
+      ['{"a":1}\n'],
+      ['{"user":"张三","emoji":"😀"}\n', '{"b":2}\n', `${'é'.repeat(1000)}\n`],
+      Array.from({ length: 300 }, (_, index) => `{"n":${index},"name":"${'渠道'.repeat(index % 7)}"}\n`),
+      [`${'x'.repeat(200_000)}\n`, `${'名'.repeat(10_000)}\n`], // over the buffer's bound: encoded apart
+    ];
+    for (const lines of cases) {
+      const expected = Buffer.from(lines.join(''), 'utf8');
+      expect(Buffer.compare(encodeLines(lines), expected)).toBe(0);
+    }
+    // The reused buffer holds only the last call's bytes: a shorter turn after a longer one is exactly its own.
+    encodeLines(['a'.repeat(5000)]);
+    expect(encodeLines(['{"short":true}\n']).toString('utf8')).toBe('{"short":true}\n');
   });
 });

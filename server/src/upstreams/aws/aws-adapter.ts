@@ -1,6 +1,6 @@
 import { createAnthropicAdapter } from '../anthropic/anthropic-adapter';
 import type { OpenAIChatRequest } from '../shared/openai-chat-types';
-import { splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
+import { postRequest, splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
 import type { RelayMode, UpstreamAdapter, UpstreamSettings } from '../upstream-adapter';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { parseAwsKey } from './aws-key';
@@ -30,12 +30,11 @@ export function createAwsAdapter(settings: UpstreamSettings): UpstreamAdapter {
       const base = input.channel.baseUrl || `https://bedrock-runtime.${credentials.region}.amazonaws.com`;
       const operation = input.isStream ? 'invoke-with-response-stream' : 'invoke';
       // What the SDK sends (for logs and header overrides); `send` makes the signed call itself.
-      return {
-        ...upstreamTarget(splitBaseUrl(base), `/model/${encodeURIComponent(modelId)}/${operation}`),
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+      return postRequest(
+        upstreamTarget(splitBaseUrl(base), `/model/${encodeURIComponent(modelId)}/${operation}`),
+        { 'content-type': 'application/json', accept: 'application/json' },
         body,
-      };
+      );
     },
     send(input, request, context) {
       const body = typeof request.body === 'string' ? request.body : Buffer.from(request.body ?? '').toString('utf8');

@@ -1,6 +1,6 @@
 import { mapUpstreamError, parseJsonObject, unreadableResponseError } from '../shared/map-upstream-error';
 import type { OpenAIChatRequest } from '../shared/openai-chat-types';
-import { channelBaseUrl, splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
+import { channelBaseUrl, postRequest, splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
 import { convertedSuccess, type RelayMode, type UpstreamAdapter, type UpstreamSettings } from '../upstream-adapter';
 import { UnsupportedRelayModeError, UpstreamLocalError } from '../upstream-errors';
 import { baiduModelPath } from './baidu-endpoints';
@@ -37,7 +37,7 @@ export function createBaiduAdapter(settings: UpstreamSettings): UpstreamAdapter 
       const path = `${baiduModelPath(input.upstreamModel)}?access_token=${encodeURIComponent(input.credential)}`;
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (input.isStream) headers.accept = 'text/event-stream';
-      return { ...upstreamTarget(splitBaseUrl(baseUrl(input)), path), method: 'POST', headers, body: JSON.stringify(body) };
+      return postRequest(upstreamTarget(splitBaseUrl(baseUrl(input)), path), headers, JSON.stringify(body));
     },
     parseResponse(input, response) {
       const parsed = parseJsonObject(response.body);

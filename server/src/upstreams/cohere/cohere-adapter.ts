@@ -3,6 +3,7 @@ import type { OpenAIChatRequest } from '../shared/openai-chat-types';
 import { convertedSuccess, type RelayMode, type UpstreamAdapter, type UpstreamSettings } from '../upstream-adapter';
 import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-errors';
 import { buildCohereChatRequest, cohereHeaders, cohereTarget } from './cohere-api';
+import { postRequest } from '../shared/upstream-url';
 import { CohereStreamTransformer } from './cohere-stream-transformer';
 import { convertCohereChat, convertCohereRerank } from './convert-cohere-response';
 
@@ -29,15 +30,10 @@ export function createCohereAdapter(settings: UpstreamSettings): UpstreamAdapter
       if (!relayModes.has(input.relayMode)) throw new UnsupportedRelayModeError(input.relayMode, 'cohere');
       const body = input.body ?? {};
       if (input.relayMode === 'rerank') {
-        return {
-          ...cohereTarget(input, '/v1/rerank'),
-          method: 'POST',
-          headers: cohereHeaders(input),
-          body: JSON.stringify(rerankBody(body, input.upstreamModel)),
-        };
+        return postRequest(cohereTarget(input, '/v1/rerank'), cohereHeaders(input), JSON.stringify(rerankBody(body, input.upstreamModel)));
       }
       const request = buildCohereChatRequest(body as OpenAIChatRequest, input.upstreamModel, input.isStream);
-      return { ...cohereTarget(input, '/v1/chat'), method: 'POST', headers: cohereHeaders(input), body: JSON.stringify(request) };
+      return postRequest(cohereTarget(input, '/v1/chat'), cohereHeaders(input), JSON.stringify(request));
     },
     parseResponse(input, response) {
       if (response.status < 200 || response.status >= 300) return mapUpstreamError(response.status, response.body);

@@ -1,7 +1,7 @@
 import { createOpenAICompatibleAdapter, openAIRequestHeaders } from '../openai-compatible/create-openai-compatible-adapter';
 import type { CompatibleProfile } from '../openai-compatible/compatible-profile';
 import { mapUpstreamError, parseJsonObject, unreadableResponseError } from '../shared/map-upstream-error';
-import { channelBaseUrl, splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
+import { channelBaseUrl, postRequest, splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
 import type { RelayMode, UpstreamAdapter, UpstreamSettings } from '../upstream-adapter';
 import { convertOllamaEmbedResponse, type OllamaEmbedResponse } from './convert-ollama-embed-response';
 import { convertToOllamaEmbedRequest } from './convert-to-ollama-embed-request';
@@ -28,12 +28,11 @@ export function createOllamaAdapter(settings: UpstreamSettings): UpstreamAdapter
     buildRequest(input) {
       if (input.relayMode !== 'embeddings') return compatible.buildRequest(input);
       const baseUrl = channelBaseUrl(input.channel.baseUrl, OLLAMA_BASE_URL, ollamaProfile.name);
-      return {
-        ...upstreamTarget(splitBaseUrl(baseUrl), '/api/embed'),
-        method: 'POST',
-        headers: openAIRequestHeaders(input, 'application/json', {}),
-        body: JSON.stringify(convertToOllamaEmbedRequest(input.body ?? {}, input.upstreamModel)),
-      };
+      return postRequest(
+        upstreamTarget(splitBaseUrl(baseUrl), '/api/embed'),
+        openAIRequestHeaders(input, 'application/json', {}),
+        JSON.stringify(convertToOllamaEmbedRequest(input.body ?? {}, input.upstreamModel)),
+      );
     },
     parseResponse(input, response) {
       if (input.relayMode !== 'embeddings') return compatible.parseResponse(input, response);

@@ -1,6 +1,6 @@
 import { encodeMultipart } from '../shared/encode-multipart';
 import { mapUpstreamError } from '../shared/map-upstream-error';
-import { channelBaseUrl, splitBaseUrl, upstreamTarget, withQuery } from '../shared/upstream-url';
+import { channelBaseUrl, postRequest, splitBaseUrl, upstreamTarget, withQuery } from '../shared/upstream-url';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamRequestInput, UpstreamResponse, UpstreamSettings } from '../upstream-adapter';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { buildOpenAICompatibleBody } from './build-openai-compatible-body';
@@ -52,12 +52,9 @@ export function createOpenAICompatibleAdapter(profile: CompatibleProfile, settin
     buildRequest(input) {
       if (!profile.relayModes.has(input.relayMode)) throw new UnsupportedRelayModeError(input.relayMode, profile.name);
       const { body, contentType } = openAIRequestBody(input, profile, settings);
-      return {
-        ...target(input, channelBaseUrl(input.channel.baseUrl, profile.defaultBaseUrl, profile.name)),
-        method: 'POST',
-        headers: openAIRequestHeaders(input, contentType, auth(input.channel)),
-        body,
-      };
+      // postRequest names every field: `{ ...target(…), method, … }` made a new hidden class per request.
+      const to = target(input, channelBaseUrl(input.channel.baseUrl, profile.defaultBaseUrl, profile.name));
+      return postRequest(to, openAIRequestHeaders(input, contentType, auth(input.channel)), body);
     },
     parseResponse(input: UpstreamRequestInput, response: UpstreamResponse) {
       return parseOpenAICompatibleResponse(input.relayMode, response);

@@ -1,6 +1,6 @@
 import { mapUpstreamError, parseJsonObject, unreadableResponseError } from '../shared/map-upstream-error';
 import type { OpenAIChatRequest } from '../shared/openai-chat-types';
-import { channelBaseUrl, splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
+import { channelBaseUrl, postRequest, splitBaseUrl, upstreamTarget } from '../shared/upstream-url';
 import { convertedSuccess, type RelayMode, type UpstreamAdapter, type UpstreamSettings } from '../upstream-adapter';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { ZhipuTokenCache } from './zhipu-jwt';
@@ -25,7 +25,7 @@ export function createZhipuV3Adapter(settings: UpstreamSettings): UpstreamAdapte
       const headers: Record<string, string> = { 'content-type': 'application/json', authorization: tokens.token(input.channel.key) };
       if (input.isStream) headers.accept = 'text/event-stream';
       const body = buildZhipuV3Request((input.body ?? {}) as unknown as OpenAIChatRequest);
-      return { ...upstreamTarget(base, path), method: 'POST', headers, body: JSON.stringify(body) };
+      return postRequest(upstreamTarget(base, path), headers, JSON.stringify(body));
     },
     parseResponse(input, response) {
       const answer = readZhipuV3Answer(response.body, response.status);

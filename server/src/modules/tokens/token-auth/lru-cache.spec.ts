@@ -13,6 +13,26 @@ describe('LruCache', () => {
     expect(cache.size).toBe(2);
   });
 
+  it('keeps the exact recency order when the most recent entry is hit again and again', () => {
+    const cache = new LruCache<string, number>(2, 1000);
+    cache.set('a', 1);
+    cache.set('b', 2);
+    expect(cache.get('b')).toBe(2); // already the most recent
+    expect(cache.get('b')).toBe(2);
+    expect(cache.get('a')).toBe(1); // a moves past b
+    expect(cache.get('a')).toBe(1);
+    cache.set('c', 3);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBe(1);
+    cache.delete('a'); // the most recent goes: the next hit on c must still make c the most recent
+    cache.set('d', 4);
+    expect(cache.get('c')).toBe(3);
+    cache.set('e', 5);
+    expect(cache.get('d')).toBeUndefined();
+    expect(cache.get('c')).toBe(3);
+    expect(cache.get('e')).toBe(5);
+  });
+
   it('forgets entries after their time to live', () => {
     let now = 0;
     const cache = new LruCache<string, number>(10, 100, () => now);

@@ -151,6 +151,16 @@ export class TokenAuthCache implements OnModuleInit {
     });
   }
 
+  /** The token of this process's own cache, without a promise (undefined: not cached here; ask token()). */
+  localToken(key: string): CachedToken | undefined {
+    return this.tokens.get(key);
+  }
+
+  /** The user of this process's own cache, without a promise (undefined: not cached here; ask user()). */
+  localUser(id: number): UserRecord | undefined {
+    return this.users.get(id);
+  }
+
   /** The live token with this key (not soft-deleted), or null. */
   async token(key: string): Promise<CachedToken | null> {
     const local = this.tokens.get(key);

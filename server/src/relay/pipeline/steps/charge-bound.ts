@@ -21,26 +21,39 @@ export function billedUsage(context: RelayContext, usage: Usage): { usage: Usage
  * flagged `billingCapped`. Nothing to do for a request that reserved nothing. Costs a Redis command only for a charge
  * above its reservation (never before the upstream call).
  */
-export async function boundCharge(deps: RelayDeps, context: RelayContext, data: QuotaConsumedData, capped: boolean): Promise<void> {
-  if (context.reservation) {
-    const reservation = context.reservation;
-    // Admission unreachable: the reservation is all this request was allowed (the bound holds; the excess is lost).
-    const allowed = await deps.admission
-      .boundCharge({
-        requestId: context.request.requestId,
-        userId: context.caller.user.id,
-        tokenId: context.reservedTokenId,
-        reservation,
-        charge: data.quota,
-      })
-      .catch((error: unknown) => {
-        deps.logger.error(`charge bound failed for ${context.request.requestId}: ${String(error)}`);
-        return Math.min(data.quota, reservation.amount);
-      });
-    if (allowed < data.quota) {
-      data.quota = allowed;
-      capped = true;
-    }
+export function boundCharge(deps: RelayDeps, context: RelayContext, data: QuotaConsumedData, capped: boolean): Promise<void> | undefined {
+  const reservation = context.reservation;
+  // Within its reservation (the common case) the charge stands as it is: no admission call and no promise.
+  if (reservation && !(Number.isInteger(data.quota) && data.quota <= reservation.amount)) {
+    return boundByAdmission(deps, context, reservation, data, capped);
+  }
+  if (capped) data.billingCapped = true;
+  return undefined;
+}
+
+async function boundByAdmission(
+  deps: RelayDeps,
+  context: RelayContext,
+  reservation: NonNullable<RelayContext['reservation']>,
+  data: QuotaConsumedData,
+  capped: boolean,
+): Promise<void> {
+  // Admission unreachable: the reservation is all this request was allowed (the bound holds; the excess is lost).
+  const allowed = await deps.admission
+    .boundCharge({
+      requestId: context.request.requestId,
+      userId: context.caller.user.id,
+      tokenId: context.reservedTokenId,
+      reservation,
+      charge: data.quota,
+    })
+    .catch((error: unknown) => {
+      deps.logger.error(`charge bound failed for ${context.request.requestId}: ${String(error)}`);
+      return Math.min(data.quota, reservation.amount);
+    });
+  if (allowed < data.quota) {
+    data.quota = allowed;
+    capped = true;
   }
   if (capped) data.billingCapped = true;
 }

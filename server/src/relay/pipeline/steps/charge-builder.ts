@@ -123,7 +123,8 @@ export async function settle(
 ): Promise<void> {
   const billed = billedUsage(context, usage);
   const data = buildCharge(deps, context, channel, upstreamModel, billed.usage, firstTokenMs, endReason);
-  await boundCharge(deps, context, data, billed.capped);
+  const bounding = boundCharge(deps, context, data, billed.capped);
+  if (bounding) await bounding;
   try {
     await deps.settlement.settle({
       data,
