@@ -1,8 +1,6 @@
 import { rmdirSync, unlinkSync } from 'node:fs';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
-import { newEvent, userActor } from '../../ledger/event-envelope';
-import { deterministicEventId } from '../../ledger/event-ids';
 import { EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 import { accountStream } from '../../ledger/streams';
 import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
@@ -12,7 +10,8 @@ import { type ChargeDurability, journalDirectory, journalInstallation } from './
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptions, JOURNAL_LINGER_MS } from './group-commit';
 import { JournalOwnerLock } from './journal-owner-lock';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '../../modules/accounts';
+import type { QuotaConsumedData } from '../../modules/accounts';
+import { quotaConsumedEvent } from './charge-event';
 
 export interface SettlementInput {
   data: QuotaConsumedData;
@@ -24,12 +23,7 @@ export interface SettlementInput {
   reservation?: { id: string; kind: 'request' | 'block' };
 }
 
-export const RELAY_REQUEST_NAMESPACE = 'relay-request';
-
-/** The event id of a request's one charge: retried settlements append nothing new. */
-export function quotaConsumedEventId(requestId: string): string {
-  return deterministicEventId(RELAY_REQUEST_NAMESPACE, requestId);
-}
+export { quotaConsumedEventId, RELAY_REQUEST_NAMESPACE } from './charge-event';
 
 interface Shipment {
   record: ChargeRecord;
@@ -272,15 +266,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
 
   private record(input: SettlementInput): ChargeRecord {
     const { data } = input;
-    const event = newEvent(QUOTA_CONSUMED, data as unknown as Record<string, unknown>, {
-      id: quotaConsumedEventId(data.requestId),
-      metadata: {
-        correlationId: data.requestId,
-        reasonCode: 'relay_request',
-        actor: userActor(data.userId, input.userRole),
-        clientIp: input.clientIp,
-      },
-    });
+    const event = quotaConsumedEvent(data, input);
     const settlement: ChargeSettlement = {
       requestId: data.requestId,
       userId: data.userId,
