@@ -36,6 +36,18 @@ export class LogsProjection implements Projection {
   readonly name = 'logs';
   readonly tables = ['logs', 'log_purges'];
   readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED, LogsEventType.LogsPurged, LogsEventType.ChannelTestLogged];
+  /** The log screen's filters and sorts: no fold reads them (a purge's delete scans when they are gone). */
+  readonly deferredIndexes = [
+    'logs_user_id_idx',
+    'logs_created_at_type_idx',
+    'logs_created_at_id_idx',
+    'logs_model_name_username_idx',
+    'logs_username_idx',
+    'logs_token_name_idx',
+    'logs_channel_id_idx',
+    'logs_token_id_idx',
+    'logs_group_idx',
+  ];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     const category = streamCategory(event.streamId);

@@ -19,6 +19,7 @@ import { CreateTopUpOrders1732300008100 } from '#projections/read-models/topup-o
 import { CreateQuotaReminders1732300008300 } from '#server/modules/quota-reminder/1732300008300-create-quota-reminders';
 import { CreateMidjourneyTasks1732300008400 } from '#projections/read-models/midjourney-tasks/1732300008400-create-midjourney-tasks';
 import { CreateTasks1732300008600 } from '#projections/read-models/tasks/1732300008600-create-tasks';
+import { CreateProjectionDeferredIndexes1732300009300 } from './1732300009300-create-projection-deferred-indexes';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -45,4 +46,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateQuotaReminders1732300008300,
   CreateMidjourneyTasks1732300008400,
   CreateTasks1732300008600,
+  CreateProjectionDeferredIndexes1732300009300,
 ];
