@@ -21,6 +21,8 @@ export interface RebuildDependencies {
   projections: readonly Projection[];
   /** Events per transaction (and per page read) while replaying. */
   batchSize: number;
+  /** Projections applying a page at the same time, each in its own transaction (default 1). */
+  lanes?: number;
 }
 
 /** What a rebuild tells its caller while it replays (the CLI's progress bar). */
@@ -107,21 +109,53 @@ interface Replay {
   applied: Map<string, number>;
 }
 
-/** Every projection from the lowest checkpoint to the head, a batch per transaction, reading one page ahead. */
+/**
+ * Every projection from its checkpoint to the head, reading one page ahead. Each page is applied to each
+ * projection in a transaction of its own (its rows and its checkpoint: projections write disjoint tables and each
+ * has its own checkpoint, so one projection's batch never waits for another's), `lanes` at a time: while one
+ * lane's projection builds its statements here, another's run in Postgres. The longest projection of the previous
+ * page starts first. A projection sees its pages in ledger order (a page starts once the previous one is done for
+ * all), so its rows are what one transaction per batch leaves.
+ */
 async function replayLedger(deps: RebuildDependencies, selected: readonly Projection[], total: number, hooks: RebuildHooks): Promise<Replay> {
   const checkpoints = await deps.checkpoints.ensure(deps.projections.map((projection) => projection.name));
   const applied = new Map(selected.map((projection) => [projection.name, 0]));
   let position = Math.min(...checkpoints.values());
   let eventsReplayed = 0;
   const started = Date.now();
+  const lastMs = new Map<Projection, number>(deps.projections.map((projection) => [projection, 0]));
   hooks.onProgress?.({ done: 0, total, elapsedMs: 0 });
   const pages = readAhead((after, maxCount) => deps.store.readAll({ after, maxCount }), position, deps.batchSize);
   for await (const events of pages) {
-    const result = await deps.checkpoints.applyBatch(deps.projections, checkpoints, events, { asynchronousCommit: true });
-    for (const [name, count] of result.applied) if (applied.has(name)) applied.set(name, (applied.get(name) ?? 0) + count);
+    const order = [...deps.projections].sort((a, b) => (lastMs.get(b) ?? 0) - (lastMs.get(a) ?? 0));
+    await inLanes(order, Math.max(1, deps.lanes ?? 1), async (projection) => {
+      const begun = Date.now();
+      const result = await deps.checkpoints.applyBatch([projection], checkpoints, events, { asynchronousCommit: true });
+      lastMs.set(projection, Date.now() - begun);
+      const count = result.applied.get(projection.name) ?? 0;
+      if (applied.has(projection.name)) applied.set(projection.name, (applied.get(projection.name) ?? 0) + count);
+    });
     eventsReplayed += events.length;
-    position = result.position;
+    position = events[events.length - 1].position;
     hooks.onProgress?.({ done: eventsReplayed, total, elapsedMs: Date.now() - started });
   }
   return { eventsReplayed, position, applied };
+}
+
+/** Runs `work` for every item, at most `lanes` at once, taking items in order; the first failure is thrown once all stopped. */
+export async function inLanes<T>(items: readonly T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const lane = async () => {
+    while (!failure && next < items.length) {
+      const item = items[next++];
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+  if (failure) throw (failure as { error: unknown }).error;
 }

@@ -151,6 +151,7 @@ export class ProjectionRunner {
         checkpoints: this.checkpoints,
         projections: this.deps.registry.all(),
         batchSize: this.options.rebuildBatchSize,
+        lanes: this.options.rebuildLanes,
       },
       options.projections,
       { onProgress: options.onProgress },

@@ -45,6 +45,8 @@ export interface ProjectionRunnerOptions {
   batchSize: number;
   /** Events per transaction (and per page read) in a rebuild, where no one waits for a batch to commit. */
   rebuildBatchSize: number;
+  /** Projections a rebuild applies at the same time, each its own transaction per page (projection-rebuild.ts). */
+  rebuildLanes: number;
   /** How long a partial batch waits for more events before it is committed (live latency vs. transactions). */
   lingerMs: number;
   /** How often a follower retries for leadership. */
@@ -58,6 +60,7 @@ export interface ProjectionRunnerOptions {
 export const DEFAULT_RUNNER_OPTIONS: ProjectionRunnerOptions = {
   batchSize: 500,
   rebuildBatchSize: 5000,
+  rebuildLanes: 3,
   lingerMs: 10,
   leadershipPollMs: 1000,
   heartbeatMs: 5000,

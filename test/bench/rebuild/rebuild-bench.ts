@@ -12,7 +12,9 @@
  *
  * Options: --events N (default 1,000,000), --reuse (keep the database a previous --keep-db run left, skip 1 and 2),
  * --keep-db, --no-live (skip the live projector and the comparison), --no-build (use dist/ as it is),
- * --profile (the CLI under `node --cpu-prof`, profile in test/bench/.work/rebuild-profile).
+ * --profile (the CLI under `node --cpu-prof`, profile in test/bench/.work/rebuild-profile). Environment:
+ * BENCH_REBUILD_DATABASE_URL, BENCH_REDIS_URL, BENCH_REBUILD_CLI (another build's rebuild-projections.js, to compare),
+ * BENCH_REBUILD_NODE_ARGS (extra node flags for the CLI).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
@@ -253,6 +255,19 @@ function sampleCpu(pid: number): { stop(): Promise<{ process: number; postgres: 
   };
 }
 
+/**
+ * The command `npm run projections:rebuild` runs once scripts/with-build.sh has checked the install and the build
+ * (done above), read from package.json so both stay the same: not through npm, whose set-up step would run `npm ci`
+ * in a tree whose lock is newer than its install. BENCH_REBUILD_CLI replaces the script (another build's CLI, to
+ * compare).
+ */
+function rebuildCommand(): string[] {
+  const script: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts['projections:rebuild'];
+  const words = script.replace(/^bash scripts\/with-build\.sh\s+/, '').split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`unexpected projections:rebuild script: ${script}`);
+  return words;
+}
+
 interface RebuildRun {
   /** CPU seconds of the CLI process and of the Postgres backends it used. */
   cpu: { process: number; postgres: number };
@@ -265,15 +280,20 @@ interface RebuildRun {
 async function timeRebuild(): Promise<RebuildRun> {
   const profileDir = path.join(ROOT, 'test', 'bench', '.work', 'rebuild-profile');
   const env = benchEnv();
+  const nodeFlags: string[] = (process.env.BENCH_REBUILD_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   if (flag('profile')) {
     mkdirSync(profileDir, { recursive: true });
-    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
+    nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   }
-  // What `npm run projections:rebuild` runs once scripts/with-build.sh has checked the install and the build (done
-  // above): not through npm, whose set-up step would run `npm ci` in a tree whose lock is newer than its install.
-  log('- timing the rebuild CLI (node dist/server/src/cli/rebuild-projections.js, as `npm run projections:rebuild` runs it)');
+  const command = rebuildCommand();
+  if (process.env.BENCH_REBUILD_CLI) command[command.length - 1] = process.env.BENCH_REBUILD_CLI;
+  log(`- timing the rebuild CLI (${command.join(' ')})`);
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['dist/server/src/cli/rebuild-projections.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...command.slice(1, -1), ...nodeFlags, command[command.length - 1]], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const cpu = sampleCpu(child.pid!);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => {
