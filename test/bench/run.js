@@ -44,7 +44,12 @@ if (process.argv.includes('--rebuild')) {
   // product's own deciders and event builders as this tree has them.
   const { status } = require('node:child_process').spawnSync(
     process.execPath,
-    ['-r', path.join(__dirname, '..', 'support', 'swc-register.js'), path.join(__dirname, 'rebuild', 'rebuild-bench.ts'), ...process.argv.slice(2)],
+    [
+      '-r',
+      path.join(__dirname, '..', 'support', 'swc-register.js'),
+      path.join(__dirname, 'rebuild', 'rebuild-bench.ts'),
+      ...process.argv.slice(2),
+    ],
     { stdio: 'inherit' },
   );
   process.exit(status ?? 1);

@@ -170,9 +170,9 @@ describe('ProjectionRunner.rebuild', () => {
   });
 
   const indexes = async (): Promise<string[]> =>
-    (
-      await dataSource.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'sample_statement' ORDER BY indexname`)
-    ).map((row: { indexdef: string }) => row.indexdef);
+    (await dataSource.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'sample_statement' ORDER BY indexname`)).map(
+      (row: { indexdef: string }) => row.indexdef,
+    );
 
   it('given a projection with deferred indexes, when rebuilt, then its plain index is gone during the replay and back after, progress reported to the head', async () => {
     const before = await indexes();

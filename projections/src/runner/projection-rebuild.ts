@@ -117,7 +117,12 @@ interface Replay {
  * page starts first. A projection sees its pages in ledger order (a page starts once the previous one is done for
  * all), so its rows are what one transaction per batch leaves.
  */
-async function replayLedger(deps: RebuildDependencies, selected: readonly Projection[], total: number, hooks: RebuildHooks): Promise<Replay> {
+async function replayLedger(
+  deps: RebuildDependencies,
+  selected: readonly Projection[],
+  total: number,
+  hooks: RebuildHooks,
+): Promise<Replay> {
   const checkpoints = await deps.checkpoints.ensure(deps.projections.map((projection) => projection.name));
   const applied = new Map(selected.map((projection) => [projection.name, 0]));
   let position = Math.min(...checkpoints.values());

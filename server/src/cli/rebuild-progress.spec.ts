@@ -33,8 +33,12 @@ describe('rebuild progress', () => {
     expect(formatRebuildProgress({ done: 500, total: 500, elapsedMs: 1000 })).toBe(
       '[##############################] 100%  500/500 events  500 ev/s  0:00 left',
     );
-    expect(formatRebuildProgress({ done: 510, total: 500, elapsedMs: 1000 })).toMatch(/^\[#{30}\] 100% {2}510\/500 events {2}510 ev\/s {2}0:00 left$/);
-    expect(formatRebuildProgress({ done: 0, total: 0, elapsedMs: 5 })).toBe('[##############################] 100%  0/0 events  - ev/s  0:00 left');
+    expect(formatRebuildProgress({ done: 510, total: 500, elapsedMs: 1000 })).toMatch(
+      /^\[#{30}\] 100% {2}510\/500 events {2}510 ev\/s {2}0:00 left$/,
+    );
+    expect(formatRebuildProgress({ done: 0, total: 0, elapsedMs: 5 })).toBe(
+      '[##############################] 100%  0/0 events  - ev/s  0:00 left',
+    );
   });
 
   describe('printer', () => {

@@ -3,15 +3,32 @@ import { newEvent, systemActor, userActor } from '#server/ledger/event-envelope'
 import { deterministicEventId } from '#server/ledger/event-ids';
 import type { NewEvent } from '#server/ledger/event-store.port';
 import { accountStream, channelStream, redemptionStream, tokenStream, topUpStream } from '#server/ledger/streams';
-import { type AccountCommand, type AccountState, applyQuotaConsumed, decide as decideAccount, evolve as evolveAccount, initialAccountState } from '#server/modules/accounts/account.decider';
+import {
+  type AccountCommand,
+  type AccountState,
+  applyQuotaConsumed,
+  decide as decideAccount,
+  evolve as evolveAccount,
+  initialAccountState,
+} from '#server/modules/accounts/account.decider';
 import { toNewAccountEvent } from '#server/modules/accounts/account-event-codec';
 import type { AccountEvent, QuotaConsumedData } from '#server/modules/accounts/index';
 import type { QuotaDisplay } from '#server/modules/accounts/quota-display';
-import { type ChannelCommand, type ChannelState, decide as decideChannel, evolve as evolveChannel, initialChannelState } from '#server/modules/channels/channel.decider';
+import {
+  type ChannelCommand,
+  type ChannelState,
+  decide as decideChannel,
+  evolve as evolveChannel,
+  initialChannelState,
+} from '#server/modules/channels/channel.decider';
 import { toNewChannelEvent } from '#server/modules/channels/channel-event-codec';
 import { LOGS_STREAM } from '#server/modules/logs/logs.events';
 import { decide as decideLogs } from '#server/modules/logs/logs.decider';
-import { decide as decideRedemption, evolve as evolveRedemption, initialRedemptionState } from '#server/modules/redemptions/redemption.decider';
+import {
+  decide as decideRedemption,
+  evolve as evolveRedemption,
+  initialRedemptionState,
+} from '#server/modules/redemptions/redemption.decider';
 import { toNewRedemptionEvent } from '#server/modules/redemptions/redemption-event-codec';
 import { decide as decideToken, initialTokenQuotaState } from '#server/modules/tokens/token.decider';
 import { toNewTokenEvent } from '#server/modules/tokens/token-event-codec';
@@ -90,7 +107,10 @@ export interface LedgerMix {
  * Yields the ledger in chunks of `chunk` rows (positions `firstPosition`…), `total` events in all (the last chunk
  * may run a few events over: a top-up or redemption is kept whole).
  */
-export function* generateLedger(total: number, options: { chunk?: number; seed?: number; firstPosition?: number } = {}): Generator<LedgerRow[], LedgerMix> {
+export function* generateLedger(
+  total: number,
+  options: { chunk?: number; seed?: number; firstPosition?: number } = {},
+): Generator<LedgerRow[], LedgerMix> {
   const chunk = options.chunk ?? 10_000;
   const rand = random(options.seed ?? 20);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)];
@@ -122,7 +142,11 @@ export function* generateLedger(total: number, options: { chunk?: number; seed?:
       user.state = evolveAccount(user.state, decided);
       push(
         accountStream(user.id),
-        toNewAccountEvent(decided, { id, metadata: metadata(id, reasonCode), annotation: { username: user.username, quotaDisplay: DISPLAY } }),
+        toNewAccountEvent(decided, {
+          id,
+          metadata: metadata(id, reasonCode),
+          annotation: { username: user.username, quotaDisplay: DISPLAY },
+        }),
       );
     }
   };
@@ -136,19 +160,46 @@ export function* generateLedger(total: number, options: { chunk?: number; seed?:
   };
   const register = (inviter?: User) => {
     const id = users.length + 1;
-    const user: User = { id, username: `user${id}`, group: GROUPS[id % 7 === 0 ? 1 : id % 23 === 0 ? 2 : 0][0], state: initialAccountState, tokens: [] };
+    const user: User = {
+      id,
+      username: `user${id}`,
+      group: GROUPS[id % 7 === 0 ? 1 : id % 23 === 0 ? 2 : 0][0],
+      state: initialAccountState,
+      tokens: [],
+    };
     users.push(user);
-    account(user, { type: 'GrantQuota', amount: 500_000, kind: id === 1 ? 'root_initial' : 'new_user' }, deterministicEventId('bench-register', String(id)), 'register');
+    account(
+      user,
+      { type: 'GrantQuota', amount: 500_000, kind: id === 1 ? 'root_initial' : 'new_user' },
+      deterministicEventId('bench-register', String(id)),
+      'register',
+    );
     if (inviter) {
-      account(user, { type: 'GrantQuota', amount: 100_000, kind: 'invitee_gift' }, deterministicEventId('bench-invitee', String(id)), 'register');
-      account(inviter, { type: 'RewardInviter', amount: 50_000, inviteeId: id }, deterministicEventId('bench-inviter', String(id)), 'register');
+      account(
+        user,
+        { type: 'GrantQuota', amount: 100_000, kind: 'invitee_gift' },
+        deterministicEventId('bench-invitee', String(id)),
+        'register',
+      );
+      account(
+        inviter,
+        { type: 'RewardInviter', amount: 50_000, inviteeId: id },
+        deterministicEventId('bench-inviter', String(id)),
+        'register',
+      );
     }
     const tokens = 1 + (id % 3);
     for (let t = 0; t < tokens; t++) allot(user, { id: nextTokenId++, name: `key-${id}-${t}`, unlimited: (id + t) % 5 === 0 }, null);
   };
   const allot = (user: User, token: User['tokens'][number], current: { remainQuota: number; unlimited: boolean } | null) => {
     if (!user.tokens.includes(token)) user.tokens.push(token);
-    const command = { type: 'AllotTokenQuota' as const, userId: user.id, remainQuota: 200_000 + Math.floor(rand() * 5_000_000), unlimited: token.unlimited, current };
+    const command = {
+      type: 'AllotTokenQuota' as const,
+      userId: user.id,
+      remainQuota: 200_000 + Math.floor(rand() * 5_000_000),
+      unlimited: token.unlimited,
+      current,
+    };
     for (const decided of decideToken(command, initialTokenQuotaState)) {
       const id = deterministicEventId('bench-token', `${token.id}-${position}`);
       push(tokenStream(token.id), toNewTokenEvent(decided, { id, metadata: metadata(id, 'token_edit', userActor(user.id, 1)) }));
@@ -203,7 +254,10 @@ export function* generateLedger(total: number, options: { chunk?: number; seed?:
     if (position % 100_000 > 97_000) data.logConsume = false;
     if (position % 150_000 > 148_000) data.dataExport = false;
     user.state = applyQuotaConsumed(user.state, quota);
-    push(accountStream(user.id), quotaConsumedEvent(data, { userRole: user.id === 1 ? 100 : 1, clientIp: `10.0.${user.id % 250}.${1 + (user.id % 200)}` }));
+    push(
+      accountStream(user.id),
+      quotaConsumedEvent(data, { userRole: user.id === 1 ? 100 : 1, clientIp: `10.0.${user.id % 250}.${1 + (user.id % 200)}` }),
+    );
   };
   const topUp = (user: User) => {
     const tradeNo = `USR${user.id}NO${String(nextTrade++).padStart(8, '0')}`;
@@ -211,7 +265,17 @@ export function* generateLedger(total: number, options: { chunk?: number; seed?:
     const stream = topUpStream(tradeNo);
     let order = initialTopUpState;
     const orderEvents = decideTopUp(
-      { type: 'PlaceTopUpOrder', tradeNo, userId: user.id, username: user.username, amount: money, quota: money * DISPLAY.quotaPerUnit, money, paymentMethod: rand() < 0.5 ? 'zfb' : 'wx', createdTime: Math.floor(now() / 1000) },
+      {
+        type: 'PlaceTopUpOrder',
+        tradeNo,
+        userId: user.id,
+        username: user.username,
+        amount: money,
+        quota: money * DISPLAY.quotaPerUnit,
+        money,
+        paymentMethod: rand() < 0.5 ? 'zfb' : 'wx',
+        createdTime: Math.floor(now() / 1000),
+      },
       order,
     );
     for (const decided of orderEvents) {
@@ -219,35 +283,65 @@ export function* generateLedger(total: number, options: { chunk?: number; seed?:
       const id = deterministicEventId('bench-topup-order', tradeNo);
       push(stream, toNewTopUpEvent(decided, { id, metadata: metadata(id, 'topup_order', userActor(user.id, 1)) }));
     }
-    for (const decided of decideTopUp({ type: 'ConfirmTopUpPayment', money, gatewayTradeNo: `G${tradeNo}`, paidTime: Math.floor(now() / 1000) + 30 }, order)) {
+    for (const decided of decideTopUp(
+      { type: 'ConfirmTopUpPayment', money, gatewayTradeNo: `G${tradeNo}`, paidTime: Math.floor(now() / 1000) + 30 },
+      order,
+    )) {
       order = evolveTopUp(order, decided);
       const id = deterministicEventId('bench-topup-paid', tradeNo);
       push(stream, toNewTopUpEvent(decided, { id, metadata: metadata(id, 'topup_paid') }));
     }
-    const credit = { type: 'QuotaToppedUp' as const, data: { amount: order.quota, tradeNo, money: order.paidMoney, paymentMethod: order.paymentMethod } };
+    const credit = {
+      type: 'QuotaToppedUp' as const,
+      data: { amount: order.quota, tradeNo, money: order.paidMoney, paymentMethod: order.paymentMethod },
+    };
     user.state = evolveAccount(user.state, credit);
     const id = deterministicEventId('topup-paid', tradeNo);
-    push(accountStream(user.id), toNewAccountEvent(credit, { id, metadata: metadata(id, 'topup_credit'), annotation: { username: user.username, quotaDisplay: DISPLAY } }));
+    push(
+      accountStream(user.id),
+      toNewAccountEvent(credit, {
+        id,
+        metadata: metadata(id, 'topup_credit'),
+        annotation: { username: user.username, quotaDisplay: DISPLAY },
+      }),
+    );
   };
   const redeem = (user: User) => {
     const redemptionId = nextRedemptionId++;
     const stream = redemptionStream(redemptionId);
     const key = createHash('sha1').update(`code-${redemptionId}`).digest('hex').slice(0, 32);
     let state = initialRedemptionState;
-    const issued = decideRedemption({ type: 'IssueRedemptionCode', id: redemptionId, key, name: `promo${redemptionId % 50}`, quota: 250_000, creatorId: 1, createdTime: Math.floor(now() / 1000) }, state);
+    const issued = decideRedemption(
+      {
+        type: 'IssueRedemptionCode',
+        id: redemptionId,
+        key,
+        name: `promo${redemptionId % 50}`,
+        quota: 250_000,
+        creatorId: 1,
+        createdTime: Math.floor(now() / 1000),
+      },
+      state,
+    );
     for (const decided of issued) {
       state = evolveRedemption(state, decided);
       const id = deterministicEventId('bench-redemption-issue', String(redemptionId));
       push(stream, toNewRedemptionEvent(decided, { id, metadata: metadata(id, 'redemption_issue', userActor(1, 100)) }));
     }
-    for (const decided of decideRedemption({ type: 'RedeemRedemptionCode', userId: user.id, username: user.username, redeemedTime: Math.floor(now() / 1000) }, state)) {
+    for (const decided of decideRedemption(
+      { type: 'RedeemRedemptionCode', userId: user.id, username: user.username, redeemedTime: Math.floor(now() / 1000) },
+      state,
+    )) {
       const id = deterministicEventId('redemption', String(redemptionId));
       push(stream, toNewRedemptionEvent(decided, { id, metadata: metadata(id, 'redeem', userActor(user.id, 1)) }));
     }
     const credit = { type: 'QuotaRedeemed' as const, data: { amount: 250_000, redemptionId } };
     user.state = evolveAccount(user.state, credit);
     const id = deterministicEventId('redemption-credit', String(redemptionId));
-    push(accountStream(user.id), toNewAccountEvent(credit, { id, metadata: metadata(id, 'redeem'), annotation: { username: user.username, quotaDisplay: DISPLAY } }));
+    push(
+      accountStream(user.id),
+      toNewAccountEvent(credit, { id, metadata: metadata(id, 'redeem'), annotation: { username: user.username, quotaDisplay: DISPLAY } }),
+    );
   };
 
   for (let c = 1; c <= channelCount; c++) channels.push({ id: c, name: `channel-${c}`, state: initialChannelState });
@@ -255,15 +349,35 @@ export function* generateLedger(total: number, options: { chunk?: number; seed?:
   while (position < total) {
     const remaining = total - position;
     const roll = rand();
-    if (users.length < userCount && (roll < 0.01 || users.length < 5)) register(users.length > 10 && rand() < 0.3 ? pick(users) : undefined);
-    else if (roll < 0.013) account(pick(users), { type: 'AdjustQuotaByAdmin', after: Math.floor(rand() * 20_000_000), adminId: 1 }, deterministicEventId('bench-admin', String(position)), 'admin_edit');
+    if (users.length < userCount && (roll < 0.01 || users.length < 5))
+      register(users.length > 10 && rand() < 0.3 ? pick(users) : undefined);
+    else if (roll < 0.013)
+      account(
+        pick(users),
+        { type: 'AdjustQuotaByAdmin', after: Math.floor(rand() * 20_000_000), adminId: 1 },
+        deterministicEventId('bench-admin', String(position)),
+        'admin_edit',
+      );
     else if (roll < 0.016 && remaining > 4) topUp(pick(users));
     else if (roll < 0.019 && remaining > 4) redeem(pick(users));
     else if (roll < 0.0215) {
       const index = Math.floor(rand() * channels.length);
       const kind = rand();
-      if (kind < 0.5) channel(index, { type: 'RecordChannelTest', ok: rand() < 0.9, responseTimeMs: 100 + Math.floor(rand() * 2000), model: 'gpt-4o-mini', error: null });
-      else if (kind < 0.65) channel(index, { type: 'AutoDisableChannel', reasonCode: 'upstream_unauthorized', message: 'invalid api key', evidence: { status: 401 } });
+      if (kind < 0.5)
+        channel(index, {
+          type: 'RecordChannelTest',
+          ok: rand() < 0.9,
+          responseTimeMs: 100 + Math.floor(rand() * 2000),
+          model: 'gpt-4o-mini',
+          error: null,
+        });
+      else if (kind < 0.65)
+        channel(index, {
+          type: 'AutoDisableChannel',
+          reasonCode: 'upstream_unauthorized',
+          message: 'invalid api key',
+          evidence: { status: 401 },
+        });
       else if (kind < 0.8) channel(index, { type: 'AutoEnableChannel', reasonCode: 'test_passed', message: 'recovered', evidence: {} });
       else if (kind < 0.9) channel(index, { type: 'EnableChannel' });
       else channel(index, { type: 'RecordChannelBalance', balance: Math.round(rand() * 10_000) / 100 });
@@ -275,7 +389,11 @@ export function* generateLedger(total: number, options: { chunk?: number; seed?:
       purged = true;
       // An admin purges the logs older than the first tenth of the ledger's time span.
       const id = deterministicEventId('bench-purge', String(position));
-      for (const decided of decideLogs({ type: 'PurgeLogs', targetTimestamp: Math.floor((START_MS + total * 0.1 * STEP_MS) / 1000), adminId: 1 })) {
+      for (const decided of decideLogs({
+        type: 'PurgeLogs',
+        targetTimestamp: Math.floor((START_MS + total * 0.1 * STEP_MS) / 1000),
+        adminId: 1,
+      })) {
         push(LOGS_STREAM, newEvent(decided.type, { ...decided.data }, { id, metadata: metadata(id, 'logs_purge', userActor(1, 100)) }));
       }
     } else charge(pick(users.length > 20 ? users.slice(0, Math.max(20, Math.floor(users.length * rand() ** 0.5))) : users));

@@ -165,16 +165,20 @@ async function head(): Promise<number> {
 async function runLiveProjector(target: number): Promise<number> {
   log('- live: the projector role catching up from position 0');
   const started = Date.now();
-  const child = spawn(process.execPath, ['dist/server/src/main.js', '--role', 'projector'], { cwd: ROOT, env: benchEnv(), stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['dist/server/src/main.js', '--role', 'projector'], {
+    cwd: ROOT,
+    env: benchEnv(),
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const exited = waitForExit(child);
   let lastLine = 0;
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`the projector exited with ${child.exitCode}`);
       const reached = await withClient(databaseUrls().url, async (client) => {
-        const { rows } = await client.query<{ low: string | null; n: string }>(
-          'SELECT min(position) AS low, count(*) AS n FROM projection_checkpoints',
-        ).catch(() => ({ rows: [{ low: null, n: '0' }] }));
+        const { rows } = await client
+          .query<{ low: string | null; n: string }>('SELECT min(position) AS low, count(*) AS n FROM projection_checkpoints')
+          .catch(() => ({ rows: [{ low: null, n: '0' }] }));
         return rows[0].low === null ? 0 : Number(rows[0].low);
       });
       if (reached >= target) break;
@@ -336,7 +340,9 @@ async function main(): Promise<void> {
   const rate = events / (run.rebuildSeconds ?? run.wallSeconds);
   log('');
   log(`rebuild: ${events} events in ${(run.rebuildSeconds ?? run.wallSeconds).toFixed(2)} s = ${Math.round(rate)} events/s`);
-  log(`  (the CLI process, boot and Nest included: ${run.wallSeconds.toFixed(2)} s wall = ${Math.round(events / run.wallSeconds)} events/s)`);
+  log(
+    `  (the CLI process, boot and Nest included: ${run.wallSeconds.toFixed(2)} s wall = ${Math.round(events / run.wallSeconds)} events/s)`,
+  );
   const cpuTotal = run.cpu.process + run.cpu.postgres;
   log(
     `  CPU: rebuild process ${run.cpu.process.toFixed(1)} s + Postgres ${run.cpu.postgres.toFixed(1)} s = ${cpuTotal.toFixed(1)} s ` +
@@ -351,7 +357,9 @@ async function main(): Promise<void> {
     log(`rebuild equals live: ${equal ? 'yes' : `NO (${differing.join(', ')})`} over ${rebuilt.size} tables (${tables.join(', ')})`);
   } else log('rebuild equals live: not checked (--no-live / --reuse)');
   const pass = equal && rate >= TARGET_EVENTS_PER_SECOND;
-  log(`${pass ? 'PASS' : 'MISS'}: ${Math.round(rate)} events/s against the target of ${TARGET_EVENTS_PER_SECOND}${equal ? '' : ', and the rebuild differs from live'}`);
+  log(
+    `${pass ? 'PASS' : 'MISS'}: ${Math.round(rate)} events/s against the target of ${TARGET_EVENTS_PER_SECOND}${equal ? '' : ', and the rebuild differs from live'}`,
+  );
   if (!flag('keep-db') && !flag('reuse')) await dropDatabase();
   if (!pass) process.exitCode = 1;
 }
