@@ -396,7 +396,11 @@ export function* generateLedger(
       })) {
         push(LOGS_STREAM, newEvent(decided.type, { ...decided.data }, { id, metadata: metadata(id, 'logs_purge', userActor(1, 100)) }));
       }
-    } else charge(pick(users.length > 20 ? users.slice(0, Math.max(20, Math.floor(users.length * rand() ** 0.5))) : users));
+    } else {
+      // Older users are busier: a user among the first max(20, n·√r) registered, without copying the list.
+      const among = users.length > 20 ? Math.max(20, Math.floor(users.length * rand() ** 0.5)) : users.length;
+      charge(users[Math.floor(rand() * among)]);
+    }
     if (rows.length >= chunk) {
       yield rows;
       rows = [];
