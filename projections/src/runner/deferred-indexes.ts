@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { inLanes } from './in-lanes';
 import type { Projection } from './projection';
 
 /**
@@ -50,19 +51,20 @@ export async function dropDeferredIndexes(dataSource: DataSource, projections: r
 
 /**
  * Creates every index `projection_deferred_indexes` names (dropped by a rebuild that finished its replay, or died)
- * and deletes its row, one index per transaction. An index that exists again is only struck off. Returns the names.
+ * and deletes its row, one index per transaction, two at a time. An index that exists again is only struck off. Returns the names.
  */
 export async function restoreDeferredIndexes(dataSource: DataSource): Promise<string[]> {
   const rows: Array<{ index_name: string; definition: string }> = await dataSource.query(
     'SELECT index_name, definition FROM projection_deferred_indexes ORDER BY index_name',
   );
-  for (const row of rows) {
+  // Two at a time: an index build is one backend's sort, and a rebuild ends with a dozen of them.
+  await inLanes(rows, 2, async (row) => {
     await dataSource.transaction(async (manager: EntityManager) => {
       const [present] = await manager.query('SELECT to_regclass($1) IS NOT NULL AS present', [quoteIdentifier(row.index_name)]);
       if (!present.present) await manager.query(row.definition);
       await manager.query('DELETE FROM projection_deferred_indexes WHERE index_name = $1', [row.index_name]);
     });
-  }
+  });
   return rows.map((row) => row.index_name);
 }
 

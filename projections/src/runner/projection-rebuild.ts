@@ -3,6 +3,7 @@ import type { EventStore } from '#server/ledger/event-store.port';
 import type { CheckpointStore } from './checkpoint-store';
 import { dropDeferredIndexes, restoreDeferredIndexes } from './deferred-indexes';
 import type { Projection } from './projection';
+import { inLanes } from './in-lanes';
 import { readAhead } from './read-ahead';
 
 export interface RebuildReport {
@@ -145,22 +146,4 @@ async function replayLedger(
     hooks.onProgress?.({ done: eventsReplayed, total, elapsedMs: Date.now() - started });
   }
   return { eventsReplayed, position, applied };
-}
-
-/** Runs `work` for every item, at most `lanes` at once, taking items in order; the first failure is thrown once all stopped. */
-export async function inLanes<T>(items: readonly T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | null = null;
-  const lane = async () => {
-    while (!failure && next < items.length) {
-      const item = items[next++];
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
-  if (failure) throw (failure as { error: unknown }).error;
 }

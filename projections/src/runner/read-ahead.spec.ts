@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '#server/ledger/event-store.port';
-import { inLanes } from './projection-rebuild';
+import { inLanes } from './in-lanes';
 import { readAhead } from './read-ahead';
 
 const event = (position: number) => ({ position }) as RecordedEvent;
