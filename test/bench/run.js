@@ -25,6 +25,9 @@
  *                        key and a wrk command, then keep running until Ctrl-C (to probe or profile by hand)
  *   --no-build           reuse the last build in test/bench/.work/build
  *   --keep-db            leave the tollgate_bench database in place at the end
+ *   --rebuild            the rebuild mode instead: a generated ledger of --events N (default 1,000,000) events, the
+ *                        live projector catching up on it, then `npm run projections:rebuild` timed and compared with
+ *                        live (test/bench/rebuild/rebuild-bench.ts; its options are listed there)
  *
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/tollgate_bench; dropped and
  * re-created each run), BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_NODE_ARGS (extra node flags for
@@ -35,6 +38,22 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+
+if (process.argv.includes('--rebuild')) {
+  // The rebuild mode (docs/benchmark.md, "Rebuild"): TypeScript run from source, so its ledger is built by the
+  // product's own deciders and event builders as this tree has them.
+  const { status } = require('node:child_process').spawnSync(
+    process.execPath,
+    [
+      '-r',
+      path.join(__dirname, '..', 'support', 'swc-register.js'),
+      path.join(__dirname, 'rebuild', 'rebuild-bench.ts'),
+      ...process.argv.slice(2),
+    ],
+    { stdio: 'inherit' },
+  );
+  process.exit(status ?? 1);
+}
 const { parseFlags } = require('./lib/flags');
 const { parseWrk, median } = require('./lib/stats');
 const { PER_REQUEST_LUA } = require('./lib/per-request-lua');

@@ -168,5 +168,28 @@ describe('log retention: LogRetentionDays, the retention job and its ledger even
     await projected(target);
     expect((await compareTables(live, db, ['logs', 'log_purges'])).summary).toMatch(/^equal/);
     expect(await answers()).toEqual(liveAnswers);
+    // The rebuild dropped the log indexes for its replay and created them again: valid, on every month's partition.
+    const indexes: Array<{ name: string; valid: boolean; partitions: number }> = await db.query(
+      `SELECT i.relname AS name, x.indisvalid AS valid,
+              (SELECT count(*)::int FROM pg_inherits h WHERE h.inhparent = i.oid) AS partitions
+         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+        WHERE t.relname = 'logs' ORDER BY i.relname`,
+    );
+    const [{ months }] = await db.query(
+      `SELECT count(*)::int AS months FROM pg_inherits h JOIN pg_class t ON t.oid = h.inhparent WHERE t.relname = 'logs'`,
+    );
+    expect(indexes.map((index) => index.name)).toEqual(
+      expect.arrayContaining([
+        'logs_channel_id_idx',
+        'logs_created_at_idx',
+        'logs_model_name_idx',
+        'logs_pkey',
+        'logs_token_id_idx',
+        'logs_user_id_idx',
+        'logs_username_idx',
+      ]),
+    );
+    for (const index of indexes) expect(index).toEqual({ name: index.name, valid: true, partitions: months });
+    expect(await db.query('SELECT * FROM projection_deferred_indexes')).toEqual([]);
   });
 });

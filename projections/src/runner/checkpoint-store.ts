@@ -19,6 +19,15 @@ function handles(projection: Projection, type: string): boolean {
   return types.has(type);
 }
 
+export interface BatchOptions {
+  /**
+   * Commit without waiting for the WAL flush (`SET LOCAL synchronous_commit = off`): a crash may lose the last
+   * batches committed, never part of one (the checkpoints move in the same transaction, so the runner re-applies
+   * exactly what was lost). For a rebuild, which nobody reads back while it runs; the live runner keeps the default.
+   */
+  asynchronousCommit?: boolean;
+}
+
 /**
  * An `applyBatch` failed without naming an event. Carried out of the (rolled back) transaction, where the runner
  * replays the events through `apply` to find the one to blame.
@@ -77,13 +86,19 @@ export class CheckpointStore {
    * write disjoint tables, so applying them one after another rather than event by event across all of them
    * leaves the same rows.
    */
-  async applyBatch(projections: readonly Projection[], checkpoints: Checkpoints, events: RecordedEvent[]): Promise<BatchResult> {
+  async applyBatch(
+    projections: readonly Projection[],
+    checkpoints: Checkpoints,
+    events: RecordedEvent[],
+    options: BatchOptions = {},
+  ): Promise<BatchResult> {
     const last = events[events.length - 1]?.position;
     const applied = new Map(projections.map((projection) => [projection.name, 0]));
     if (last === undefined || projections.length === 0) return { position: last ?? 0, applied };
     const names = projections.map((projection) => projection.name);
     try {
       await this.dataSource.transaction(async (manager: EntityManager) => {
+        if (options.asynchronousCommit) await manager.query('SET LOCAL synchronous_commit = off');
         const stored = await this.lockRows(manager, names);
         for (const name of names) {
           if (stored.get(name) !== checkpoints.get(name)) {

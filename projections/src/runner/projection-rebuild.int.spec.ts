@@ -6,6 +6,7 @@ import { dataSourceOptions } from '#server/infrastructure/database/data-source';
 import { newEvent, systemActor } from '#server/ledger/event-envelope';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { PostgresEventStore } from '#server/ledger/postgres/postgres-event-store';
+import { dropDeferredIndexes } from './deferred-indexes';
 import { LeadershipUnavailableError, type Projection } from './projection';
 import { ProjectionRegistry } from './projection-registry';
 import { ProjectionRunner } from './projection-runner';
@@ -30,7 +31,13 @@ class SampleStatementProjection implements Projection {
   readonly name = 'sample_statement';
   readonly tables = ['sample_statement'];
   readonly handles = ['Credited', 'Debited', 'Noted'];
+  /** sample_statement_note: an index no fold reads; sample_statement_account is UNIQUE, so it is never deferred. */
+  readonly deferredIndexes = ['sample_statement_note', 'sample_statement_account'];
+  /** Whether sample_statement_note existed, seen from inside each batch's transaction. */
+  readonly noteIndexSeen: boolean[] = [];
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
+    const [index] = await manager.query(`SELECT to_regclass('sample_statement_note') IS NOT NULL AS present`);
+    this.noteIndexSeen.push(index.present);
     await manager.query('INSERT INTO sample_statement (account, type, amount, note, at) VALUES ($1, $2, $3, $4, $5)', [
       event.streamId,
       event.type,
@@ -76,7 +83,8 @@ describe('ProjectionRunner.rebuild', () => {
       store,
       dataSource,
       databaseUrl: database.url,
-      options: { batchSize: 37, lingerMs: 5, leadershipPollMs: 100, retryDelayMs: 100 },
+      // Rebuilds in pages of 25 with 2 projections at a time: several pages, both lanes busy.
+      options: { batchSize: 37, rebuildBatchSize: 25, rebuildLanes: 2, lingerMs: 5, leadershipPollMs: 100, retryDelayMs: 100 },
     });
     runners.push(runner);
     return runner;
@@ -101,6 +109,8 @@ describe('ProjectionRunner.rebuild', () => {
     await dataSource.query(
       'CREATE TABLE sample_statement (id bigserial PRIMARY KEY, account text NOT NULL, type text NOT NULL, amount bigint NOT NULL, note text NOT NULL, at timestamptz NOT NULL)',
     );
+    await dataSource.query('CREATE INDEX sample_statement_note ON sample_statement (note, at DESC)');
+    await dataSource.query('CREATE UNIQUE INDEX sample_statement_account ON sample_statement (account, id)');
   });
   afterAll(async () => {
     await Promise.all(runners.map((runner) => runner.stop()));
@@ -157,6 +167,51 @@ describe('ProjectionRunner.rebuild', () => {
     // Proof the table really was emptied and refilled: its serial restarted, and the ids still match live.
     const ids = await dataSource.query('SELECT min(id) AS min FROM sample_balances');
     expect(ids[0].min).toBe(1);
+  });
+
+  const indexes = async (): Promise<string[]> =>
+    (await dataSource.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'sample_statement' ORDER BY indexname`)).map(
+      (row: { indexdef: string }) => row.indexdef,
+    );
+
+  it('given a projection with deferred indexes, when rebuilt, then its plain index is gone during the replay and back after, progress reported to the head', async () => {
+    const before = await indexes();
+    expect(before.join('\n')).toMatch(/sample_statement_note/);
+    const statement = new SampleStatementProjection();
+    const runner = new ProjectionRunner({
+      registry: ProjectionRegistry.of([new SampleBalancesProjection(), statement]),
+      store,
+      dataSource,
+      databaseUrl: database.url,
+      options: { rebuildBatchSize: 50, rebuildLanes: 2, leadershipPollMs: 100 },
+    });
+    runners.push(runner);
+    const progress: Array<{ done: number; total: number }> = [];
+    const head = await store.headPosition();
+    const report = await runner.rebuild({ onProgress: ({ done, total }) => progress.push({ done, total }) });
+
+    expect(report.eventsReplayed).toBe(head);
+    expect(statement.noteIndexSeen.length).toBeGreaterThan(0);
+    expect(statement.noteIndexSeen.every((present) => !present)).toBe(true); // dropped for the whole replay
+    expect(await indexes()).toEqual(before); // created again, the unique one never dropped
+    expect(await dataSource.query('SELECT * FROM projection_deferred_indexes')).toEqual([]);
+    expect(progress[0]).toEqual({ done: 0, total: head });
+    expect(progress[progress.length - 1]).toEqual({ done: head, total: head });
+    expect(progress.map((step) => step.done)).toEqual([...progress.map((step) => step.done)].sort((a, b) => a - b));
+    expect(progress.length).toBe(Math.ceil(head / 50) + 1);
+  });
+
+  it('given a rebuild that died with its indexes dropped, when the projector next runs live, then it creates them again first', async () => {
+    const before = await indexes();
+    await dropDeferredIndexes(dataSource, [new SampleStatementProjection()]); // what a killed rebuild leaves
+    expect(await indexes()).not.toEqual(before);
+    expect(await dataSource.query('SELECT index_name FROM projection_deferred_indexes')).toEqual([{ index_name: 'sample_statement_note' }]);
+
+    const live = newRunner();
+    live.start();
+    await waitUntil(async () => (await dataSource.query('SELECT 1 FROM projection_deferred_indexes')).length === 0);
+    expect(await indexes()).toEqual(before);
+    await live.stop();
   });
 
   it('given a deliberately different table, when compared, then compareTables reports the differing rows', async () => {

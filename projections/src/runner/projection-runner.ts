@@ -12,7 +12,8 @@ import {
   PROJECTOR_LEADER_LOCK,
   type ProjectionRunnerOptions,
 } from './projection';
-import { rebuildProjections, type RebuildReport } from './projection-rebuild';
+import { type RebuildHooks, rebuildProjections, type RebuildReport } from './projection-rebuild';
+import { restoreDeferredIndexes } from './deferred-indexes';
 import type { ProjectionRegistry } from './projection-registry';
 
 export interface ProjectionRunnerDependencies {
@@ -33,6 +34,8 @@ export interface RebuildOptions {
   waitMs?: number;
   /** `snapshot` (default): from the latest ledger snapshot when there is one; `archive`: the whole ledger from 0. */
   from?: 'snapshot' | 'archive';
+  /** Told after every batch the replay commits (the CLI's progress bar). */
+  onProgress?: RebuildHooks['onProgress'];
 }
 
 interface RebuildRequest {
@@ -149,10 +152,12 @@ export class ProjectionRunner {
         store: this.deps.store,
         checkpoints: this.checkpoints,
         projections: this.deps.registry.all(),
-        batchSize: this.options.batchSize,
+        batchSize: this.options.rebuildBatchSize,
+        lanes: this.options.rebuildLanes,
         from: options.from,
       },
       options.projections,
+      { onProgress: options.onProgress },
     );
   }
 
@@ -184,6 +189,9 @@ export class ProjectionRunner {
   /** One live session: from the lowest checkpoint, until stopped, asked to rebuild, or failing. */
   private async runLive(): Promise<void> {
     const projections = this.deps.registry.all();
+    // Indexes a rebuild that died (in this process or another) had dropped: back before the live session writes.
+    const restored = await restoreDeferredIndexes(this.deps.dataSource);
+    if (restored.length) this.logger.warn(`created again the index(es) an unfinished rebuild had dropped: ${restored.join(', ')}`);
     const checkpoints = await this.checkpoints.ensure(projections.map((projection) => projection.name));
     const from = projections.length ? Math.min(...checkpoints.values()) : 0;
     await new Promise<void>((resolve, reject) => {

@@ -32,11 +32,21 @@ export interface Projection {
    * effort: a failure is logged, never retried into the tables.
    */
   afterCommit?(events: readonly RecordedEvent[], position: number): Promise<void>;
+  /**
+   * Optional: secondary indexes of its tables that none of its folds reads (plain ones: not unique, backing no
+   * constraint). A rebuild drops them before replaying and creates them once at the end (deferred-indexes.ts),
+   * instead of updating them row by row through the replay. Live runs never touch them.
+   */
+  readonly deferredIndexes?: readonly string[];
 }
 
 export interface ProjectionRunnerOptions {
   /** Most events applied in one transaction. */
   batchSize: number;
+  /** Events per transaction (and per page read) in a rebuild, where no one waits for a batch to commit. */
+  rebuildBatchSize: number;
+  /** Projections a rebuild applies at the same time, each its own transaction per page (projection-rebuild.ts). */
+  rebuildLanes: number;
   /** How long a partial batch waits for more events before it is committed (live latency vs. transactions). */
   lingerMs: number;
   /** How often a follower retries for leadership. */
@@ -49,6 +59,8 @@ export interface ProjectionRunnerOptions {
 
 export const DEFAULT_RUNNER_OPTIONS: ProjectionRunnerOptions = {
   batchSize: 500,
+  rebuildBatchSize: 5000,
+  rebuildLanes: 3,
   lingerMs: 10,
   leadershipPollMs: 1000,
   heartbeatMs: 5000,

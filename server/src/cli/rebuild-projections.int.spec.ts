@@ -11,6 +11,7 @@ import { InfrastructureModule } from '../infrastructure/infrastructure.module';
 import { newEvent, systemActor } from '../ledger/event-envelope';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '../ledger/event-store.port';
 import { LedgerModule } from '../ledger/ledger.module';
+import { formatRebuildProgress } from './rebuild-progress';
 import { formatRebuildReport, parseRebuildArguments, rebuildProjectionsIn } from './rebuild-projections';
 
 @ReadModelProjection()
@@ -87,6 +88,30 @@ describe('projections:rebuild CLI', () => {
       expect(lines[0]).toBe('rebuilding all projections (waiting up to 2 s for the projector leadership)');
       expect(lines[1]).toMatch(/^rebuilt 1 projection\(s\): replayed 3 event\(s\) up to position 3 in \d+\.\d\d s$/);
       expect(lines[2]).toBe('  sample_tally: 3 event(s) applied; rows: sample_tally=3');
+    });
+
+    it('given a terminal, when rebuilding, then the progress bar is redrawn in place up to the head and the line ended before the report', async () => {
+      const store = app.get<EventStore>(EVENT_STORE);
+      const head = await store.headPosition();
+      const output: string[] = [];
+      const lines: string[] = [];
+      await rebuildProjectionsIn(app, { waitSeconds: 2 }, (line) => lines.push(line), { isTTY: true, write: (text) => output.push(text) });
+      expect(output[0]).toBe(`\r\x1b[2K${formatRebuildProgress({ done: 0, total: head, elapsedMs: 0 })}`);
+      expect(output[output.length - 1]).toBe('\n');
+      expect(output[output.length - 2]).toMatch(
+        new RegExp(`^\\r\\x1b\\[2K\\[#{30}\\] 100% {2}${head}/${head} events {2}[\\d,]+ ev/s {2}0:00 left$`),
+      );
+      expect(lines[1]).toMatch(new RegExp(`^rebuilt 1 projection\\(s\\): replayed ${head} event\\(s\\)`));
+    });
+
+    it('given a log (no terminal), when rebuilding, then whole progress lines, the last at the head', async () => {
+      const head = await app.get<EventStore>(EVENT_STORE).headPosition();
+      const output: string[] = [];
+      await rebuildProjectionsIn(app, { waitSeconds: 2 }, () => undefined, { isTTY: false, write: (text) => output.push(text) });
+      expect(output.length).toBeGreaterThanOrEqual(2);
+      expect(output.every((text) => text.endsWith('\n') && !text.includes('\r'))).toBe(true);
+      expect(output[0]).toBe(`${formatRebuildProgress({ done: 0, total: head, elapsedMs: 0 })}\n`);
+      expect(output[output.length - 1]).toMatch(new RegExp(`\\] 100% {2}${head}/${head} events`));
     });
   });
 });

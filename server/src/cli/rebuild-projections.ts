@@ -6,6 +6,7 @@ import type { RebuildReport } from '#projections/runner/projection-rebuild';
 import { AppModule } from '../app.module';
 import { loadRuntimeConfig } from '../bootstrap-config';
 import { parseConfig } from '../config/app-config';
+import { type ProgressOutput, ProgressPrinter } from './rebuild-progress';
 
 export interface RebuildCommandOptions {
   /** Only these projections (default all). */
@@ -61,6 +62,7 @@ export async function rebuildProjectionsIn(
   app: INestApplicationContext,
   options: RebuildCommandOptions,
   print: (line: string) => void,
+  progress?: ProgressOutput,
 ): Promise<RebuildReport> {
   let runner: ProjectionRunner;
   try {
@@ -71,18 +73,26 @@ export async function rebuildProjectionsIn(
   print(
     `rebuilding ${options.projections?.join(', ') ?? 'all projections'} (waiting up to ${options.waitSeconds} s for the projector leadership)`,
   );
-  const report = await runner.rebuild({
-    projections: options.projections,
-    waitMs: options.waitSeconds * 1000,
-    from: options.fromArchive ? 'archive' : 'snapshot',
-  });
+  const printer = progress ? new ProgressPrinter(progress) : null;
+  let report: RebuildReport;
+  try {
+    report = await runner.rebuild({
+      projections: options.projections,
+      waitMs: options.waitSeconds * 1000,
+      from: options.fromArchive ? 'archive' : 'snapshot',
+      onProgress: printer ? (step) => printer.update(step) : undefined,
+    });
+  } finally {
+    printer?.finish();
+  }
   for (const line of formatRebuildReport(report)) print(line);
   return report;
 }
 
 /**
  * `npm run projections:rebuild [-- --only balances,usage_logs] [--wait 30] [--from-archive]`: empties projection tables
- * and replays the ledger (from the latest ledger snapshot when there is one; `--from-archive`: all of it). Stop running projectors first (or pass --wait long enough for them to stop): the rebuild
+ * and replays the ledger (from the latest ledger snapshot when there is one; `--from-archive`: all of it), showing a
+ * progress bar (events done of the head at the start, rate, time left). Stop running projectors first (or pass --wait long enough for them to stop): the rebuild
  * takes the projector leadership so nothing else writes the tables meanwhile.
  */
 async function main(): Promise<void> {
@@ -93,7 +103,8 @@ async function main(): Promise<void> {
   const { config, stop } = await loadRuntimeConfig(parseConfig(process.env), [], print);
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error', 'warn'] });
   try {
-    await rebuildProjectionsIn(app, options, print);
+    // A progress bar redrawn in place on a terminal, a line every 5 s in a log.
+    await rebuildProjectionsIn(app, options, print, { isTTY: process.stdout.isTTY, write: (text) => process.stdout.write(text) });
   } finally {
     await app.close();
     await stop();

@@ -68,6 +68,15 @@ export class LogsProjection implements Projection {
     LogsEventType.LogsRetentionApplied,
     LogsEventType.ChannelTestLogged,
   ];
+  /** The log screen's filters and sorts: no fold reads them (a purge drops months, or deletes in its boundary month's partition). */
+  readonly deferredIndexes = [
+    'logs_user_id_idx',
+    'logs_created_at_idx',
+    'logs_token_id_idx',
+    'logs_username_idx',
+    'logs_model_name_idx',
+    'logs_channel_id_idx',
+  ];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     const category = streamCategory(event.streamId);

@@ -22,6 +22,8 @@ export class QuotaDataProjection implements Projection {
   readonly name = 'quota-data';
   readonly tables = ['quota_data'];
   readonly handles = [QUOTA_CONSUMED];
+  /** The dashboard's time and user filters; the folds find a row by its unique key (quota_data_row), which stays. */
+  readonly deferredIndexes = ['quota_data_created_at', 'quota_data_username_created_at'];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
     const charge = this.chargeOf(event);

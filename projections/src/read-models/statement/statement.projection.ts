@@ -31,6 +31,8 @@ export class StatementProjection implements Projection {
   readonly name = 'statement';
   readonly tables = ['statement_lines'];
   readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED];
+  /** The statement's filter by kind; the folds read the last line per user through statement_lines_user, which stays. */
+  readonly deferredIndexes = ['statement_lines_user_kind'];
 
   /** Runs of charges (nearly every event under load) in ONE statement each; every other event through `apply`. */
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {

@@ -21,6 +21,7 @@ import { CreateMidjourneyTasks1732300008400 } from '#projections/read-models/mid
 import { CreateTasks1732300008600 } from '#projections/read-models/tasks/1732300008600-create-tasks';
 import { LedgerArchive1732300009200 } from './1732300009200-ledger-archive';
 import { PartitionLogsByMonth1732300009100 } from '#projections/read-models/logs/1732300009100-partition-logs-by-month';
+import { CreateProjectionDeferredIndexes1732300009300 } from './1732300009300-create-projection-deferred-indexes';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -49,4 +50,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateTasks1732300008600,
   PartitionLogsByMonth1732300009100,
   LedgerArchive1732300009200,
+  CreateProjectionDeferredIndexes1732300009300,
 ];

@@ -1,0 +1,81 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { inLanes } from './in-lanes';
+import type { Projection } from './projection';
+
+/**
+ * Secondary indexes a rebuild builds once at the end instead of row by row while it replays: a projection names
+ * them in `deferredIndexes` (indexes of its own tables that none of its folds reads, and that back no constraint).
+ * Before the replay they are dropped, their definitions kept in `projection_deferred_indexes` (migration
+ * 1732300009300) in the same transaction; after it each is created again from its definition and its row deleted,
+ * again in one transaction. A rebuild that dies in between leaves the rows behind, and `restoreDeferredIndexes`
+ * (the next rebuild, the projector's next live session) creates what they name. Creating an index from sorted rows
+ * costs a fraction of maintaining it through a million inserts.
+ */
+
+export interface DeferredIndex {
+  name: string;
+  table: string;
+  definition: string;
+}
+
+/**
+ * Drops the `deferredIndexes` of `projections` that exist and are plain indexes (not unique, not backing a
+ * constraint: those stay, ON CONFLICT and the guards need them), remembering each definition. Returns what it dropped.
+ */
+export async function dropDeferredIndexes(dataSource: DataSource, projections: readonly Projection[]): Promise<DeferredIndex[]> {
+  const names = projections.flatMap((projection) => projection.deferredIndexes ?? []);
+  if (names.length === 0) return [];
+  return dataSource.transaction(async (manager: EntityManager) => {
+    const rows: Array<{ name: string; table: string; definition: string }> = await manager.query(
+      `SELECT i.relname AS name, t.relname AS "table", pg_get_indexdef(i.oid) AS definition
+         FROM pg_index x
+         JOIN pg_class i ON i.oid = x.indexrelid
+         JOIN pg_class t ON t.oid = x.indrelid
+         JOIN pg_namespace n ON n.oid = i.relnamespace AND n.nspname = current_schema()
+        WHERE i.relname = ANY($1) AND NOT x.indisunique
+          AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.oid)
+        ORDER BY i.relname`,
+      [names],
+    );
+    for (const row of rows) {
+      await manager.query(
+        `INSERT INTO projection_deferred_indexes (index_name, table_name, definition) VALUES ($1, $2, $3)
+         ON CONFLICT (index_name) DO NOTHING`,
+        [row.name, row.table, row.definition],
+      );
+      await manager.query(`DROP INDEX ${quoteIdentifier(row.name)}`);
+    }
+    return rows;
+  });
+}
+
+/**
+ * Creates every index `projection_deferred_indexes` names (dropped by a rebuild that finished its replay, or died)
+ * and deletes its row, one index per transaction, two at a time. An index that exists again is only struck off. Returns the names.
+ */
+export async function restoreDeferredIndexes(dataSource: DataSource): Promise<string[]> {
+  const rows: Array<{ index_name: string; definition: string }> = await dataSource.query(
+    'SELECT index_name, definition FROM projection_deferred_indexes ORDER BY index_name',
+  );
+  // Two at a time: an index build is one backend's sort, and a rebuild ends with a dozen of them.
+  await inLanes(rows, 2, async (row) => {
+    await dataSource.transaction(async (manager: EntityManager) => {
+      const [present] = await manager.query('SELECT to_regclass($1) IS NOT NULL AS present', [quoteIdentifier(row.index_name)]);
+      if (!present.present) await manager.query(onWholeTable(row.definition));
+      await manager.query('DELETE FROM projection_deferred_indexes WHERE index_name = $1', [row.index_name]);
+    });
+  });
+  return rows.map((row) => row.index_name);
+}
+
+/**
+ * The definition as it creates the index on every partition: pg_get_indexdef says `ON ONLY <table>` for an index of a
+ * partitioned table (logs), and run as it is that creates an invalid parent index that no partition gets.
+ */
+export function onWholeTable(definition: string): string {
+  return definition.replace(/^(CREATE (?:UNIQUE )?INDEX (?:"(?:[^"]|"")+"|\S+) ON) ONLY /, '$1 ');
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
