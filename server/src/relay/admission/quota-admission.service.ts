@@ -57,6 +57,16 @@ export interface ShippedCharge {
 /** A reservation's lease without a configuration (RELAY_LEASE_MS's default, 60 s): how long a dead process's quota stays held. */
 export const LEASE_MS = CONFIG_DEFAULTS.RELAY_LEASE_MS;
 
+/**
+ * Admission needed Redis and admission's connection stayed down for RELAY_ADMISSION_REDIS_WAIT_MS: the request is
+ * refused, with nothing reserved for it (a reservation issued meanwhile is released once Redis answers it).
+ */
+export class AdmissionUnavailableError extends Error {
+  constructor(waitedMs: number) {
+    super(`quota admission: Redis unreachable for ${waitedMs} ms`);
+  }
+}
+
 export const QUOTA_ADMISSION_OPTIONS = Symbol('QUOTA_ADMISSION_OPTIONS');
 
 export interface QuotaAdmissionOptions {
@@ -64,6 +74,8 @@ export interface QuotaAdmissionOptions {
   blocks?: boolean;
   /** The lease of blocks and of renewals made through admission (default RELAY_LEASE_MS; specs shorten it). */
   leaseMs?: number;
+  /** How long a request waits for a Redis that is down (default RELAY_ADMISSION_REDIS_WAIT_MS). */
+  redisWaitMs?: number;
 }
 
 /**
@@ -84,6 +96,8 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   private idleTimer: NodeJS.Timeout | null = null;
   /** Lease of the blocks, and of what the settlement renews (renewMany): RELAY_LEASE_MS unless a spec sets it. */
   readonly leaseMs: number;
+  /** RELAY_ADMISSION_REDIS_WAIT_MS: see reserveBounded. */
+  private readonly redisWaitMs: number;
 
   constructor(
     @Inject(REDIS) redis: Redis,
@@ -95,10 +109,14 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     /** RELAY_LEASE_MS, RELAY_QUOTA_BLOCKS, RELAY_QUOTA_BLOCK_IDLE_MS; absent in specs that build the service by hand: the defaults. */
     @Optional()
     @Inject(APP_CONFIG)
-    config: Pick<AppConfig, 'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS'> | null = null,
+    config: Pick<
+      AppConfig,
+      'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS' | 'RELAY_ADMISSION_REDIS_WAIT_MS'
+    > | null = null,
   ) {
     const settings = config ?? CONFIG_DEFAULTS;
     this.leaseMs = options?.leaseMs ?? settings.RELAY_LEASE_MS;
+    this.redisWaitMs = options?.redisWaitMs ?? settings.RELAY_ADMISSION_REDIS_WAIT_MS ?? CONFIG_DEFAULTS.RELAY_ADMISSION_REDIS_WAIT_MS;
     this.redis = openAdmissionConnection(redis);
     this.keys = new AdmissionKeys(keys);
     this.bases = new BalanceBases(this.redis, this.keys, dataSource);
@@ -188,8 +206,50 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
           reservation: { id: attempt.hold.block.id, kind: 'block', amount },
         };
       }
+      // Admission's connection is down: Redis is waited for at most RELAY_ADMISSION_REDIS_WAIT_MS. While it is up
+      // (the common case) no timer and no extra promise: the status is a field read.
+      if (this.redis.status !== 'ready') return this.reserveBounded(request, amount, attempt.wait);
       if (attempt.wait) await attempt.wait;
+    } else if (this.redis.status !== 'ready') return this.reserveBounded(request, amount, null);
+    return this.reserveFromRedis(request, amount);
+  }
+
+  /**
+   * reserveFromRedis while admission's connection is down: its commands wait in ioredis's offline queue (the client
+   * never gives up, maxRetriesPerRequest null), so after RELAY_ADMISSION_REDIS_WAIT_MS the request is refused with
+   * AdmissionUnavailableError instead. Its commands stay queued; if Redis comes back and RESERVE admits the request
+   * after all, that reservation is released at once (and if this process dies first, its lease runs out and the
+   * sweep retires it). A request whose command was already sent when the connection dropped is not bounded: ioredis
+   * resends it once Redis is back (see README, "When Redis or Postgres is away").
+   */
+  private async reserveBounded(request: ReservationRequest, amount: number, wait: Promise<void> | null | undefined): Promise<ReservationResult> {
+    const work = (async () => {
+      if (wait) await wait;
+      return this.reserveFromRedis(request, amount);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AdmissionUnavailableError(this.redisWaitMs)), this.redisWaitMs);
+    });
+    try {
+      return await Promise.race([work, deadline]);
+    } catch (error) {
+      if (error instanceof AdmissionUnavailableError) {
+        void work.then(
+          (late) => {
+            if (late.ok) return this.release({ requestId: request.requestId, userId: request.userId, tokenId: request.tokenId });
+          },
+          () => undefined,
+        ).catch(() => undefined);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /** RESERVE in Redis, giving this process's blocks back for a refusal, then considering a block for what follows. */
+  private async reserveFromRedis(request: ReservationRequest, amount: number): Promise<ReservationResult> {
     // The rounded amount beside the request, not `{ ...request, amount }`: on this V8 a spread followed by a property
     // makes a new hidden class on every call (docs/benchmark.md, 2026-11-25).
     let result = await this.reserveInRedis(request, amount);
