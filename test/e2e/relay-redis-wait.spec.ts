@@ -1,7 +1,9 @@
+import { MidjourneyProxyFake } from '../fakes/upstreams/midjourney-proxy-fake';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
 import { admission, chargesOf, createChannel, listen, routable, userWithToken } from './relay-support';
+import { taskRelayCall } from './task-support';
 import { balanceRow, dataSource, projected, rootCaller } from './users-support';
 
 jest.setTimeout(120_000);
@@ -10,12 +12,14 @@ const WAIT_MS = 1500;
 
 /**
  * RELAY_ADMISSION_REDIS_WAIT_MS: with admission's Redis down, a relay request that needs Redis to be admitted waits
- * at most that long, then answers 503 in the relay's error shape, with nothing charged, reserved or sent upstream.
+ * at most that long, then answers 503 in the relay's error shape (a Midjourney submit: in its own), with nothing
+ * charged, reserved or sent upstream.
  * A request admitted from a quota block the process holds still answers at once, and an outage shorter than the wait
  * only delays a request. The app runs on a private redis-server, killed and restarted here.
  */
 describe('relay admission while Redis is away', () => {
   const upstream = new OpenAIUpstreamFake();
+  const proxy = new MidjourneyProxyFake();
   let redis: PrivateRedis;
   let target: TestApp;
   let origin: string;
@@ -23,6 +27,8 @@ describe('relay admission while Redis is away', () => {
   let blockUser: Awaited<ReturnType<typeof userWithToken>>;
   /** Asks max_tokens too large for a block: every request of theirs reserves in Redis. */
   let redisUser: Awaited<ReturnType<typeof userWithToken>>;
+  /** Submits Midjourney tasks (50,000 a task: a balance too small for a block). */
+  let mjUser: Awaited<ReturnType<typeof userWithToken>>;
 
   const chat = (key: string, maxTokens?: number) =>
     fetch(`${origin}/v1/chat/completions`, {
@@ -41,6 +47,7 @@ describe('relay admission while Redis is away', () => {
 
   beforeAll(async () => {
     await upstream.start();
+    await proxy.start();
     redis = await startPrivateRedis();
     target = await createTestApp({
       redisUrl: redis.url,
@@ -49,8 +56,10 @@ describe('relay admission while Redis is away', () => {
     origin = (await listen(target)).replace(/\/v1$/, '');
     const root = await rootCaller(target);
     await createChannel(target, root, { type: 1, name: 'fake-openai', baseUrl: upstream.baseUrl, models: ['gpt-3.5-turbo'] });
+    await createChannel(target, root, { type: 2, name: 'fake-mj', key: proxy.secret, baseUrl: proxy.baseUrl, models: ['mj_imagine'] });
     blockUser = await userWithToken(target, 'blocky', 100_000_000, { unlimited_quota: false, remain_quota: 50_000_000 });
     redisUser = await userWithToken(target, 'redisy', 1_000_000, { unlimited_quota: false, remain_quota: 900_000 });
+    mjUser = await userWithToken(target, 'mjuser', 300_000, { unlimited_quota: false, remain_quota: 300_000 });
     await routable(target, blockUser.key, `${origin}/v1`, 'gpt-3.5-turbo');
   });
   afterAll(async () => {
@@ -58,6 +67,7 @@ describe('relay admission while Redis is away', () => {
     await target?.close();
     await redis?.destroy();
     await upstream.close();
+    await proxy.close();
   });
 
   it('refuses with 503 after the wait, changing nothing; admits from a block at once; rides out a shorter outage', async () => {
@@ -72,13 +82,24 @@ describe('relay admission while Redis is away', () => {
     await projected(target);
     const before = { balance: await balanceRow(target, redisUser.id), token: await tokenRemain(redisUser.tokenId) };
     const upstreamBefore = upstream.requests.length;
+    const imagine = () =>
+      taskRelayCall(`${origin}/mj/submit/imagine`, 'POST', { authorization: `Bearer ${mjUser.key}` }, { prompt: 'a cat' });
+    expect((await imagine()).body.code).toBe(1); // warm-up: the token is known, the task is charged
+    await projected(target);
+    const mjBefore = {
+      balance: await balanceRow(target, mjUser.id),
+      token: await tokenRemain(mjUser.tokenId),
+      submits: proxy.submits().length,
+    };
 
     await redis.kill();
     // Admitted from the block in memory: answered at once.
     const fromBlock = await timed(chat(blockUser.key));
     expect(fromBlock.response.status).toBe(200);
     expect(fromBlock.elapsed).toBeLessThan(1000);
-    // Needs Redis: refused once the wait is over, in the relay's error shape.
+    // Needs Redis: refused once the wait is over, in the relay's error shape (a Midjourney submit in its own).
+    const mjStarted = Date.now();
+    const mjRefused = imagine().then((answer) => ({ ...answer, elapsed: Date.now() - mjStarted }));
     const refused = await timed(chat(redisUser.key, 50_000));
     expect(refused.response.status).toBe(503);
     expect(JSON.parse(refused.text)).toEqual({
@@ -92,6 +113,17 @@ describe('relay admission while Redis is away', () => {
     expect(refused.elapsed).toBeGreaterThanOrEqual(WAIT_MS - 50);
     expect(refused.elapsed).toBeLessThan(WAIT_MS + 1000);
     expect(upstream.requests.length).toBe(upstreamBefore + 1); // the block user's request only
+    const mjAnswer = await mjRefused;
+    expect(mjAnswer.status).toBe(503);
+    expect(mjAnswer.body).toEqual({
+      description: 'quota service is unavailable (Redis unreachable), please retry later',
+      type: 'new_api_error',
+      code: 4,
+    });
+    expect(mjAnswer.elapsed).toBeLessThan(WAIT_MS + 1000);
+    expect(proxy.submits()).toHaveLength(mjBefore.submits);
+    expect(await balanceRow(target, mjUser.id)).toEqual(mjBefore.balance);
+    expect(await tokenRemain(mjUser.tokenId)).toBe(mjBefore.token);
     expect(await balanceRow(target, redisUser.id)).toEqual(before.balance);
     expect(await tokenRemain(redisUser.tokenId)).toBe(before.token);
 

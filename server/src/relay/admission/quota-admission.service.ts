@@ -222,7 +222,11 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
    * sweep retires it). A request whose command was already sent when the connection dropped is not bounded: ioredis
    * resends it once Redis is back (see README, "When Redis or Postgres is away").
    */
-  private async reserveBounded(request: ReservationRequest, amount: number, wait: Promise<void> | null | undefined): Promise<ReservationResult> {
+  private async reserveBounded(
+    request: ReservationRequest,
+    amount: number,
+    wait: Promise<void> | null | undefined,
+  ): Promise<ReservationResult> {
     const work = (async () => {
       if (wait) await wait;
       return this.reserveFromRedis(request, amount);
@@ -235,12 +239,14 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
       return await Promise.race([work, deadline]);
     } catch (error) {
       if (error instanceof AdmissionUnavailableError) {
-        void work.then(
-          (late) => {
-            if (late.ok) return this.release({ requestId: request.requestId, userId: request.userId, tokenId: request.tokenId });
-          },
-          () => undefined,
-        ).catch(() => undefined);
+        void work
+          .then(
+            (late) => {
+              if (late.ok) return this.release({ requestId: request.requestId, userId: request.userId, tokenId: request.tokenId });
+            },
+            () => undefined,
+          )
+          .catch(() => undefined);
       }
       throw error;
     } finally {
