@@ -127,7 +127,7 @@ describe('relay admission while Redis is away', () => {
     expect(await balanceRow(target, redisUser.id)).toEqual(before.balance);
     expect(await tokenRemain(redisUser.tokenId)).toBe(before.token);
 
-    // Back (empty): the refused request's RESERVE, still queued, runs and is released; nothing is charged for it.
+    // Back (empty): nothing was queued for the refused request, and nothing is charged for it.
     await redis.start();
     const after = await timed(chat(redisUser.key, 50_000)); // the connection is back
     expect(after.response.status).toBe(200);

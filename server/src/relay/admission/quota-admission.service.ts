@@ -59,7 +59,7 @@ export const LEASE_MS = CONFIG_DEFAULTS.RELAY_LEASE_MS;
 
 /**
  * Admission needed Redis and admission's connection stayed down for RELAY_ADMISSION_REDIS_WAIT_MS: the request is
- * refused, with nothing reserved for it (a reservation issued meanwhile is released once Redis answers it).
+ * refused, with nothing reserved for it and no command queued (see reserveBounded).
  */
 export class AdmissionUnavailableError extends Error {
   constructor(waitedMs: number) {
@@ -98,6 +98,8 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   readonly leaseMs: number;
   /** RELAY_ADMISSION_REDIS_WAIT_MS: see reserveBounded. */
   private readonly redisWaitMs: number;
+  /** Requests waiting for admission's connection to come back (reserveBounded), woken by its 'ready'. */
+  private readonly readyWaiters = new Set<() => void>();
 
   constructor(
     @Inject(REDIS) redis: Redis,
@@ -118,6 +120,10 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     this.leaseMs = options?.leaseMs ?? settings.RELAY_LEASE_MS;
     this.redisWaitMs = options?.redisWaitMs ?? settings.RELAY_ADMISSION_REDIS_WAIT_MS ?? CONFIG_DEFAULTS.RELAY_ADMISSION_REDIS_WAIT_MS;
     this.redis = openAdmissionConnection(redis);
+    this.redis.on('ready', () => {
+      for (const wake of this.readyWaiters) wake();
+      this.readyWaiters.clear();
+    });
     this.keys = new AdmissionKeys(keys);
     this.bases = new BalanceBases(this.redis, this.keys, dataSource);
     this.expiredLeases = new ExpiredLeases(this.redis, this.keys, store, dataSource, this.bases);
@@ -215,43 +221,36 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   }
 
   /**
-   * reserveFromRedis while admission's connection is down: its commands wait in ioredis's offline queue (the client
-   * never gives up, maxRetriesPerRequest null), so after RELAY_ADMISSION_REDIS_WAIT_MS the request is refused with
-   * AdmissionUnavailableError instead. Its commands stay queued; if Redis comes back and RESERVE admits the request
-   * after all, that reservation is released at once (and if this process dies first, its lease runs out and the
-   * sweep retires it). A request whose command was already sent when the connection dropped is not bounded: ioredis
-   * resends it once Redis is back (see README, "When Redis or Postgres is away").
+   * reserveFromRedis while admission's connection is down. Its commands would wait in ioredis's offline queue with no
+   * bound (maxRetriesPerRequest null), so none is issued yet: the request waits for the connection's next 'ready', at
+   * most RELAY_ADMISSION_REDIS_WAIT_MS, then is refused with AdmissionUnavailableError, having reserved nothing and
+   * queued nothing. Once Redis is back in time, it reserves as usual. A request whose command was already sent when
+   * the connection dropped is not bounded: ioredis resends it once Redis is back (README, "When Redis or Postgres is
+   * away").
    */
   private async reserveBounded(
     request: ReservationRequest,
     amount: number,
     wait: Promise<void> | null | undefined,
   ): Promise<ReservationResult> {
-    const work = (async () => {
-      if (wait) await wait;
-      return this.reserveFromRedis(request, amount);
-    })();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AdmissionUnavailableError(this.redisWaitMs)), this.redisWaitMs);
+    if (!(await this.redisReady())) throw new AdmissionUnavailableError(this.redisWaitMs);
+    if (wait) await wait;
+    return this.reserveFromRedis(request, amount);
+  }
+
+  /** Resolves true at admission's connection's next 'ready', false after RELAY_ADMISSION_REDIS_WAIT_MS. */
+  private redisReady(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.readyWaiters.delete(wake);
+        resolve(false);
+      }, this.redisWaitMs);
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.readyWaiters.add(wake);
     });
-    try {
-      return await Promise.race([work, deadline]);
-    } catch (error) {
-      if (error instanceof AdmissionUnavailableError) {
-        void work
-          .then(
-            (late) => {
-              if (late.ok) return this.release({ requestId: request.requestId, userId: request.userId, tokenId: request.tokenId });
-            },
-            () => undefined,
-          )
-          .catch(() => undefined);
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** RESERVE in Redis, giving this process's blocks back for a refusal, then considering a block for what follows. */
