@@ -1,5 +1,6 @@
 import { MidjourneyProxyFake } from '../fakes/upstreams/midjourney-proxy-fake';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
+import { SunoApiFake } from '../fakes/upstreams/suno-api-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
 import { admission, chargesOf, createChannel, listen, routable, userWithToken } from './relay-support';
@@ -12,7 +13,7 @@ const WAIT_MS = 1500;
 
 /**
  * RELAY_ADMISSION_REDIS_WAIT_MS: with admission's Redis down, a relay request that needs Redis to be admitted waits
- * at most that long, then answers 503 in the relay's error shape (a Midjourney submit: in its own), with nothing
+ * at most that long, then answers 503 in the relay's error shape (Midjourney and Suno submits: in their own), with nothing
  * charged, reserved or sent upstream.
  * A request admitted from a quota block the process holds still answers at once, and an outage shorter than the wait
  * only delays a request. The app runs on a private redis-server, killed and restarted here.
@@ -20,6 +21,7 @@ const WAIT_MS = 1500;
 describe('relay admission while Redis is away', () => {
   const upstream = new OpenAIUpstreamFake();
   const proxy = new MidjourneyProxyFake();
+  const sunoApi = new SunoApiFake();
   let redis: PrivateRedis;
   let target: TestApp;
   let origin: string;
@@ -27,7 +29,7 @@ describe('relay admission while Redis is away', () => {
   let blockUser: Awaited<ReturnType<typeof userWithToken>>;
   /** Asks max_tokens too large for a block: every request of theirs reserves in Redis. */
   let redisUser: Awaited<ReturnType<typeof userWithToken>>;
-  /** Submits Midjourney tasks (50,000 a task: a balance too small for a block). */
+  /** Submits Midjourney and Suno tasks (50,000 a task: a balance too small for a block). */
   let mjUser: Awaited<ReturnType<typeof userWithToken>>;
 
   const chat = (key: string, maxTokens?: number) =>
@@ -48,8 +50,12 @@ describe('relay admission while Redis is away', () => {
   beforeAll(async () => {
     await upstream.start();
     await proxy.start();
+    await sunoApi.start();
     redis = await startPrivateRedis();
+    // No worker role: its queues (BullMQ, task pollers) are not what this spec is about, and their connections
+    // through two Redis restarts made the app's close hang now and then.
     target = await createTestApp({
+      roles: ['api', 'projector'],
       redisUrl: redis.url,
       env: { RELAY_ADMISSION_REDIS_WAIT_MS: String(WAIT_MS), RELAY_QUOTA_BLOCK_IDLE_MS: '600000' },
     });
@@ -57,6 +63,7 @@ describe('relay admission while Redis is away', () => {
     const root = await rootCaller(target);
     await createChannel(target, root, { type: 1, name: 'fake-openai', baseUrl: upstream.baseUrl, models: ['gpt-3.5-turbo'] });
     await createChannel(target, root, { type: 2, name: 'fake-mj', key: proxy.secret, baseUrl: proxy.baseUrl, models: ['mj_imagine'] });
+    await createChannel(target, root, { type: 36, name: 'fake-suno', key: sunoApi.key, baseUrl: sunoApi.baseUrl, models: ['suno_music'] });
     blockUser = await userWithToken(target, 'blocky', 100_000_000, { unlimited_quota: false, remain_quota: 50_000_000 });
     redisUser = await userWithToken(target, 'redisy', 1_000_000, { unlimited_quota: false, remain_quota: 900_000 });
     mjUser = await userWithToken(target, 'mjuser', 300_000, { unlimited_quota: false, remain_quota: 300_000 });
@@ -68,6 +75,7 @@ describe('relay admission while Redis is away', () => {
     await redis?.destroy();
     await upstream.close();
     await proxy.close();
+    await sunoApi.close();
   });
 
   it('refuses with 503 after the wait, changing nothing; admits from a block at once; rides out a shorter outage', async () => {
@@ -86,6 +94,11 @@ describe('relay admission while Redis is away', () => {
       taskRelayCall(`${origin}/mj/submit/imagine`, 'POST', { authorization: `Bearer ${mjUser.key}` }, { prompt: 'a cat' });
     expect((await imagine()).body.code).toBe(1); // warm-up: the token is known, the task is charged
     await projected(target);
+    const music = () =>
+      taskRelayCall(`${origin}/suno/submit/music`, 'POST', { authorization: `Bearer ${mjUser.key}` }, { prompt: 'a song', title: 't' });
+    expect((await music()).status).toBe(200); // warm-up
+    await projected(target);
+    const sunoSubmits = sunoApi.submits().length;
     const mjBefore = {
       balance: await balanceRow(target, mjUser.id),
       token: await tokenRemain(mjUser.tokenId),
@@ -100,6 +113,7 @@ describe('relay admission while Redis is away', () => {
     // Needs Redis: refused once the wait is over, in the relay's error shape (a Midjourney submit in its own).
     const mjStarted = Date.now();
     const mjRefused = imagine().then((answer) => ({ ...answer, elapsed: Date.now() - mjStarted }));
+    const sunoRefused = music().then((answer) => ({ ...answer, elapsed: Date.now() - mjStarted }));
     const refused = await timed(chat(redisUser.key, 50_000));
     expect(refused.response.status).toBe(503);
     expect(JSON.parse(refused.text)).toEqual({
@@ -122,6 +136,15 @@ describe('relay admission while Redis is away', () => {
     });
     expect(mjAnswer.elapsed).toBeLessThan(WAIT_MS + 1000);
     expect(proxy.submits()).toHaveLength(mjBefore.submits);
+    const sunoAnswer = await sunoRefused;
+    expect(sunoAnswer.status).toBe(503);
+    expect(sunoAnswer.body).toEqual({
+      code: 'quota_service_unavailable',
+      message: 'quota service is unavailable (Redis unreachable), please retry later',
+      data: null,
+    });
+    expect(sunoAnswer.elapsed).toBeLessThan(WAIT_MS + 1000);
+    expect(sunoApi.submits()).toHaveLength(sunoSubmits);
     expect(await balanceRow(target, mjUser.id)).toEqual(mjBefore.balance);
     expect(await tokenRemain(mjUser.tokenId)).toBe(mjBefore.token);
     expect(await balanceRow(target, redisUser.id)).toEqual(before.balance);
