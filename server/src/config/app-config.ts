@@ -221,6 +221,11 @@ const variables = {
   RELAY_CHARGE_DURABILITY: oneOf(['journal', 'ledger'], 'journal'),
   /** on: flush each journal write to disk before the answer ends. */
   RELAY_JOURNAL_FSYNC: flag(false, 'on'),
+  /**
+   * With admission's Redis connection down, how long a request that needs Redis to be admitted waits for it; then it
+   * is refused with 503 (quota service unavailable). Not consulted while the connection is up.
+   */
+  RELAY_ADMISSION_REDIS_WAIT_MS: integer(5_000, 0),
   /** off: every request reserves in Redis (no quota blocks). */
   RELAY_QUOTA_BLOCKS: flag(true, 'on'),
   /** Unused quota blocks are given back after this idle time. */

@@ -57,6 +57,16 @@ export interface ShippedCharge {
 /** A reservation's lease without a configuration (RELAY_LEASE_MS's default, 60 s): how long a dead process's quota stays held. */
 export const LEASE_MS = CONFIG_DEFAULTS.RELAY_LEASE_MS;
 
+/**
+ * Admission needed Redis and admission's connection stayed down for RELAY_ADMISSION_REDIS_WAIT_MS: the request is
+ * refused, with nothing reserved for it and no command queued (see reserveBounded).
+ */
+export class AdmissionUnavailableError extends Error {
+  constructor(waitedMs: number) {
+    super(`quota admission: Redis unreachable for ${waitedMs} ms`);
+  }
+}
+
 export const QUOTA_ADMISSION_OPTIONS = Symbol('QUOTA_ADMISSION_OPTIONS');
 
 export interface QuotaAdmissionOptions {
@@ -64,6 +74,8 @@ export interface QuotaAdmissionOptions {
   blocks?: boolean;
   /** The lease of blocks and of renewals made through admission (default RELAY_LEASE_MS; specs shorten it). */
   leaseMs?: number;
+  /** How long a request waits for a Redis that is down (default RELAY_ADMISSION_REDIS_WAIT_MS). */
+  redisWaitMs?: number;
 }
 
 /**
@@ -84,6 +96,10 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   private idleTimer: NodeJS.Timeout | null = null;
   /** Lease of the blocks, and of what the settlement renews (renewMany): RELAY_LEASE_MS unless a spec sets it. */
   readonly leaseMs: number;
+  /** RELAY_ADMISSION_REDIS_WAIT_MS: see reserveBounded. */
+  private readonly redisWaitMs: number;
+  /** Requests waiting for admission's connection to come back (reserveBounded), woken by its 'ready'. */
+  private readonly readyWaiters = new Set<() => void>();
 
   constructor(
     @Inject(REDIS) redis: Redis,
@@ -95,11 +111,19 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     /** RELAY_LEASE_MS, RELAY_QUOTA_BLOCKS, RELAY_QUOTA_BLOCK_IDLE_MS; absent in specs that build the service by hand: the defaults. */
     @Optional()
     @Inject(APP_CONFIG)
-    config: Pick<AppConfig, 'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS'> | null = null,
+    config: Pick<
+      AppConfig,
+      'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS' | 'RELAY_ADMISSION_REDIS_WAIT_MS'
+    > | null = null,
   ) {
     const settings = config ?? CONFIG_DEFAULTS;
     this.leaseMs = options?.leaseMs ?? settings.RELAY_LEASE_MS;
+    this.redisWaitMs = options?.redisWaitMs ?? settings.RELAY_ADMISSION_REDIS_WAIT_MS ?? CONFIG_DEFAULTS.RELAY_ADMISSION_REDIS_WAIT_MS;
     this.redis = openAdmissionConnection(redis);
+    this.redis.on('ready', () => {
+      for (const wake of this.readyWaiters) wake();
+      this.readyWaiters.clear();
+    });
     this.keys = new AdmissionKeys(keys);
     this.bases = new BalanceBases(this.redis, this.keys, dataSource);
     this.expiredLeases = new ExpiredLeases(this.redis, this.keys, store, dataSource, this.bases);
@@ -188,8 +212,49 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
           reservation: { id: attempt.hold.block.id, kind: 'block', amount },
         };
       }
+      // Admission's connection is down: Redis is waited for at most RELAY_ADMISSION_REDIS_WAIT_MS. While it is up
+      // (the common case) no timer and no extra promise: the status is a field read.
+      if (this.redis.status !== 'ready') return this.reserveBounded(request, amount, attempt.wait);
       if (attempt.wait) await attempt.wait;
-    }
+    } else if (this.redis.status !== 'ready') return this.reserveBounded(request, amount, null);
+    return this.reserveFromRedis(request, amount);
+  }
+
+  /**
+   * reserveFromRedis while admission's connection is down. Its commands would wait in ioredis's offline queue with no
+   * bound (maxRetriesPerRequest null), so none is issued yet: the request waits for the connection's next 'ready', at
+   * most RELAY_ADMISSION_REDIS_WAIT_MS, then is refused with AdmissionUnavailableError, having reserved nothing and
+   * queued nothing. Once Redis is back in time, it reserves as usual. A request whose command was already sent when
+   * the connection dropped is not bounded: ioredis resends it once Redis is back (README, "When Redis or Postgres is
+   * away").
+   */
+  private async reserveBounded(
+    request: ReservationRequest,
+    amount: number,
+    wait: Promise<void> | null | undefined,
+  ): Promise<ReservationResult> {
+    if (!(await this.redisReady())) throw new AdmissionUnavailableError(this.redisWaitMs);
+    if (wait) await wait;
+    return this.reserveFromRedis(request, amount);
+  }
+
+  /** Resolves true at admission's connection's next 'ready', false after RELAY_ADMISSION_REDIS_WAIT_MS. */
+  private redisReady(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.readyWaiters.delete(wake);
+        resolve(false);
+      }, this.redisWaitMs);
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.readyWaiters.add(wake);
+    });
+  }
+
+  /** RESERVE in Redis, giving this process's blocks back for a refusal, then considering a block for what follows. */
+  private async reserveFromRedis(request: ReservationRequest, amount: number): Promise<ReservationResult> {
     // The rounded amount beside the request, not `{ ...request, amount }`: on this V8 a spread followed by a property
     // makes a new hidden class on every call (docs/benchmark.md, 2026-11-25).
     let result = await this.reserveInRedis(request, amount);

@@ -4,7 +4,8 @@ import { type MetadataInput, userActor } from '../../ledger/event-envelope';
 import { OptionsService } from '../../modules/options';
 import { PricingService } from '../../modules/pricing';
 import { type MidjourneyTaskFacts, MidjourneyTaskLedger, MidjourneyTaskReader } from '../../modules/tasks';
-import { QuotaAdmissionService } from '../admission/quota-admission.service';
+import { AdmissionUnavailableError, QuotaAdmissionService } from '../admission/quota-admission.service';
+import { QUOTA_SERVICE_UNAVAILABLE } from '../pipeline/steps/admission';
 import { relayAuthorization } from '../pipeline/relay-authorization';
 import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
 import {
@@ -78,13 +79,13 @@ export class MidjourneySubmitService {
       const tokenId = caller.token.unlimitedQuota ? null : caller.token.id;
       let reservation: { id: string; kind: 'request' | 'block' } | undefined;
       if (quota > 0) {
-        const admitted = await this.admission.reserve({
-          requestId,
-          userId: caller.user.id,
-          tokenId,
-          amount: quota,
-          leaseMs: SUBMIT_LEASE_MS,
-        });
+        const admitted = await this.admission
+          .reserve({ requestId, userId: caller.user.id, tokenId, amount: quota, leaseMs: SUBMIT_LEASE_MS })
+          .catch((error: unknown) => {
+            // Redis stayed unreachable for RELAY_ADMISSION_REDIS_WAIT_MS: nothing reserved, nothing submitted.
+            if (error instanceof AdmissionUnavailableError) throw new MjRequestError(QUOTA_SERVICE_UNAVAILABLE, 4, 503);
+            throw error;
+          });
         if (!admitted.ok) throw new MjRequestError('quota_not_enough');
         reservation = admitted.reservation;
         reserved = { userId: caller.user.id, tokenId };

@@ -4,7 +4,8 @@ import { type MetadataInput, userActor } from '../../ledger/event-envelope';
 import { OptionsService } from '../../modules/options';
 import { PricingService } from '../../modules/pricing';
 import { type SunoTaskFacts, SunoTaskLedger, TaskReader } from '../../modules/tasks';
-import { QuotaAdmissionService } from '../admission/quota-admission.service';
+import { AdmissionUnavailableError, QuotaAdmissionService } from '../admission/quota-admission.service';
+import { QUOTA_SERVICE_UNAVAILABLE } from '../pipeline/steps/admission';
 import { relayAuthorization } from '../pipeline/relay-authorization';
 import type { RelayHttpRequest } from '../pipeline/relay-pipeline.service';
 import { RelayError } from '../relay-error';
@@ -79,13 +80,13 @@ export class SunoSubmitService {
       const { channel, pinned } = await this.channelFor(caller, submit);
       const price = taskPrice(this.pricing.tables(), submit.model, caller.group);
       const tokenId = caller.token.unlimitedQuota ? null : caller.token.id;
-      const admitted = await this.admission.reserve({
-        requestId,
-        userId: caller.user.id,
-        tokenId,
-        amount: price.quota,
-        leaseMs: SUBMIT_LEASE_MS,
-      });
+      const admitted = await this.admission
+        .reserve({ requestId, userId: caller.user.id, tokenId, amount: price.quota, leaseMs: SUBMIT_LEASE_MS })
+        .catch((error: unknown) => {
+          // Redis stayed unreachable for RELAY_ADMISSION_REDIS_WAIT_MS: nothing reserved, nothing submitted.
+          if (error instanceof AdmissionUnavailableError) throw localTaskError('quota_service_unavailable', QUOTA_SERVICE_UNAVAILABLE, 503);
+          throw error;
+        });
       if (!admitted.ok) throw localTaskError('quota_not_enough', 'user quota is not enough', 403);
       reserved = { userId: caller.user.id, tokenId };
       const accepted = await this.attempts(caller, submit, channel, pinned);

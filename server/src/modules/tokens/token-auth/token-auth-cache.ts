@@ -166,6 +166,12 @@ export class TokenAuthCache implements OnModuleInit {
     const local = this.tokens.get(key);
     if (local) return local;
     if (this.unknownKeys.get(key)) return null;
+    // Redis down: Postgres answers (the Redis copy is only a cache), rather than waiting in ioredis's offline queue
+    // with no bound; nothing is kept, so the usual path resumes once Redis is back.
+    if (this.redis.status !== 'ready') {
+      const row = await this.loadToken(key);
+      return row ? prepare(row) : null;
+    }
     const startedAt = this.invalidations;
     const hash = this.hashKey(key);
     const entryKey = this.keys.key('relay', 'token', hash);
@@ -192,6 +198,7 @@ export class TokenAuthCache implements OnModuleInit {
   async user(id: number): Promise<UserRecord | null> {
     const local = this.users.get(id);
     if (local) return local;
+    if (this.redis.status !== 'ready') return this.loadUser(id); // Redis down: as in token()
     const startedAt = this.invalidations;
     const entryKey = this.userKey(id);
     const generationKey = this.userGenerationKey(id);

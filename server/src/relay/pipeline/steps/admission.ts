@@ -1,4 +1,4 @@
-import type { AdmittedBy } from '../../admission/quota-admission.service';
+import { AdmissionUnavailableError, type AdmittedBy, type ReservationResult } from '../../admission/quota-admission.service';
 import { type ModelPricing, priceImageRequest, pricingFor, referencePreConsume, reservationQuota } from '#server/modules/pricing/index';
 import { maxTokensOf } from '../relay-request';
 import { relayLocal } from './error-answer';
@@ -26,13 +26,18 @@ export function price(context: RelayContext, upstreamModel: string): { pricing: 
 /** Reserve `amount` for the user and the token; answers new-api's refusals when it does not fit. */
 export async function reserve(deps: RelayDeps, context: RelayContext, amount: number, referencePre: number): Promise<AdmittedBy> {
   const { caller, request } = context;
-  const result = await deps.admission.reserve({
-    requestId: request.requestId,
-    userId: caller.user.id,
-    tokenId: context.reservedTokenId,
-    amount,
-    leaseMs: deps.admission.leaseMs,
-  });
+  let result: ReservationResult;
+  try {
+    result = await deps.admission.reserve({
+      requestId: request.requestId,
+      userId: caller.user.id,
+      tokenId: context.reservedTokenId,
+      amount,
+      leaseMs: deps.admission.leaseMs,
+    });
+  } catch (error) {
+    throw error instanceof AdmissionUnavailableError ? quotaServiceUnavailable() : error;
+  }
   if (result.ok) return result.reservation;
   if (result.reason === 'user') {
     if (result.userAvailable <= 0) throw relayLocal(403, 'user quota is not enough', 'insufficient_user_quota');
@@ -48,6 +53,13 @@ export async function reserve(deps: RelayDeps, context: RelayContext, amount: nu
     throw await deps.authenticator.tokenExhausted(caller, result.tokenAvailable ?? 0);
   }
   throw relayLocal(403, '令牌额度不足', 'pre_consume_token_quota_failed');
+}
+
+/** Admission needed Redis and it stayed unreachable for RELAY_ADMISSION_REDIS_WAIT_MS: nothing was reserved or sent upstream. */
+export const QUOTA_SERVICE_UNAVAILABLE = 'quota service is unavailable (Redis unreachable), please retry later';
+
+export function quotaServiceUnavailable() {
+  return relayLocal(503, QUOTA_SERVICE_UNAVAILABLE, 'quota_service_unavailable');
 }
 
 /** Gives a request's reservation back: it failed before an answer, or its answer had nothing to charge. */
