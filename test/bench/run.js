@@ -282,6 +282,13 @@ function cpuDelta(before, after) {
   return total;
 }
 
+/** CPU µs of each process of a target made of several (`childPids`: the npmstart target's children), or null. */
+async function childCpu(target) {
+  if (!target.childPids) return null;
+  const entries = await Promise.all(Object.entries(target.childPids).map(async ([role, pid]) => [role, await cpuOf([pid])]));
+  return Object.fromEntries(entries);
+}
+
 async function loadPhase(target, connections, lua, wrkOptions = {}) {
   const gatewayPids = target.gatewayPids ?? (target.pid ? [target.pid] : []);
   const storeDb = target.databaseUrl ?? (target.name === 'tollgate' ? opt.databaseUrl : null);
@@ -291,14 +298,17 @@ async function loadPhase(target, connections, lua, wrkOptions = {}) {
   const s0 = await cpuOf(storePids);
   const p0 = await cpuOf(projectorPids);
   const m0 = await cpuOf([upstream.pid]);
+  const c0 = await childCpu(target);
   const w = await wrk(target.url, connections, opt.duration, lua, wrkOptions);
   const g1 = await cpuOf(gatewayPids);
   const s1 = await cpuOf(storePids);
   const p1 = await cpuOf(projectorPids);
   const m1 = await cpuOf([upstream.pid]);
+  const c1 = await childCpu(target);
   const per = (delta) => (w.requests > 0 ? delta / w.requests : NaN);
   return {
     ...w,
+    ...(c0 ? { childUs: Object.fromEntries(Object.keys(c0).map((role) => [role, per(cpuDelta(c0[role], c1[role]))])) } : {}),
     cpuUs: gatewayPids.length ? per(cpuDelta(g0, g1)) : NaN,
     storeUs: storeDb ? per(cpuDelta(s0, s1)) : NaN,
     projectorUs: projectorPids.length ? per(cpuDelta(p0, p1)) : NaN,
@@ -482,6 +492,7 @@ async function benchmarkMode() {
         `p99 ${report.fmt(started.seqP99, 3)} vs ${report.fmt(shape.seqP99, 3)} ms`,
     );
   }
+  for (const line of report.childSplitLines(results)) log(line);
   for (const line of report.wrkCorrectedLine(summary)) log(line);
   for (const line of report.oneCpuLoopLines(summary)) log(line);
   log(

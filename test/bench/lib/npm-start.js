@@ -64,6 +64,8 @@ async function startNpmStartTarget({ main, env, databaseUrl, redisPrefix, logsDi
     pid: roles.api,
     gatewayPids: [roles.api, roles.worker],
     projectorPids: [roles.projector],
+    // Each process on its own line after the table (report.childSplitLines), the supervisor too (it pipes the logs).
+    childPids: { api: roles.api, worker: roles.worker, projector: roles.projector, supervisor: service.pid },
     databaseUrl: startDb,
     redisPrefix: `${redisPrefix}-start`,
     service,
