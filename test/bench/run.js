@@ -8,7 +8,8 @@
  *   --rounds N           rounds per phase, order alternating (default 3)
  *   --duration S         seconds per wrk phase (default 10)
  *   --ttfb-count N       streamed requests per TTFB round (default 300)
- *   --targets a,b,c      any of direct,tollgate,portkey,npmstart (default direct,tollgate,portkey)
+ *   --targets a,b,c      any of direct,tollgate,portkey,npmstart,split (default direct,tollgate,portkey); split: api,
+ *                        worker and projector as three processes started by hand, no supervisor (lib/npm-start.js)
  *   --npm-start          add the npmstart target: Tollgate started as `npm start` starts it (the supervisor and its
  *                        api, worker and projector children), measured beside the production shape (lib/npm-start.js)
  *   --profile            afterwards, run Tollgate under `node --cpu-prof` for one saturation phase; top self time
@@ -75,7 +76,7 @@ const opt = {
   redisPrefix: `tollgate-bench-${process.pid}`,
 };
 for (const target of opt.targets) {
-  if (!['direct', 'tollgate', 'portkey', 'npmstart'].includes(target)) throw new Error(`unknown target ${target}`);
+  if (!['direct', 'tollgate', 'portkey', 'npmstart', 'split'].includes(target)) throw new Error(`unknown target ${target}`);
 }
 
 const log = (line = '') => process.stdout.write(`${line}\n`);
@@ -398,6 +399,27 @@ async function benchmarkMode() {
     } catch (error) {
       skipped.npmstart = error.message;
       log(`! npmstart is not measured: ${error.message}`);
+    }
+  }
+  if (opt.targets.includes('split')) {
+    try {
+      await prepareTollgate();
+      const target = await npmStart.startSplitTarget({
+        main: tollgateMain,
+        env: tollgateEnv(),
+        databaseUrl: opt.databaseUrl,
+        redisPrefix: opt.redisPrefix,
+        logsDir: LOGS,
+        upstreamPort: upstream.port,
+        port: await proc.freePort(),
+        log,
+        writeLua,
+      });
+      services.push(...target.services);
+      targets.push(target);
+    } catch (error) {
+      skipped.split = error.message;
+      log(`! split is not measured: ${error.message}`);
     }
   }
   if (portkeyDir) {
