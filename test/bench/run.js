@@ -500,7 +500,7 @@ async function benchmarkMode() {
   const summary = report.summarize(results);
   log('');
   log(
-    `Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; c=1 = percentiles of every request wrk made at concurrency 1, each timed; CPU of the gateway process (Tollgate: --role api,worker); Proj = Tollgate's projector process; PG = its Postgres backends)`,
+    `Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; c=1 = percentiles of every request wrk made at concurrency 1, each timed; CPU of the gateway process (Tollgate: --role api,worker; npmstart and split: the api and worker processes); Proj = Tollgate's projector process; PG = its Postgres backends)`,
   );
   log(report.resultTable(summary));
   log('');
