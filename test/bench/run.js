@@ -788,12 +788,14 @@ async function serveMode() {
 async function cleanUp() {
   await proc.stopAll();
   if (tollgateMain) {
-    for (const prefix of [opt.redisPrefix, `${opt.redisPrefix}-start`]) {
+    for (const prefix of [opt.redisPrefix, `${opt.redisPrefix}-start`, `${opt.redisPrefix}-split`]) {
       await tollgate
         .dropRedisPrefix(opt.redisUrl, prefix)
         .catch((error) => log(`! could not clear Redis prefix ${prefix}: ${error.message}`));
     }
-    for (const databaseUrl of flags['keep-db'] ? [] : [opt.databaseUrl, npmStart.startDatabaseUrl(opt.databaseUrl)]) {
+    for (const databaseUrl of flags['keep-db']
+      ? []
+      : [opt.databaseUrl, npmStart.startDatabaseUrl(opt.databaseUrl), npmStart.splitDatabaseUrl(opt.databaseUrl)]) {
       const { Client } = require(path.join(ROOT, 'node_modules', 'pg'));
       const url = new URL(databaseUrl);
       const name = decodeURIComponent(url.pathname.slice(1));

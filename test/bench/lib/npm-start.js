@@ -76,6 +76,13 @@ async function startNpmStartTarget({ main, env, databaseUrl, redisPrefix, logsDi
   };
 }
 
+/** The `split` database: the benchmark database's name with `_split`. */
+function splitDatabaseUrl(databaseUrl) {
+  const url = new URL(databaseUrl);
+  url.pathname = `${url.pathname}_split`;
+  return url.toString();
+}
+
 /**
  * The `split` target (`--targets split`): the same three processes as npm start's children (`--role api`, `--role
  * worker`, `--role projector`), started by the bench itself, without a supervisor (no IPC channel, no log pipes:
@@ -83,9 +90,7 @@ async function startNpmStartTarget({ main, env, databaseUrl, redisPrefix, logsDi
  * running the worker role in a process of its own costs. Its own database (`<bench database>_split`) and prefix.
  */
 async function startSplitTarget({ main, env, databaseUrl, redisPrefix, logsDir, upstreamPort, port, log, writeLua }) {
-  const url = new URL(databaseUrl);
-  url.pathname = `${url.pathname}_split`;
-  const splitDb = url.toString();
+  const splitDb = splitDatabaseUrl(databaseUrl);
   await tollgate.freshDatabase(splitDb);
   const splitEnv = { ...env, DATABASE_URL: splitDb, REDIS_PREFIX: `${redisPrefix}-split` };
   // The api process migrates the fresh database; the other two start once it answers, without migrating.
@@ -130,4 +135,4 @@ async function startSplitTarget({ main, env, databaseUrl, redisPrefix, logsDir, 
   };
 }
 
-module.exports = { startNpmStartTarget, startSplitTarget, startDatabaseUrl, childrenByRole };
+module.exports = { startNpmStartTarget, startSplitTarget, startDatabaseUrl, splitDatabaseUrl, childrenByRole };
