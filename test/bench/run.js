@@ -8,7 +8,8 @@
  *   --rounds N           rounds per phase, order alternating (default 3)
  *   --duration S         seconds per wrk phase (default 10)
  *   --ttfb-count N       streamed requests per TTFB round (default 300)
- *   --targets a,b,c      any of direct,tollgate,portkey,npmstart (default direct,tollgate,portkey)
+ *   --targets a,b,c      any of direct,tollgate,portkey,npmstart,split (default direct,tollgate,portkey); split: api,
+ *                        worker and projector as three processes started by hand, no supervisor (lib/npm-start.js)
  *   --npm-start          add the npmstart target: Tollgate started as `npm start` starts it (the supervisor and its
  *                        api, worker and projector children), measured beside the production shape (lib/npm-start.js)
  *   --profile            afterwards, run Tollgate under `node --cpu-prof` for one saturation phase; top self time
@@ -94,7 +95,7 @@ const opt = {
   redisPrefix: `tollgate-bench-${process.pid}`,
 };
 for (const target of opt.targets) {
-  if (!['direct', 'tollgate', 'portkey', 'npmstart'].includes(target)) throw new Error(`unknown target ${target}`);
+  if (!['direct', 'tollgate', 'portkey', 'npmstart', 'split'].includes(target)) throw new Error(`unknown target ${target}`);
 }
 
 const log = (line = '') => process.stdout.write(`${line}\n`);
@@ -301,6 +302,13 @@ function cpuDelta(before, after) {
   return total;
 }
 
+/** CPU µs of each process of a target made of several (`childPids`: the npmstart target's children), or null. */
+async function childCpu(target) {
+  if (!target.childPids) return null;
+  const entries = await Promise.all(Object.entries(target.childPids).map(async ([role, pid]) => [role, await cpuOf([pid])]));
+  return Object.fromEntries(entries);
+}
+
 async function loadPhase(target, connections, lua, wrkOptions = {}) {
   const gatewayPids = target.gatewayPids ?? (target.pid ? [target.pid] : []);
   const storeDb = target.databaseUrl ?? (target.name === 'tollgate' ? opt.databaseUrl : null);
@@ -310,14 +318,17 @@ async function loadPhase(target, connections, lua, wrkOptions = {}) {
   const s0 = await cpuOf(storePids);
   const p0 = await cpuOf(projectorPids);
   const m0 = await cpuOf([upstream.pid]);
+  const c0 = await childCpu(target);
   const w = await wrk(target.url, connections, opt.duration, lua, wrkOptions);
   const g1 = await cpuOf(gatewayPids);
   const s1 = await cpuOf(storePids);
   const p1 = await cpuOf(projectorPids);
   const m1 = await cpuOf([upstream.pid]);
+  const c1 = await childCpu(target);
   const per = (delta) => (w.requests > 0 ? delta / w.requests : NaN);
   return {
     ...w,
+    ...(c0 ? { childUs: Object.fromEntries(Object.keys(c0).map((role) => [role, per(cpuDelta(c0[role], c1[role]))])) } : {}),
     cpuUs: gatewayPids.length ? per(cpuDelta(g0, g1)) : NaN,
     storeUs: storeDb ? per(cpuDelta(s0, s1)) : NaN,
     projectorUs: projectorPids.length ? per(cpuDelta(p0, p1)) : NaN,
@@ -409,6 +420,27 @@ async function benchmarkMode() {
       log(`! npmstart is not measured: ${error.message}`);
     }
   }
+  if (opt.targets.includes('split')) {
+    try {
+      await prepareTollgate();
+      const target = await npmStart.startSplitTarget({
+        main: tollgateMain,
+        env: tollgateEnv(),
+        databaseUrl: opt.databaseUrl,
+        redisPrefix: opt.redisPrefix,
+        logsDir: LOGS,
+        upstreamPort: upstream.port,
+        port: await proc.freePort(),
+        log,
+        writeLua,
+      });
+      services.push(...target.services);
+      targets.push(target);
+    } catch (error) {
+      skipped.split = error.message;
+      log(`! split is not measured: ${error.message}`);
+    }
+  }
   if (portkeyDir) {
     const service = await startPortkey(portkeyDir);
     services.push(service);
@@ -487,7 +519,7 @@ async function benchmarkMode() {
   const summary = report.summarize(results);
   log('');
   log(
-    `Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; c=1 = percentiles of every request wrk made at concurrency 1, each timed; CPU of the gateway process (Tollgate: --role api,worker); Proj = Tollgate's projector process; PG = its Postgres backends)`,
+    `Medians over ${opt.rounds} rounds (ms unless marked; +x = added vs direct in the same round; c=1 = percentiles of every request wrk made at concurrency 1, each timed; CPU of the gateway process (Tollgate: --role api,worker; npmstart and split: the api and worker processes); Proj = Tollgate's projector process; PG = its Postgres backends)`,
   );
   log(report.resultTable(summary));
   log('');
@@ -501,6 +533,7 @@ async function benchmarkMode() {
         `p99 ${report.fmt(started.seqP99, 3)} vs ${report.fmt(shape.seqP99, 3)} ms`,
     );
   }
+  for (const line of report.childSplitLines(results)) log(line);
   for (const line of report.wrkCorrectedLine(summary)) log(line);
   for (const line of report.oneCpuLoopLines(summary)) log(line);
   log(
@@ -774,12 +807,14 @@ async function serveMode() {
 async function cleanUp() {
   await proc.stopAll();
   if (tollgateMain) {
-    for (const prefix of [opt.redisPrefix, `${opt.redisPrefix}-start`]) {
+    for (const prefix of [opt.redisPrefix, `${opt.redisPrefix}-start`, `${opt.redisPrefix}-split`]) {
       await tollgate
         .dropRedisPrefix(opt.redisUrl, prefix)
         .catch((error) => log(`! could not clear Redis prefix ${prefix}: ${error.message}`));
     }
-    for (const databaseUrl of flags['keep-db'] ? [] : [opt.databaseUrl, npmStart.startDatabaseUrl(opt.databaseUrl)]) {
+    for (const databaseUrl of flags['keep-db']
+      ? []
+      : [opt.databaseUrl, npmStart.startDatabaseUrl(opt.databaseUrl), npmStart.splitDatabaseUrl(opt.databaseUrl)]) {
       const { Client } = require(path.join(ROOT, 'node_modules', 'pg'));
       const url = new URL(databaseUrl);
       const name = decodeURIComponent(url.pathname.slice(1));

@@ -3,7 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { percentile, median, durationMs, parseWrk, PER_REQUEST_MARK, cpuTicksFromStat, rssMbFromStatus } = require('./stats');
-const { summarize, checkTargets, checkStreamTargets, wrkCorrectedLine, oneCpuLoopLines } = require('./report');
+const { summarize, checkTargets, checkStreamTargets, wrkCorrectedLine, oneCpuLoopLines, childSplitLines } = require('./report');
 const { summarizeProfile, category } = require('./profile');
 const { parseFlags } = require('./flags');
 const { bytesPerRequest, storageLine, SIZE_SQL } = require('./storage');
@@ -195,6 +195,31 @@ test('--one-cpu-loop: its own medians and added figures, printed beside and neve
   assert.equal(checkTargets(s).find((c) => c.name === 'added p99 at c=1')?.ok, false);
   // Without the flag there is no such phase and no line.
   assert.deepEqual(oneCpuLoopLines(summarize({ direct: { sat: [], seq: [], ttfb: [] } })), []);
+});
+
+test('npmstart CPU split: per process the median over rounds, per phase, and the sum of those medians', () => {
+  const results = {
+    tollgate: { sat: [{ cpuUs: 150 }], seq: [{ cpuUs: 300 }], ttfb: [] },
+    npmstart: {
+      sat: [
+        { childUs: { api: 160, worker: 2, projector: 80, supervisor: 1 } },
+        { childUs: { api: 180, worker: 4, projector: 70, supervisor: 3 } },
+        { childUs: { api: 170, worker: 3, projector: 90, supervisor: 2 } },
+      ],
+      // A process that had gone (NaN) is left out of its median, not counted as zero.
+      seq: [
+        { childUs: { api: 310, worker: 6, projector: 130, supervisor: NaN } },
+        { childUs: { api: 330, worker: 8, projector: 150, supervisor: 4 } },
+      ],
+      ttfb: [],
+    },
+  };
+  assert.deepEqual(childSplitLines(results), [
+    'npmstart CPU us/req by process (medians over rounds): c=50 api 170, worker 3, projector 80, supervisor 2 (sum of medians 255); ' +
+      'c=1 api 320, worker 7, projector 140, supervisor 4 (sum of medians 471)',
+  ]);
+  // Targets of one process have no split and no line.
+  assert.deepEqual(childSplitLines({ tollgate: results.tollgate }), []);
 });
 
 test('targets without a Tollgate figure are n/a, never PASS', () => {

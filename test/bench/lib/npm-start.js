@@ -64,6 +64,8 @@ async function startNpmStartTarget({ main, env, databaseUrl, redisPrefix, logsDi
     pid: roles.api,
     gatewayPids: [roles.api, roles.worker],
     projectorPids: [roles.projector],
+    // Each process on its own line after the table (report.childSplitLines), the supervisor too (it pipes the logs).
+    childPids: { api: roles.api, worker: roles.worker, projector: roles.projector, supervisor: service.pid },
     databaseUrl: startDb,
     redisPrefix: `${redisPrefix}-start`,
     service,
@@ -74,4 +76,63 @@ async function startNpmStartTarget({ main, env, databaseUrl, redisPrefix, logsDi
   };
 }
 
-module.exports = { startNpmStartTarget, startDatabaseUrl, childrenByRole };
+/** The `split` database: the benchmark database's name with `_split`. */
+function splitDatabaseUrl(databaseUrl) {
+  const url = new URL(databaseUrl);
+  url.pathname = `${url.pathname}_split`;
+  return url.toString();
+}
+
+/**
+ * The `split` target (`--targets split`): the same three processes as npm start's children (`--role api`, `--role
+ * worker`, `--role projector`), started by the bench itself, without a supervisor (no IPC channel, no log pipes:
+ * each writes its own log file). Against `npmstart` it shows what the supervisor costs; against `tollgate` what
+ * running the worker role in a process of its own costs. Its own database (`<bench database>_split`) and prefix.
+ */
+async function startSplitTarget({ main, env, databaseUrl, redisPrefix, logsDir, upstreamPort, port, log, writeLua }) {
+  const splitDb = splitDatabaseUrl(databaseUrl);
+  await tollgate.freshDatabase(splitDb);
+  const splitEnv = { ...env, DATABASE_URL: splitDb, REDIS_PREFIX: `${redisPrefix}-split` };
+  // The api process migrates the fresh database; the other two start once it answers, without migrating.
+  const api = await tollgate.startTollgate({
+    main,
+    port,
+    env: splitEnv,
+    roles: 'api',
+    logFile: path.join(logsDir, 'tollgate-split-api.log'),
+  });
+  const background = (role) =>
+    startService({
+      name: `tollgate-split-${role}`,
+      command: process.execPath,
+      args: [main, '--role', role, '--no-migrate'],
+      cwd: tollgate.ROOT,
+      env: splitEnv,
+      logFile: path.join(logsDir, `tollgate-split-${role}.log`),
+      ready: async () => true,
+      timeoutMs: 60_000,
+    });
+  const worker = await background('worker');
+  const projector = await background('projector');
+  log(
+    `- Tollgate as three processes started by hand, no supervisor (api ${api.pid}, worker ${worker.pid}, projector ${projector.pid}) on 127.0.0.1:${port}`,
+  );
+  const { key } = await tollgate.setUpThroughApi({ port, upstreamPort, log });
+  const headers = { Authorization: `Bearer ${key}` };
+  return {
+    name: 'split',
+    pid: api.pid,
+    gatewayPids: [api.pid, worker.pid],
+    projectorPids: [projector.pid],
+    childPids: { api: api.pid, worker: worker.pid, projector: projector.pid },
+    databaseUrl: splitDb,
+    redisPrefix: `${redisPrefix}-split`,
+    services: [api, worker, projector],
+    headers,
+    lua: writeLua(headers, { name: 'split' }),
+    perRequestLua: writeLua(headers, { name: 'split', perRequest: true }),
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+  };
+}
+
+module.exports = { startNpmStartTarget, startSplitTarget, startDatabaseUrl, splitDatabaseUrl, childrenByRole };

@@ -237,8 +237,34 @@ function oneCpuLoopLines(summary) {
   return parts.length ? [`c=1 with the loop on CPU 0 (--one-cpu-loop; p50 / p99 ms, +added; not judged): ${parts.join(', ')}`] : [];
 }
 
+/**
+ * The CPU split of a target made of several processes (the `npmstart` target: the supervisor's api, worker and
+ * projector children and the supervisor itself): per process, the median over rounds of its µs per request, for
+ * the saturation phase and the c=1 phase. `childUs` of a round is `{ role: µs per request }` (run.js loadPhase).
+ * One line per target that has the split; none when no target has it.
+ */
+function childSplitLines(results) {
+  const lines = [];
+  for (const [target, phases] of Object.entries(results)) {
+    const parts = [];
+    for (const phase of ['sat', 'seq']) {
+      const rounds = (phases[phase] ?? []).filter((r) => r.childUs);
+      if (rounds.length === 0) continue;
+      const roles = [...new Set(rounds.flatMap((r) => Object.keys(r.childUs)))];
+      const medians = roles.map((role) => [role, median(rounds.map((r) => r.childUs[role]).filter(Number.isFinite))]);
+      const total = medians.reduce((sum, [, us]) => sum + (Number.isFinite(us) ? us : 0), 0);
+      parts.push(
+        `${phase === 'sat' ? 'c=50' : 'c=1'} ${medians.map(([role, us]) => `${role} ${fmtInt(us)}`).join(', ')} (sum of medians ${fmtInt(total)})`,
+      );
+    }
+    if (parts.length) lines.push(`${target} CPU us/req by process (medians over rounds): ${parts.join('; ')}`);
+  }
+  return lines;
+}
+
 module.exports = {
   TARGETS,
+  childSplitLines,
   summarize,
   resultTable,
   ratioLines,
