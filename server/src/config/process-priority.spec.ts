@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseConfig } from './app-config';
 
@@ -36,5 +37,25 @@ describe('background process priority', () => {
     expect(capped.after).toBe(19);
     const untouched = run(0);
     expect(untouched).toEqual({ before: untouched.before, result: null, after: untouched.before });
+  });
+
+  it('lowers every thread of the process, not only the calling one (Linux: V8 and libuv threads started before it)', () => {
+    if (!existsSync('/proc/self/task')) return; // no per-thread priorities to check where /proc is absent
+    const threads = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          '-r',
+          resolve(__dirname, '../../../test/support/swc-register.js'),
+          '-e',
+          `const os = require('node:os'); const { lowerProcessPriority, processThreads } = require(${JSON.stringify(resolve(__dirname, 'process-priority.ts'))});
+           const target = lowerProcessPriority(7);
+           process.stdout.write(JSON.stringify({ target, threads: processThreads().map((tid) => os.getPriority(tid)) }));`,
+        ],
+        { encoding: 'utf8' },
+      ),
+    ) as { target: number; threads: number[] };
+    expect(threads.threads.length).toBeGreaterThan(1);
+    expect(new Set(threads.threads)).toEqual(new Set([threads.target]));
   });
 });
