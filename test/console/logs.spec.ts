@@ -213,6 +213,13 @@ describe('console usage logs (/log)', () => {
     await page.getByRole('combobox', { name: /每页行数/ }).click();
     await page.getByRole('option', { name: '20', exact: true }).click();
     await page.waitForURL((url) => url.searchParams.get('perPage') === '20');
+    // The URL changes before react-admin's store has written the list's parameters to localStorage: leaving the
+    // page before that write (a loaded machine) would lose the preference this test is about.
+    await page.waitForFunction(() =>
+      Object.entries((globalThis as unknown as { localStorage: Record<string, string> }).localStorage).some(
+        ([key, value]) => key.endsWith('.listParams') && value.includes('"perPage":20'),
+      ),
+    );
     await page.goto('/');
     const listed = page.waitForRequest((request) => request.url().includes('/api/log/?') && request.url().includes('page_size=20'));
     await page.goto('/log');
