@@ -10,62 +10,16 @@ import { randomBytes } from 'node:crypto';
 import { LeaseRenewer } from '../leases/lease-renewer';
 import { type AdmissionCommands, AdmissionKeys, closeAdmissionConnection, openAdmissionConnection } from './admission-redis';
 import { BalanceBases } from './balance-bases';
+import { RedisReadiness } from './redis-readiness';
+import type { AdmittedBy, ReservationRequest, ReservationResult, SettlementRequest, ShippedCharge } from './quota-admission.types';
 import { ExpiredLeases } from './expired-leases';
 import { type BlockStore, DEFAULT_BLOCK_OPTIONS, type QuotaBlock, QuotaBlocks } from './quota-blocks';
 
-export interface ReservationRequest {
-  requestId: string;
-  userId: number;
-  /** null: no token limit applies (unlimited token, playground). */
-  tokenId: number | null;
-  amount: number;
-  /** How long the reservation survives if this process dies without settling or releasing it. */
-  leaseMs: number;
-}
-
-/** Which reservation admitted a request: its own in Redis, or a share of this process's quota block. */
-export interface AdmittedBy {
-  id: string;
-  kind: 'request' | 'block';
-  /** What was reserved for the request (its own reservation, or its hold in the block): see boundCharge. */
-  amount: number;
-}
-
-export type ReservationResult =
-  | { ok: true; userAvailable: number; tokenAvailable: number | null; reservation: AdmittedBy }
-  | { ok: false; reason: 'user' | 'token'; userAvailable: number; tokenAvailable: number | null };
-
-export interface SettlementRequest {
-  requestId: string;
-  userId: number;
-  tokenId: number | null;
-  /** The charge, as appended in QuotaConsumed. */
-  amount: number;
-  /** Ledger position of that QuotaConsumed event. */
-  position: number;
-}
-
-/** A charge in the ledger at `position`, to settle against the reservation that admitted it. */
-export interface ShippedCharge {
-  reservation: string;
-  requestId: string;
-  amount: number;
-  position: number;
-  kind: 'request' | 'block';
-}
-
 /** A reservation's lease without a configuration (RELAY_LEASE_MS's default, 60 s): how long a dead process's quota stays held. */
-export const LEASE_MS = CONFIG_DEFAULTS.RELAY_LEASE_MS;
+export type { AdmittedBy, ReservationRequest, ReservationResult, SettlementRequest, ShippedCharge } from './quota-admission.types';
+export { AdmissionUnavailableError } from './redis-readiness';
 
-/**
- * Admission needed Redis and admission's connection stayed down for RELAY_ADMISSION_REDIS_WAIT_MS: the request is
- * refused, with nothing reserved for it and no command queued (see reserveBounded).
- */
-export class AdmissionUnavailableError extends Error {
-  constructor(waitedMs: number) {
-    super(`quota admission: Redis unreachable for ${waitedMs} ms`);
-  }
-}
+export const LEASE_MS = CONFIG_DEFAULTS.RELAY_LEASE_MS;
 
 export const QUOTA_ADMISSION_OPTIONS = Symbol('QUOTA_ADMISSION_OPTIONS');
 
@@ -96,10 +50,8 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   private idleTimer: NodeJS.Timeout | null = null;
   /** Lease of the blocks, and of what the settlement renews (renewMany): RELAY_LEASE_MS unless a spec sets it. */
   readonly leaseMs: number;
-  /** RELAY_ADMISSION_REDIS_WAIT_MS: see reserveBounded. */
-  private readonly redisWaitMs: number;
-  /** Requests waiting for admission's connection to come back (reserveBounded), woken by its 'ready'. */
-  private readonly readyWaiters = new Set<() => void>();
+  /** Waits, bounded by RELAY_ADMISSION_REDIS_WAIT_MS, for admission's connection while it is down: see reserveBounded. */
+  private readonly readiness: RedisReadiness;
 
   constructor(
     @Inject(REDIS) redis: Redis,
@@ -118,12 +70,11 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
   ) {
     const settings = config ?? CONFIG_DEFAULTS;
     this.leaseMs = options?.leaseMs ?? settings.RELAY_LEASE_MS;
-    this.redisWaitMs = options?.redisWaitMs ?? settings.RELAY_ADMISSION_REDIS_WAIT_MS ?? CONFIG_DEFAULTS.RELAY_ADMISSION_REDIS_WAIT_MS;
     this.redis = openAdmissionConnection(redis);
-    this.redis.on('ready', () => {
-      for (const wake of this.readyWaiters) wake();
-      this.readyWaiters.clear();
-    });
+    this.readiness = new RedisReadiness(
+      this.redis,
+      options?.redisWaitMs ?? settings.RELAY_ADMISSION_REDIS_WAIT_MS ?? CONFIG_DEFAULTS.RELAY_ADMISSION_REDIS_WAIT_MS,
+    );
     this.keys = new AdmissionKeys(keys);
     this.bases = new BalanceBases(this.redis, this.keys, dataSource);
     this.expiredLeases = new ExpiredLeases(this.redis, this.keys, store, dataSource, this.bases);
@@ -214,9 +165,9 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
       }
       // Admission's connection is down: Redis is waited for at most RELAY_ADMISSION_REDIS_WAIT_MS. While it is up
       // (the common case) no timer and no extra promise: the status is a field read.
-      if (this.redis.status !== 'ready') return this.reserveBounded(request, amount, attempt.wait);
+      if (!this.readiness.ready) return this.reserveBounded(request, amount, attempt.wait);
       if (attempt.wait) await attempt.wait;
-    } else if (this.redis.status !== 'ready') return this.reserveBounded(request, amount, null);
+    } else if (!this.readiness.ready) return this.reserveBounded(request, amount, null);
     return this.reserveFromRedis(request, amount);
   }
 
@@ -233,24 +184,9 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     amount: number,
     wait: Promise<void> | null | undefined,
   ): Promise<ReservationResult> {
-    if (!(await this.redisReady())) throw new AdmissionUnavailableError(this.redisWaitMs);
+    await this.readiness.waitReady();
     if (wait) await wait;
     return this.reserveFromRedis(request, amount);
-  }
-
-  /** Resolves true at admission's connection's next 'ready', false after RELAY_ADMISSION_REDIS_WAIT_MS. */
-  private redisReady(): Promise<boolean> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.readyWaiters.delete(wake);
-        resolve(false);
-      }, this.redisWaitMs);
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      this.readyWaiters.add(wake);
-    });
   }
 
   /** RESERVE in Redis, giving this process's blocks back for a refusal, then considering a block for what follows. */
