@@ -6,6 +6,7 @@ import type { Projection } from './projection';
 import { latestSnapshot, restoreSnapshot } from './projection-snapshot';
 import { inLanes } from './in-lanes';
 import { readAhead } from './read-ahead';
+import { quoteTable } from './quote-table';
 
 export interface RebuildReport {
   /** Events read from the ledger and offered to the projections. */
@@ -49,12 +50,7 @@ export interface RebuildHooks {
   onProgress?: (progress: RebuildProgressReport) => void;
 }
 
-export function quoteTable(table: string): string {
-  return table
-    .split('.')
-    .map((part) => `"${part.replace(/"/g, '""')}"`)
-    .join('.');
-}
+export { quoteTable } from './quote-table';
 
 /**
  * Empties the chosen projections' tables, sets their checkpoints to 0 and replays the ledger from the start, fast:

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Projection } from './projection';
-import { quoteTable } from './projection-rebuild';
+import { quoteTable } from './quote-table';
 
 /**
  * Snapshots of the projections' tables (docs/ledger.md, "Archival and snapshots"): every table a projection owns,

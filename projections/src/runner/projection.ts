@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
+import type { BulkFold } from './bulk-fold';
 
 /**
  * A read model kept by folding ledger events into Postgres tables. Declare one as a provider with
@@ -38,6 +39,12 @@ export interface Projection {
    * instead of updating them row by row through the replay. Live runs never touch them.
    */
   readonly deferredIndexes?: readonly string[];
+  /**
+   * Optional: a new in-memory fold of this projection, for a rebuild that starts from empty tables (bulk-fold.ts,
+   * bulk-load.ts): the rebuild folds the whole ledger in memory and writes each table with COPY, instead of a
+   * transaction per page. Its rows must equal what `apply` one event after another leaves.
+   */
+  bulkFold?(): BulkFold;
 }
 
 export interface ProjectionRunnerOptions {

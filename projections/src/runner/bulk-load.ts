@@ -1,0 +1,148 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import type { BulkFold, BulkRows } from './bulk-fold';
+import { copyRows } from './copy-rows';
+import { type Projection, ProjectionApplyError, ProjectionEventError } from './projection';
+
+/** A projection that can fold a rebuild in memory. */
+export type BulkProjection = Projection & Required<Pick<Projection, 'bulkFold'>>;
+
+export const canBulkLoad = (projection: Projection): projection is BulkProjection => typeof projection.bulkFold === 'function';
+
+/** Pages of rows written but not yet acknowledged before `feed` waits for Postgres (the fold runs ahead of COPY by this much). */
+const WRITES_AHEAD = 2;
+
+/**
+ * One projection's rebuild through its BulkFold: ONE transaction on a connection of its own, from the checkpoint
+ * (locked for the whole load, so no other runner can move it) to the last event fed. The fold's rows go out with
+ * COPY while the next page is folded; a barrier waits for every row before it. Nothing is visible to others before
+ * `finish` commits the rows and the checkpoint together, and `abort` (or a crash) leaves the tables and the
+ * checkpoint as they were.
+ */
+export class BulkLoad {
+  private readonly fold: BulkFold;
+  private readonly handled: ReadonlySet<string>;
+  private writes: Promise<void> = Promise.resolve();
+  private writesPending = 0;
+  private failure: { error: unknown } | null = null;
+  /** Events of the types the projection handles folded so far. */
+  eventsApplied = 0;
+  /** Rows written per table. */
+  readonly rows = new Map<string, number>();
+
+  private constructor(
+    readonly projection: BulkProjection,
+    private readonly runner: QueryRunner,
+    private readonly after: number,
+  ) {
+    this.fold = projection.bulkFold();
+    this.handled = new Set(projection.handles);
+  }
+
+  /**
+   * Opens the load's transaction and locks the projection's checkpoint row, which must be at `after` (the
+   * rebuild's reset set it). Commits are asynchronous, as every rebuild batch's: a crash loses the load whole.
+   */
+  static async start(dataSource: DataSource, projection: BulkProjection, after: number): Promise<BulkLoad> {
+    const runner = dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      await runner.startTransaction();
+      await runner.query('SET LOCAL synchronous_commit = off');
+      const rows: Array<{ position: string }> = await runner.query(
+        'SELECT position FROM projection_checkpoints WHERE name = $1 FOR UPDATE',
+        [projection.name],
+      );
+      const stored = rows.length ? Number(rows[0].position) : null;
+      if (stored !== after) throw new Error(`Checkpoint of ${projection.name} is ${stored}, expected ${after} for a bulk rebuild`);
+      return new BulkLoad(projection, runner, after);
+    } catch (error) {
+      await release(runner);
+      throw error;
+    }
+  }
+
+  /** Folds the events of one page (those the projection handles, after its checkpoint) and queues its rows. */
+  async feed(events: readonly RecordedEvent[]): Promise<void> {
+    this.throwIfFailed();
+    for (const event of events) {
+      if (event.position <= this.after || !this.handled.has(event.type)) continue;
+      const barrier = this.fold.barrierBefore?.(event);
+      if (barrier) {
+        this.write(this.fold.drain());
+        await this.settle();
+        await barrier(this.runner.manager).catch((error: unknown) => {
+          throw new ProjectionApplyError(this.projection.name, event, error);
+        });
+      }
+      try {
+        this.fold.add(event);
+      } catch (error) {
+        throw new ProjectionApplyError(this.projection.name, event, error instanceof ProjectionEventError ? error.cause : error);
+      }
+      this.eventsApplied++;
+    }
+    this.write(this.fold.drain());
+    if (this.writesPending > WRITES_AHEAD) await this.settle();
+  }
+
+  /** Writes what the fold still holds, moves the checkpoint to `position` and commits it all. */
+  async finish(position: number): Promise<void> {
+    try {
+      this.write(this.fold.finish());
+      await this.settle();
+      await this.runner.query(
+        `UPDATE projection_checkpoints SET position = $2, updated_at = now(), last_error = NULL, last_error_at = NULL
+          WHERE name = $1`,
+        [this.projection.name, position],
+      );
+      await this.runner.commitTransaction();
+    } finally {
+      await release(this.runner);
+    }
+  }
+
+  /** Rolls the load back: its tables and checkpoint stay as they were before `start`. */
+  async abort(): Promise<void> {
+    await this.writes.catch(() => undefined);
+    await release(this.runner);
+  }
+
+  private write(batches: readonly BulkRows[]): void {
+    const due = batches.filter((batch) => batch.rows.length > 0);
+    if (due.length === 0) return;
+    this.writesPending++;
+    this.writes = this.writes.then(async () => {
+      let table = '';
+      try {
+        for (const batch of due) {
+          if (this.failure) return;
+          table = batch.table;
+          const written = await copyRows(this.runner, batch);
+          this.rows.set(table, (this.rows.get(table) ?? 0) + written);
+        }
+      } catch (error) {
+        this.failure ??= { error: new Error(`Projection ${this.projection.name}: COPY into ${table} failed: ${messageOf(error)}`) };
+      } finally {
+        this.writesPending--;
+      }
+    });
+  }
+
+  /** Waits for every queued write; throws the first that failed. */
+  private async settle(): Promise<void> {
+    await this.writes;
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+async function release(runner: QueryRunner): Promise<void> {
+  if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+  await runner.release().catch(() => undefined);
+}
