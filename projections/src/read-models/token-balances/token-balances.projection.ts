@@ -8,9 +8,11 @@ import { TokenEventType } from '#server/modules/tokens/token.events';
 import { tokenConsumptionOf, toTokenEvent } from '#server/modules/tokens/token-event-codec';
 import type { TokenConsumption } from '#server/modules/tokens/token.events';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
+import type { BulkFold } from '../../runner/bulk-fold';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
+import { TokenBalancesBulkFold } from './token-balances.bulk-fold';
 import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, type TokenBalance } from './token-balance';
 import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
@@ -76,6 +78,11 @@ export class TokenBalancesProjection implements Projection {
       [[...tokenIds]],
     );
     await Promise.all(rows.map((row) => this.admission.pushBase('token', row.user_id, row.token_id, Number(row.remain_quota), position)));
+  }
+
+  /** A rebuild from empty tables folds the tokens in memory (token-balances.bulk-fold.ts). */
+  bulkFold(): BulkFold {
+    return new TokenBalancesBulkFold();
   }
 
   /** A batch: each run of consecutive charges in ONE statement, allotments through `apply` in their place. */
