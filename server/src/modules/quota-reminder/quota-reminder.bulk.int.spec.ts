@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { accountStream } from '#server/ledger/streams';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { asReplayed, describeBulkEquivalence } from '../../../../projections/test/bulk-equivalence';
-import { replayBoth } from '../../../../projections/test/bulk-cases';
+import { refundsAndCredits, replayBoth } from '../../../../projections/test/bulk-cases';
 import { BASE_TIME, consumed, handWrittenLedger, LedgerBuilder } from '../../../../projections/test/mixed-ledger';
 import type { OptionsService } from '../options/options.service';
 import { QuotaReminderProjection } from './quota-reminder.projection';
@@ -137,6 +137,16 @@ describeBulkEquivalence(projection, ['quota_reminder_balances'], (context) => {
       { user_id: 4, zone: 1, position: '9' },
     ]);
     expect(await bulk('SELECT position FROM quota_reminder_cursor')).toEqual([{ position: '17' }]);
+  });
+
+  it('given refunds, top-ups, codes and admin edits between charges, then the bulk rows and decisions equal apply', async () => {
+    await memory(0);
+    const comparison = await replayBoth(projection, context, refundsAndCredits(), ALL_TABLES, WALL_CLOCK);
+    expect(comparison.summary).toMatch(/^equal/);
+    expect(await bulk('SELECT user_id, quota FROM quota_reminder_balances ORDER BY user_id')).toEqual([
+      { user_id: 1, quota: '-10' },
+      { user_id: 2, quota: '9000' },
+    ]);
   });
 
   it('given a cursor at 0, then the hand-written mixed ledger is decided event by event as apply decides it', async () => {
