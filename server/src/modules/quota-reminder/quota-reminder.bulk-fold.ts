@@ -21,8 +21,8 @@ export interface QuotaReminderFoldContext {
  * - folds every account's balance (with the revision guard): here in memory, one row per user at `finish`;
  * - decides (zone, crossing, cursor) only for the events past `quota_reminder_cursor`, the ones the live projector
  *   never decided. Up to the cursor a rebuild decides nothing and mails nothing: that is what keeps a replay from
- *   mailing twice. The zones, the outbox and the cursor are the projection's memory, outside `tables`: never
- *   truncated, so never written with COPY either.
+ *   mailing twice. The zones, the outbox and the cursor are the projection's memory, outside `tables`: a rebuild
+ *   does not empty them, so the fold changes in them only what `apply` would.
  *
  * So the fold reads the cursor once, at its first account event (a barrier), and in the usual rebuild (the projector
  * had caught up) every event is at or below it: nothing but the balances. An event past it gets a barrier of its own,
