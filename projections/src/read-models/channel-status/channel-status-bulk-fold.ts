@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '#server/ledger/event-store.port';
-import { streamCategory, streamKey } from '#server/ledger/streams';
+import { accountStream, channelStream, streamKey } from '#server/ledger/streams';
 import { QUOTA_CONSUMED } from '#server/modules/accounts/quota-consumed.event';
 import { toChannelEvent } from '#server/modules/channels/channel-event-codec';
 import type { BulkFold, BulkRows } from '../../runner/bulk-fold';
@@ -18,6 +18,10 @@ const COLUMNS = [
   'position',
 ] as const;
 
+// streamCategory(id) === 'account' / 'channel', without slicing the stream id of every charge.
+const ACCOUNT_PREFIX = accountStream(0).slice(0, -1);
+const CHANNEL_PREFIX = channelStream(0).slice(0, -1);
+
 /** A channel's row while folding: its figures and the position of the last event folded into it. */
 interface ChannelRow {
   figures: ChannelStatusFigures;
@@ -33,10 +37,9 @@ export class ChannelStatusBulkFold implements BulkFold {
   private readonly channels = new Map<number, ChannelRow>();
 
   add(event: RecordedEvent): void {
-    const category = streamCategory(event.streamId);
     if (event.type === QUOTA_CONSUMED) {
-      if (category === 'account') this.addUsage(event);
-    } else if (category === 'channel') {
+      if (event.streamId.startsWith(ACCOUNT_PREFIX)) this.addUsage(event);
+    } else if (event.streamId.startsWith(CHANNEL_PREFIX)) {
       this.addChannelEvent(event);
     }
   }
@@ -65,7 +68,10 @@ export class ChannelStatusBulkFold implements BulkFold {
     return [{ table: 'channel_status', columns: COLUMNS, rows }];
   }
 
-  /** The projection's addUsage: a new row starts from emptyChannelStatus; an existing one counts the charge only when its position is ahead (`ON CONFLICT … WHERE c.position < $10`). */
+  /**
+   * The projection's addUsage: a new row starts from emptyChannelStatus; an existing one counts the charge only when
+   * its position is ahead (its `ON CONFLICT … DO UPDATE SET used_quota = c.used_quota + $11 … WHERE c.position < $10`).
+   */
   private addUsage(event: RecordedEvent): void {
     const usage = channelUsageOf(event);
     if (!usage) return;
@@ -73,7 +79,9 @@ export class ChannelStatusBulkFold implements BulkFold {
     if (!row) {
       this.channels.set(usage.channelId, { figures: applyChannelUsage(emptyChannelStatus, usage.quota), position: event.position });
     } else if (row.position < event.position) {
-      row.figures = applyChannelUsage(row.figures, usage.quota);
+      // applyChannelUsage, in place: the row's figures are the fold's own copy (never the frozen empty one), and the
+      // hottest path of the fold need not copy them per charge.
+      row.figures.usedQuota += usage.quota;
       row.position = event.position;
     }
   }
