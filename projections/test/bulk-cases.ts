@@ -6,10 +6,9 @@ import { BulkLoad, type BulkProjection } from '../src/runner/bulk-load';
 import { LedgerBuilder } from './mixed-ledger';
 
 /**
- * Focused cases for a projection's bulk-equivalence spec (bulk-equivalence.ts), on its two databases: the same events
- * through `apply` one by one on `perEvent` and through a BulkLoad on `bulk` (whose checkpoint the harness's
- * beforeEach set to 0), in pages of `pageSize`. Returns the comparison of `tables` (a projection's own tables, or
- * others its apply writes).
+ * For a projection whose `apply` also writes tables outside its `tables` (which bulk-equivalence's expectSameRows
+ * compares): the same events through `apply` one by one on `perEvent` and through a BulkLoad on `bulk` (whose
+ * checkpoint the harness's beforeEach set to 0), in pages of `pageSize`; returns the comparison of `tables`.
  */
 export async function replayBoth(
   projection: BulkProjection,

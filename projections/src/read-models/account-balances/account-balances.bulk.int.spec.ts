@@ -1,5 +1,5 @@
 import { describeBulkEquivalence } from '../../../test/bulk-equivalence';
-import { refundsAndCredits, replayBoth } from '../../../test/bulk-cases';
+import { refundsAndCredits } from '../../../test/bulk-cases';
 import { AccountBalancesProjection } from './account-balances.projection';
 
 // apply() and bulkFold() use neither the admission service nor the data source (afterCommit does).
@@ -7,8 +7,7 @@ const projection = new AccountBalancesProjection(null as never, null as never);
 
 describeBulkEquivalence(projection, ['account_balances'], (context) => {
   it('given refunds, top-ups, codes and admin edits between charges, then the bulk rows equal apply and the figures worked out by hand', async () => {
-    const comparison = await replayBoth(projection, context, refundsAndCredits(), ['account_balances']);
-    expect(comparison.summary).toMatch(/^equal/);
+    await context.expectSameRows(refundsAndCredits());
     const rows: Array<Record<string, string>> = await context.bulk.query(
       'SELECT user_id, quota, used_quota, request_count, aff_count, aff_quota, aff_history_quota, revision FROM account_balances ORDER BY user_id',
     );

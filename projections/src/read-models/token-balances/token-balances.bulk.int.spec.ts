@@ -1,5 +1,5 @@
 import { describeBulkEquivalence } from '../../../test/bulk-equivalence';
-import { refundsAndCredits, replayBoth } from '../../../test/bulk-cases';
+import { refundsAndCredits } from '../../../test/bulk-cases';
 import { BASE_TIME } from '../../../test/mixed-ledger';
 import { TokenBalancesProjection } from './token-balances.projection';
 
@@ -8,8 +8,7 @@ const projection = new TokenBalancesProjection(null as never, null as never);
 
 describeBulkEquivalence(projection, ['token_balances'], (context) => {
   it('given task refunds onto limited and unlimited tokens between charges, then the bulk rows equal apply and the figures worked out by hand', async () => {
-    const comparison = await replayBoth(projection, context, refundsAndCredits(), ['token_balances']);
-    expect(comparison.summary).toMatch(/^equal/);
+    await context.expectSameRows(refundsAndCredits());
     const rows: Array<Record<string, string>> = await context.bulk.query(
       'SELECT token_id, user_id, remain_quota, used_quota, accessed_time, position FROM token_balances ORDER BY token_id',
     );
