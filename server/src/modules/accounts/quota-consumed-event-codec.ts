@@ -22,7 +22,7 @@ import { decodeV3, encodeV3, quotaV3 } from './quota-consumed-v3';
  * - **v1** (events written before issue 20): `data` is the QuotaConsumedData object itself, `metadata` the full
  *   envelope (correlationId = requestId, actor, clientIp, reasonCode `relay_request`, schemaVersion 1).
  * - **v2** and **v3** (now): `data` is `{"v2": "<JSON array text>"}` or `{"v3": …}` and `metadata` is `{}`. The
- *   array holds the facts by position (quota-consumed-positional.ts), without what the event already says
+ *   array holds the facts by position (quota-consumed-v2.ts, quota-consumed-v3.ts), without what the event already says
  *   elsewhere: the user id (the stream, `account-{userId}`), the request id when it is the event id (a canonical
  *   UUID: quotaConsumedEventId), the correlation id (= request id), the actor (the user, with the role recorded
  *   here), the reason code (always `relay_request`); the upstream model and the channel path are written only when
@@ -37,7 +37,7 @@ import { decodeV3, encodeV3, quotaV3 } from './quota-consumed-v3';
 export type QuotaConsumedShape = 'v2' | 'v3';
 const CURRENT_SHAPE: QuotaConsumedShape = 'v3';
 
-/** The reason code of every relay charge (v1 stored it in the metadata; v2 derives it). */
+/** The reason code of every relay charge (v1 stored it in the metadata; v2 and v3 derive it). */
 export const RELAY_REQUEST_REASON = 'relay_request';
 export const RELAY_REQUEST_NAMESPACE = 'relay-request';
 

@@ -25,8 +25,10 @@ export interface PositionalDecoded {
   clientIp: string | null;
 }
 
+/** The five booleans of a charge as one bit field (the same bits in v2 and v3). */
 const FLAG = { tokenUnlimited: 1, isStream: 2, logConsumeOff: 4, dataExportOff: 8, billingCapped: 16 } as const;
 
+/** The bit field of a charge's booleans; `logConsume` and `dataExport` only when false, `billingCapped` only when true. */
 export function flagsOf(data: QuotaConsumedData): number {
   return (
     (data.tokenUnlimited ? FLAG.tokenUnlimited : 0) |
@@ -37,6 +39,7 @@ export function flagsOf(data: QuotaConsumedData): number {
   );
 }
 
+/** Sets the decoded booleans from the bit field; the optional ones only when they differ from their absence. */
 export function applyFlags(result: QuotaConsumedData, flags: number): void {
   result.tokenUnlimited = (flags & FLAG.tokenUnlimited) !== 0;
   result.isStream = (flags & FLAG.isStream) !== 0;
