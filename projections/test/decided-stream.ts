@@ -1,6 +1,9 @@
 import { systemActor } from '../../server/src/ledger/event-envelope';
 import type { MetadataInput } from '../../server/src/ledger/event-envelope';
 import type { NewEvent, RecordedEvent } from '../../server/src/ledger/event-store.port';
+import { accountStream } from '../../server/src/ledger/streams';
+import type { TaskPlatform } from '../../server/src/modules/accounts/account.events';
+import { toNewAccountEvent } from '../../server/src/modules/accounts/account-event-codec';
 import type { LedgerBuilder } from './mixed-ledger';
 
 /** What the command side of an aggregate is made of: its decider, its fold and its event codec. */
@@ -31,4 +34,35 @@ export function decidedStream<Command, State, Event>(
       });
       return builder.append(streamId, stored.type, stored.data);
     });
+}
+
+/**
+ * The QuotaRefunded that gives a failed asynchronous task's charge back, appended to its owner's account stream as
+ * TaskRefunder appends it (toNewAccountEvent).
+ */
+export function taskRefund(
+  builder: LedgerBuilder,
+  task: { taskId: string; upstreamTaskId: string; userId: number; username: string; tokenId: number; quota: number },
+  platform: TaskPlatform,
+): RecordedEvent {
+  const stored = toNewAccountEvent(
+    {
+      type: 'QuotaRefunded',
+      data: {
+        amount: task.quota,
+        tokenId: task.tokenId,
+        tokenUnlimited: false,
+        reason: 'failed',
+        taskId: task.taskId,
+        upstreamTaskId: task.upstreamTaskId,
+        platform,
+      },
+    },
+    {
+      id: `refund-${task.taskId}`,
+      metadata: { correlationId: task.taskId, reasonCode: 'task_failed', actor: systemActor() },
+      annotation: { username: task.username, quotaDisplay: { inCurrency: true, quotaPerUnit: 500_000 } },
+    },
+  );
+  return builder.append(accountStream(task.userId), stored.type, stored.data);
 }

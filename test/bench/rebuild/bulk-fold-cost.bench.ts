@@ -79,20 +79,27 @@ for (const projection of projections) {
   const handles = new Set<string>(projection.handles);
   const best = { cold: Infinity, warm: Infinity };
   let last = { addMs: 0, finishMs: 0, rows: 0, heldMb: 0 };
+  const own = events.filter((event) => handles.has(event.type));
+  if (own.length === 0) {
+    console.log(`${projection.name.padEnd(18)} no event of its types in this ledger`);
+    continue;
+  }
   let handled: RecordedEvent[] = [];
   for (let round = 0; round < rounds; round++) {
     // Fresh event objects for each cold round: nothing decoded yet (the codec's cache is not an own enumerable key).
-    handled = events.filter((event) => handles.has(event.type)).map((event) => ({ ...event }));
+    handled = own.map((event) => ({ ...event }));
     best.cold = Math.min(best.cold, fold(projection, handled).addMs);
     for (const event of handled) if (event.type === QUOTA_CONSUMED) quotaConsumedData(event);
     last = fold(projection, handled);
     best.warm = Math.min(best.warm, last.addMs);
   }
+  // The heap a row holds is only worth printing over many rows (a few are lost in the heap's noise).
+  const perRow = gc && last.rows >= 1000 ? ` (${((last.heldMb * 1e6) / last.rows).toFixed(0)} B/row)` : '';
   console.log(
     `${projection.name.padEnd(18)} handled ${handled.length}/${events.length}` +
       `  cold ${us(best.cold, handled.length)} µs/handled (${us(best.cold, events.length)} per ledger event)` +
       `  warm ${us(best.warm, handled.length)} µs/handled (${us(best.warm, events.length)} per ledger event)` +
       `  finish ${last.finishMs.toFixed(1)} ms, ${last.rows} rows` +
-      (gc ? `, ${last.heldMb.toFixed(1)} MB held (${((last.heldMb * 1e6) / Math.max(1, last.rows)).toFixed(0)} B/row)` : ''),
+      (gc ? `, ${last.heldMb.toFixed(1)} MB held${perRow}` : ''),
   );
 }

@@ -2,8 +2,9 @@ import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { accountStream, channelStream, streamKey } from '#server/ledger/streams';
 import { QUOTA_CONSUMED } from '#server/modules/accounts/quota-consumed.event';
 import { toChannelEvent } from '#server/modules/channels/channel-event-codec';
-import type { BulkFold, BulkRows } from '../../runner/bulk-fold';
+import type { BulkBarrier, BulkFold, BulkRows } from '../../runner/bulk-fold';
 import { applyChannelEvent, applyChannelUsage, type ChannelStatusFigures, channelUsageOf, emptyChannelStatus } from './channel-status-fold';
+import { CHANNEL_STATUS_EVENTS, notifyChannelStatus } from './channel-status-notify';
 
 const COLUMNS = [
   'channel_id',
@@ -31,10 +32,22 @@ interface ChannelRow {
 /**
  * channel_status rebuilt in memory (bulk-fold.ts): one row per channel, through the same pure folds as `apply`
  * (applyChannelEvent, applyChannelUsage, channelUsageOf). A few hundred channels at most: every row is held until
- * `finish`. No NOTIFY: routers reload after a rebuild anyway, and a rebuild's rows are only seen once it commits.
+ * `finish`.
  */
 export class ChannelStatusBulkFold implements BulkFold {
   private readonly channels = new Map<number, ChannelRow>();
+  private notified = false;
+
+  /**
+   * apply's NOTIFY of a status change, once per load: sent in the load's transaction before its first status event,
+   * so delivered when the load commits its rows, and routers reload their whole snapshot whatever it names.
+   */
+  barrierBefore(event: RecordedEvent): BulkBarrier | null {
+    if (this.notified || !CHANNEL_STATUS_EVENTS.has(event.type) || !event.streamId.startsWith(CHANNEL_PREFIX)) return null;
+    this.notified = true;
+    const channelId = streamKey(event.streamId);
+    return (manager) => notifyChannelStatus(manager, channelId);
+  }
 
   add(event: RecordedEvent): void {
     if (event.type === QUOTA_CONSUMED) {

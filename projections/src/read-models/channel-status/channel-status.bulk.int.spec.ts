@@ -2,7 +2,9 @@ import { asReplayed, describeBulkEquivalence } from '../../../test/bulk-equivale
 import { handWrittenLedger, LedgerBuilder } from '../../../test/mixed-ledger';
 import { streamKey } from '#server/ledger/streams';
 import { QUOTA_CONSUMED } from '#server/modules/accounts/quota-consumed.event';
+import type { Notification, PoolClient } from 'pg';
 import { BulkLoad } from '../../runner/bulk-load';
+import { CHANNEL_STATUS_NOTIFY_CHANNEL } from './channel-status-notify';
 import { channelUsageOf } from './channel-status-fold';
 import { ChannelStatusProjection } from './channel-status.projection';
 
@@ -59,4 +61,40 @@ describeBulkEquivalence(projection, ['channel_status'], (context) => {
       [9, 0, 3],
     ]);
   });
+
+  it('given status changes on two channels, then routers are told once, when the load commits', async () => {
+    const runner = context.bulk.createQueryRunner();
+    const listener = (await runner.connect()) as PoolClient;
+    const heard: Notification[] = [];
+    listener.on('notification', (notification) => heard.push(notification));
+    try {
+      await listener.query(`LISTEN ${CHANNEL_STATUS_NOTIFY_CHANNEL}`);
+      const b = new LedgerBuilder('notify');
+      const events = [
+        b.charge(1, { channelId: 5, quota: 3 }),
+        b.channel(5, 'ChannelTested', { ok: true, responseTimeMs: 80, model: 'm', error: null }),
+        b.channel(5, 'ChannelAutoDisabled', { reasonCode: 'x', message: 'down', evidence: {} }),
+        b.channel(6, 'ChannelDisabled', { previousStatus: 1 }),
+        b.channel(5, 'ChannelAutoEnabled', { reasonCode: 'y', message: 'up', evidence: {} }),
+      ];
+      const load = await BulkLoad.start(context.bulk, projection, 0);
+      await load.feed(events);
+      await listener.query('SELECT 1');
+      expect(heard).toEqual([]);
+      await load.finish(events[events.length - 1].position);
+      await waitFor(() => heard.length > 0);
+      await listener.query('SELECT 1');
+      expect(heard.map((notification) => [notification.channel, notification.payload])).toEqual([[CHANNEL_STATUS_NOTIFY_CHANNEL, '5']]);
+    } finally {
+      await listener.query(`UNLISTEN ${CHANNEL_STATUS_NOTIFY_CHANNEL}`).catch(() => undefined);
+      await runner.release();
+    }
+  });
 });
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  for (const started = Date.now(); !condition(); ) {
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -18,16 +18,9 @@ import {
   channelUsageOf,
   emptyChannelStatus,
 } from './channel-status-fold';
+import { CHANNEL_STATUS_EVENTS, notifyChannelStatus } from './channel-status-notify';
 
-/** Postgres NOTIFY channel: ChannelRouter reloads its snapshot when a status change has been projected. */
-export const CHANNEL_STATUS_NOTIFY_CHANNEL = 'tollgate_channel_status';
-
-const STATUS_EVENTS = new Set<string>([
-  ChannelEventType.ChannelEnabled,
-  ChannelEventType.ChannelDisabled,
-  ChannelEventType.ChannelAutoDisabled,
-  ChannelEventType.ChannelAutoEnabled,
-]);
+export { CHANNEL_STATUS_NOTIFY_CHANNEL } from './channel-status-notify';
 
 interface StatusRow {
   status: number;
@@ -66,9 +59,7 @@ export class ChannelStatusProjection implements Projection {
       const channelId = streamKey(event.streamId);
       const channelEvent = toChannelEvent(event);
       await this.update(manager, channelId, event, (figures) => applyChannelEvent(figures, channelEvent, at));
-      if (STATUS_EVENTS.has(event.type)) {
-        await manager.query('SELECT pg_notify($1, $2)', [CHANNEL_STATUS_NOTIFY_CHANNEL, String(channelId)]);
-      }
+      if (CHANNEL_STATUS_EVENTS.has(event.type)) await notifyChannelStatus(manager, channelId);
     } else if (event.type === QUOTA_CONSUMED && category === 'account') {
       const usage = channelUsageOf(event);
       if (usage) await this.addUsage(manager, usage.channelId, usage.quota, event.position);
