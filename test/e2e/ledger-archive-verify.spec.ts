@@ -25,7 +25,8 @@ function monthsAgo(back: number): string {
  * `npm run ledger:archive -- --verify` (docs/ledger.md, "Checking an archive"): a sound archive passes, through the
  * function and the compiled CLI (exit 0); a flipped byte, a deleted segment, a truncated file, a broken gzip whose
  * checksum was recorded as such, a line missing from a segment, and a manifest that disagrees with the table are each
- * reported by segment and position (CLI: exit 3, one line on stderr); the check changes neither files nor rows.
+ * reported by segment and position (CLI: exit 3, one line on stderr); the check changes neither files nor rows. An
+ * object-store URL in LEDGER_ARCHIVE_DIR stops the CLI before it reads anything.
  */
 describe('ledger archive --verify', () => {
   let target: TestApp;
@@ -64,12 +65,12 @@ describe('ledger archive --verify', () => {
   });
 
   const verify = () => verifyArchive(dataSource(target), directory);
-  const cli = (args: string[]) =>
+  const cli = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
         ['dist/server/src/cli/archive-ledger.js', ...args],
-        { cwd: ROOT, env: { ...process.env, DATABASE_URL: target.config.DATABASE_URL, DATA_DIR: dataDir } },
+        { cwd: ROOT, env: { ...process.env, DATABASE_URL: target.config.DATABASE_URL, DATA_DIR: dataDir, ...env } },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
       );
     });
@@ -114,6 +115,14 @@ describe('ledger archive --verify', () => {
         `events holds positions ${second.lastPosition + 1}-${head}; snapshot ${report.snapshotId} at position \\d+ covers the archive`,
       ),
     );
+    // An object-store URL is refused before anything is read (docs/ledger.md, "Object stores").
+    expect(await cli(['--verify'], { LEDGER_ARCHIVE_DIR: 's3://bucket/ledger' })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'ledger:archive failed: Invalid configuration: LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; ' +
+        'mount the bucket (s3fs, gcsfuse) and give its folder (got "s3://bucket/ledger")\n',
+    });
     // Bad arguments: a clear message, exit 2.
     expect(await cli(['--verify', '--before', '2026-01'])).toEqual({
       code: 2,
