@@ -189,7 +189,7 @@ describe('ledger archive --verify', () => {
     expect(await verify()).toEqual(expect.objectContaining({ segments: 2 }));
   });
 
-  it('reports a manifest that disagrees with the table, and a snapshot below the archive', async () => {
+  it('reports a manifest that disagrees with the table, a gap before the hot table, and a snapshot below the archive', async () => {
     const db = dataSource(target);
     const manifestPath = join(directory, 'manifest.json');
     const manifest = readFileSync(manifestPath, 'utf8');
@@ -209,6 +209,21 @@ describe('ledger archive --verify', () => {
       unlinkSync(manifestPath);
       await expect(verify()).rejects.toThrow(`manifest.json is missing from ${directory}`);
     } finally {
+      writeFileSync(manifestPath, manifest);
+    }
+    // The table (and so the manifest) claims one event less for the last segment: its last position is in neither.
+    const shorter = JSON.parse(manifest);
+    Object.assign(shorter.segments[1], { lastPosition: second.lastPosition - 1, count: second.count - 1 });
+    writeFileSync(manifestPath, JSON.stringify(shorter));
+    const recordLast = (last: number, count: number) =>
+      db.query('UPDATE ledger_archive_segments SET last_position = $2, event_count = $3 WHERE file = $1', [second.file, last, count]);
+    await recordLast(second.lastPosition - 1, second.count - 1);
+    try {
+      await expect(verify()).rejects.toThrow(
+        `a gap: positions ${second.lastPosition}-${second.lastPosition} are neither in a segment nor in events`,
+      );
+    } finally {
+      await recordLast(second.lastPosition, second.count);
       writeFileSync(manifestPath, manifest);
     }
     const [{ position }] = await db.query('SELECT position FROM ledger_snapshots WHERE id = $1', [report.snapshotId]);
