@@ -6,7 +6,7 @@ import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-eve
 import { TokenEventType } from '#server/modules/tokens/token.events';
 import { tokenConsumptionOf, toTokenEvent } from '#server/modules/tokens/token-event-codec';
 import type { BulkFold, BulkRows } from '../../runner/bulk-fold';
-import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, type TokenBalance } from './token-balance';
+import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, refundedTokenId, type TokenBalance } from './token-balance';
 
 /** One token's row while the rebuild folds: its balance and the ledger position of the last event folded in. */
 interface Folded {
@@ -20,7 +20,7 @@ const COLUMNS = ['token_id', 'user_id', 'remain_quota', 'used_quota', 'accessed_
  * `token_balances` folded in memory for a rebuild from empty tables (bulk-fold.ts), with the rules of
  * token-balance.ts that TokenBalancesProjection's `apply` uses: TokenQuotaAllotted on `token-{id}` through
  * applyAllotment, a QuotaConsumed carrying a token through applyConsumption (unlimited tokens: used only), a task's
- * QuotaRefunded through applyRefund; one row per token at `finish`.
+ * QuotaRefunded through applyRefund (a charge or a refund without a token: no row); one row per token at `finish`.
  */
 export class TokenBalancesBulkFold implements BulkFold {
   private readonly tokens = new Map<number, Folded>();
@@ -42,7 +42,9 @@ export class TokenBalancesBulkFold implements BulkFold {
     } else if (event.type === AccountEventType.QuotaRefunded) {
       if (category !== 'account') return;
       const refund = (toAccountEvent(event) as QuotaRefunded).data;
-      const folded = this.folded(refund.tokenId, event);
+      const tokenId = refundedTokenId(refund);
+      if (tokenId === null) return; // no token (the playground), as for its charge
+      const folded = this.folded(tokenId, event);
       if (folded) folded.balance = applyRefund(folded.balance, streamKey(event.streamId), refund);
     }
   }

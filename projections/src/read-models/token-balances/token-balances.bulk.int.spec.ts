@@ -12,11 +12,10 @@ describeBulkEquivalence(projection, ['token_balances'], (context) => {
     const rows: Array<Record<string, string>> = await context.bulk.query(
       'SELECT token_id, user_id, remain_quota, used_quota, accessed_time, position FROM token_balances ORDER BY token_id',
     );
-    // 0: a refund of a charge made without a token (tokenId 0) lands on token 0, as apply leaves it. 101: allotted
-    // 800, −700, refunded +300, unlimited 1900 (used only) refunded unlimited 900 (used only), −1400, −30. 102: −1150,
-    // refunded +150, −4000. 555: a refund onto a token nothing else touched.
+    // No row for token 0: the refund of a charge made without a token (tokenId 0) touches no token, as that charge
+    // did not. 101: allotted 800, −700, refunded +300, unlimited 1900 (used only) refunded unlimited 900 (used only),
+    // −1400, −30. 102: −1150, refunded +150, −4000. 555: a refund onto a token nothing else touched.
     expect(rows.map((row) => Object.values(row).map(Number))).toEqual([
-      [0, 2, 8500, -8500, 0, 21],
       [101, 1, -1030, 2830, BASE_TIME + 17, 18],
       [102, 2, -5000, 5000, BASE_TIME + 11, 12],
       [555, 2, 40, -40, 0, 10],

@@ -13,7 +13,7 @@ import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { TokenBalancesBulkFold } from './token-balances.bulk-fold';
-import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, type TokenBalance } from './token-balance';
+import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, refundedTokenId, type TokenBalance } from './token-balance';
 import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
 /** A task refund's data, checked by the account codec. */
@@ -68,7 +68,8 @@ export class TokenBalancesProjection implements Projection {
         const consumption = tokenConsumptionOf(quotaConsumedRecord(event));
         if (consumption) tokenIds.add(consumption.tokenId);
       } else if (event.type === AccountEventType.QuotaRefunded && category === 'account') {
-        tokenIds.add(refundOf(event).tokenId);
+        const tokenId = refundedTokenId(refundOf(event));
+        if (tokenId !== null) tokenIds.add(tokenId);
       }
     }
     if (tokenIds.size === 0) return;
@@ -103,7 +104,9 @@ export class TokenBalancesProjection implements Projection {
       await this.applyCharge(manager, consumption.tokenId, streamKey(event.streamId), consumption, at, event.position);
     } else if (event.type === AccountEventType.QuotaRefunded && category === 'account') {
       const refund = refundOf(event);
-      await this.update(manager, refund.tokenId, event, (balance) => applyRefund(balance, streamKey(event.streamId), refund));
+      const tokenId = refundedTokenId(refund);
+      if (tokenId === null) return; // no token (the playground): as its charge, no row
+      await this.update(manager, tokenId, event, (balance) => applyRefund(balance, streamKey(event.streamId), refund));
     }
   }
 
