@@ -13,7 +13,7 @@ const PROMPT_MS = 5_000;
  * The worker role under a Redis restart, then SIGTERM. After Redis went away, each BullMQ worker's blocking connection
  * waits in ioredis' `reconnecting` state between two attempts; a graceful `worker.close()` then waited forever for the
  * `end` event of that connection (ioredis never emits it for a client disconnected while reconnecting), and the
- * process outlived its SIGTERM. Each process below gets its SIGTERM at a different moment of the restart: while Redis
+ * process outlived its SIGTERM; so did a lease sweep whose commands waited for Redis. Each process below gets its SIGTERM at a different moment of the restart: while Redis
  * is still down, at once when it answers again (mid-backoff), and a little later.
  */
 describe('worker role: SIGTERM after a Redis restart', () => {
@@ -38,7 +38,8 @@ describe('worker role: SIGTERM after a Redis restart', () => {
         startGateway({
           port: await freePort(),
           role: 'worker',
-          env: { DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_PREFIX: testRedisPrefix() },
+          // A lease sweep every half second: one is under way (its Redis commands waiting) when Redis goes away.
+          env: { DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_PREFIX: testRedisPrefix(), RELAY_LEASE_SWEEP_MS: '500' },
           timeoutMs: 60_000,
         }),
       ),

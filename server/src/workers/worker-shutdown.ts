@@ -3,7 +3,7 @@ import type { WorkerHost } from '@nestjs/bullmq';
 import type { Worker } from 'bullmq';
 
 /** How long a shutdown waits for a worker's Redis connections to be back (BullMQ reconnects at most every second). */
-export const WORKER_RECONNECT_WAIT_MS = 2_000;
+export const WORKER_RECONNECT_WAIT_MS = 1_500;
 
 const POLL_MS = 50;
 
