@@ -72,6 +72,8 @@ export function appendStatement(kind: 'one' | 'many', durability: AppendDurabili
  * docs/ledger.md), deduplicates by event id and checks the expected revision in one round trip.
  */
 export class PostgresEventStore implements EventStore {
+  /** `ledger_append_many` is one statement, one transaction. */
+  readonly atomicAppendMany: boolean = true;
   private readonly pool: Pool;
   private readonly listener: LedgerListener | null;
   private readonly subscriptions = new Set<PullSubscription>();
