@@ -5,6 +5,7 @@ import { type AppendOutcome, type AppendRequest, EVENT_STORE, type EventStore } 
 import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
 import { AdmissionSettles } from './admission-settles';
+import { appendChargeWithCompanions } from './charge-with-companions';
 import { type ChargeDurability, journalDirectory, journalInstallation } from './charge-durability';
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptions, JOURNAL_LINGER_MS } from './group-commit';
@@ -193,24 +194,20 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * A charge that must commit together with other appends (an asynchronous task's first event, so a user is never
-   * charged for a task that does not exist): no journal, the `companions` and the charge in ONE appendMany, which the
-   * Postgres store runs as one transaction (both or neither, so a crash cannot fall between them). A store that has
-   * no multi-stream transaction (EventStoreDB) runs them in order, companions first: a crash between them leaves a
-   * task that was not charged, never a charge without its task. A call whose promise rejected may have committed or
-   * not: repeat it with the same event ids (the charge's id derives from the request; the companions' must derive
-   * too), which is then a no-op. Returns the charge's position and each companion's outcome; throws if the charge
-   * itself was refused.
+   * charged for a task that does not exist, and a task never exists unpaid): no journal, the charge and its
+   * `companions` through appendChargeWithCompanions: one transaction on Postgres; on a store without a multi-stream
+   * transaction (EventStoreDB) the charge first and the companions only once it is in, so a refund of a task always
+   * gives back a charge the ledger holds. A call whose promise rejected wrote no companion and may or may not have
+   * written the charge: repeat it with the same event ids (the charge's id derives from the request; the companions'
+   * must derive too), which is then a no-op for what is in. Returns the charge's position and each companion's
+   * outcome; throws if the charge itself was not appended.
    */
   async settleWith(input: SettlementInput, companions: AppendRequest[]): Promise<{ position: number; companions: AppendOutcome[] }> {
     const record = this.record(input);
-    const outcomes = await this.store.appendMany([
-      ...companions,
-      { streamId: record.streamId, events: [record.event], expectedRevision: 'any' },
-    ]);
-    const charge = outcomes[outcomes.length - 1];
-    if (!charge.ok) throw charge.error;
-    this.admissionSettles.add(record.settlement, charge.result.position);
-    return { position: charge.result.position, companions: outcomes.slice(0, -1) };
+    const charge: AppendRequest = { streamId: record.streamId, events: [record.event], expectedRevision: 'any' };
+    const appended = await appendChargeWithCompanions(this.store, charge, companions);
+    this.admissionSettles.add(record.settlement, appended.charge.position);
+    return { position: appended.charge.position, companions: appended.companions };
   }
 
   /**
