@@ -11,49 +11,21 @@ import { Client } from 'pg';
 import { CreateLedgerEvents1732300000100 } from '../../server/src/infrastructure/database/migrations/1732300000100-create-ledger-events';
 import { eventMetadata, userActor } from '../../server/src/ledger/event-envelope';
 import { uuidV7 } from '../../server/src/ledger/event-ids';
-import { type QuotaConsumedData, quotaConsumedEvent, quotaConsumedEventId } from '../../server/src/modules/accounts';
+import { quotaConsumedEvent, quotaConsumedEventId } from '../../server/src/modules/accounts';
+import { benchChargeFixture } from '../support/quota-consumed-fixture';
 
 const CHARGES = Number(process.argv[2] ?? 30_000);
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE = `tollgate_storage_shapes_${process.pid}`;
 
-/** A charge as the benchmark's requests make them (gpt-4o-mini, 12 + 20 tokens, the names `npm run bench` gives its token and channel). */
-function charge(requestId: string, userId: number, at: number): QuotaConsumedData {
-  return {
-    requestId,
-    userId,
-    username: 'root',
-    tokenId: 1,
-    tokenName: 'bench-51853989',
-    group: 'default',
-    modelName: 'gpt-4o-mini',
-    upstreamModel: 'gpt-4o-mini',
-    channelId: 1,
-    channelName: 'bench-fake-upstream',
-    channelPath: [1],
-    relayMode: 'chat',
-    promptTokens: 12,
-    completionTokens: 20,
-    cachedTokens: 0,
-    modelRatio: 0.075,
-    completionRatio: 4,
-    groupRatio: 1,
-    modelPrice: -1,
-    quota: 7,
-    tokenUnlimited: false,
-    isStream: false,
-    useTimeSeconds: 0,
-    firstTokenMs: 0,
-    createdAt: Math.floor(at / 1000),
-    usageSource: 'upstream',
-    endReason: 'completed',
-  };
-}
-
 /** [stream, id, data, metadata] of one charge in the given shape. */
 function stored(shape: 'v1' | 'v2' | 'v3', userId: number, at: number): [string, string, string, string] {
   if (shape !== 'v1') {
-    const { streamId, event } = quotaConsumedEvent(charge(uuidV7(at), userId, at), { userRole: 100, clientIp: '127.0.0.1' }, shape);
+    const { streamId, event } = quotaConsumedEvent(
+      benchChargeFixture(uuidV7(at), userId, at),
+      { userRole: 100, clientIp: '127.0.0.1' },
+      shape,
+    );
     return [streamId, event.id, JSON.stringify(event.data), JSON.stringify(event.metadata)];
   }
   const requestId = randomUUID();
@@ -66,7 +38,7 @@ function stored(shape: 'v1' | 'v2' | 'v3', userId: number, at: number): [string,
   return [
     `account-${userId}`,
     quotaConsumedEventId(`v1:${requestId}`),
-    JSON.stringify(charge(requestId, userId, at)),
+    JSON.stringify(benchChargeFixture(requestId, userId, at)),
     JSON.stringify(metadata),
   ];
 }

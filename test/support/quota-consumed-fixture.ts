@@ -32,6 +32,49 @@ export function quotaConsumedFixture(requestId: string, userId: number, override
   };
 }
 
+/**
+ * A relay charge as the benchmark's requests make them (gpt-4o-mini, 12 + 20 tokens, the names `npm run bench` gives
+ * its token and channel, answered whole by the upstream), admitted at `at` (ms): the codec specs, the log column specs
+ * and the storage-shapes bench measure this shape.
+ */
+export function benchChargeFixture(
+  requestId: string,
+  userId: number,
+  at: number,
+  overrides: Partial<QuotaConsumedData> = {},
+): QuotaConsumedData {
+  return {
+    requestId,
+    userId,
+    username: 'root',
+    tokenId: 1,
+    tokenName: 'bench-51853989',
+    group: 'default',
+    modelName: 'gpt-4o-mini',
+    upstreamModel: 'gpt-4o-mini',
+    channelId: 1,
+    channelName: 'bench-fake-upstream',
+    channelPath: [1],
+    relayMode: 'chat',
+    promptTokens: 12,
+    completionTokens: 20,
+    cachedTokens: 0,
+    modelRatio: 0.075,
+    completionRatio: 4,
+    groupRatio: 1,
+    modelPrice: -1,
+    quota: 7,
+    tokenUnlimited: false,
+    isStream: false,
+    useTimeSeconds: 0,
+    firstTokenMs: 0,
+    createdAt: Math.floor(at / 1000),
+    usageSource: 'upstream',
+    endReason: 'completed',
+    ...overrides,
+  };
+}
+
 /** A `events` row of a QuotaConsumed (event_id, stream_id, data) decoded by the product's codec, whichever shape it has. */
 export function chargeOfRow(row: { event_id: string; stream_id: string; data: unknown; metadata?: unknown }): QuotaConsumedData {
   return quotaConsumedData({ id: row.event_id, streamId: row.stream_id, data: row.data, metadata: row.metadata });

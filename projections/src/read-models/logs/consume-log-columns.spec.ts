@@ -1,3 +1,4 @@
+import { benchChargeFixture } from '#test/support/quota-consumed-fixture';
 import {
   type ConsumeFacts,
   consumeFactsOf,
@@ -97,35 +98,7 @@ describe('storedFacts: a column holding its fallback is NULL', () => {
   });
 
   it("stores a typical charge's fallbacks as NULL (group ratio, price, frt, cached tokens), and its texts derive back", () => {
-    const data = {
-      requestId: 'r',
-      userId: 1,
-      username: 'root',
-      tokenId: 1,
-      tokenName: 'main',
-      group: 'default',
-      modelName: 'gpt-4o-mini',
-      upstreamModel: 'gpt-4o-mini',
-      channelId: 1,
-      channelName: 'c',
-      channelPath: [1],
-      relayMode: 'chat',
-      promptTokens: 12,
-      completionTokens: 20,
-      cachedTokens: 0,
-      modelRatio: 0.075,
-      completionRatio: 4,
-      groupRatio: 1,
-      modelPrice: -1,
-      quota: 7,
-      tokenUnlimited: false,
-      isStream: false,
-      useTimeSeconds: 0,
-      firstTokenMs: 0,
-      createdAt: 1_764_100_000,
-      usageSource: 'upstream' as const,
-      endReason: 'completed' as const,
-    };
+    const data = benchChargeFixture('r', 1, 1_764_100_000_000);
     const row = consumeLogRow(1, data, new Date(0));
     const stored = storedConsumeText(row, consumeFactsOf(data));
     expect(stored).toEqual({

@@ -1,43 +1,13 @@
+import { benchChargeFixture } from '#test/support/quota-consumed-fixture';
 import { uuidV7 } from '../../ledger/event-ids';
 import { MalformedQuotaConsumedError, quotaConsumedData, quotaConsumedEvent, quotaConsumedQuota } from './quota-consumed-event-codec';
 import type { QuotaConsumedData } from './quota-consumed.event';
 
-/** A relay charge as the benchmark's requests make them (the shape of the rows of `npm run bench`). */
 const ARRIVED = Date.UTC(2026, 10, 26, 0, 13, 22, 400);
 const REQUEST_ID = uuidV7(ARRIVED);
 
-function charge(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {
-  return {
-    requestId: REQUEST_ID,
-    userId: 1,
-    username: 'root',
-    tokenId: 1,
-    tokenName: 'bench-51853989',
-    group: 'default',
-    modelName: 'gpt-4o-mini',
-    upstreamModel: 'gpt-4o-mini',
-    channelId: 1,
-    channelName: 'bench-fake-upstream',
-    channelPath: [1],
-    relayMode: 'chat',
-    promptTokens: 12,
-    completionTokens: 20,
-    cachedTokens: 0,
-    modelRatio: 0.075,
-    completionRatio: 4,
-    groupRatio: 1,
-    modelPrice: -1,
-    quota: 7,
-    tokenUnlimited: false,
-    isStream: false,
-    useTimeSeconds: 0,
-    firstTokenMs: 0,
-    createdAt: Math.floor(ARRIVED / 1000),
-    usageSource: 'upstream',
-    endReason: 'completed',
-    ...overrides,
-  };
-}
+/** A relay charge as the benchmark's requests make them (the shape of the rows of `npm run bench`). */
+const charge = (overrides: Partial<QuotaConsumedData> = {}) => benchChargeFixture(REQUEST_ID, 1, ARRIVED, overrides);
 
 const ENVELOPE = { userRole: 100, clientIp: '127.0.0.1' };
 
