@@ -1,8 +1,7 @@
 import type { RecordedEvent } from '#server/ledger/event-store.port';
-import { streamCategory } from '#server/ledger/streams';
-import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import type { MidjourneyTaskEvent } from '#server/modules/tasks/midjourney-task.events';
 import { evolve, initialMidjourneyTaskState, type MidjourneyTaskState } from '#server/modules/tasks/midjourney-task.state';
+import { chargedTaskColumnsOf, chargedTaskStateOf, refundedTaskId, taskRowKeeps } from '../charged-task-row';
 
 /**
  * The columns of `midjourney_tasks` the task's own stream writes (all but `refunded`), in the order apply and the
@@ -44,30 +43,16 @@ export type MidjourneyTaskRow = Record<(typeof MIDJOURNEY_TASK_COLUMNS)[number],
 
 function stateOf(row: MidjourneyTaskRow): MidjourneyTaskState {
   return {
-    submitted: true,
+    ...chargedTaskStateOf(row),
     taskId: String(row.task_id),
-    userId: Number(row.user_id),
-    username: String(row.username),
-    tokenId: Number(row.token_id),
-    tokenUnlimited: Boolean(row.token_unlimited),
-    channelId: Number(row.channel_id),
-    action: String(row.action),
     mjId: String(row.mj_id),
     prompt: String(row.prompt),
-    quota: Number(row.quota),
     code: Number(row.code),
     promptEn: String(row.prompt_en),
     description: String(row.description),
     state: String(row.state),
-    submitTime: Number(row.submit_time),
-    startTime: Number(row.start_time),
-    finishTime: Number(row.finish_time),
     imageUrl: String(row.image_url),
-    status: String(row.status),
-    progress: String(row.progress),
-    failReason: String(row.fail_reason),
     buttons: String(row.buttons),
-    properties: String(row.properties),
   };
 }
 
@@ -83,41 +68,23 @@ export function midjourneyTaskRowAfter(
   decoded: MidjourneyTaskEvent,
   event: RecordedEvent,
 ): MidjourneyTaskRow | null {
-  if (decoded.type !== 'MidjourneyTaskSubmitted' && !row) return null;
-  if (row && Number(row.revision) >= event.revision) return null;
+  if (taskRowKeeps(row, decoded.type === 'MidjourneyTaskSubmitted', event)) return null;
   const next = evolve(row ? stateOf(row) : initialMidjourneyTaskState, decoded);
   return {
     task_id: taskId,
     id: row ? Number(row.id) : event.position,
+    ...chargedTaskColumnsOf(next),
     code: next.code,
-    user_id: next.userId,
-    username: next.username,
-    token_id: next.tokenId,
-    token_unlimited: next.tokenUnlimited,
-    action: next.action,
     mj_id: next.mjId,
     prompt: next.prompt,
     prompt_en: next.promptEn,
     description: next.description,
     state: next.state,
-    submit_time: next.submitTime,
-    start_time: next.startTime,
-    finish_time: next.finishTime,
     image_url: next.imageUrl,
-    status: next.status,
-    progress: next.progress,
-    fail_reason: next.failReason,
-    channel_id: next.channelId,
-    quota: next.quota,
     buttons: next.buttons,
-    properties: next.properties,
     revision: event.revision,
   };
 }
 
 /** The task id a QuotaRefunded on an account stream gives a Midjourney task's charge back for, or null (another platform's). */
-export function refundedMidjourneyTaskId(event: RecordedEvent): string | null {
-  if (streamCategory(event.streamId) !== 'account') return null;
-  const refund = toAccountEvent(event);
-  return refund.type === 'QuotaRefunded' && refund.data.platform === 'midjourney' ? refund.data.taskId : null;
-}
+export const refundedMidjourneyTaskId = (event: RecordedEvent): string | null => refundedTaskId(event, 'midjourney');
