@@ -1,4 +1,4 @@
-import type { QuotaConsumedData } from './quota-consumed.event';
+import { CHARGE_END_REASONS, type QuotaConsumedData, USAGE_SOURCES } from './quota-consumed.event';
 
 /**
  * What the positional shapes of a stored QuotaConsumed (v2: quota-consumed-v2.ts, v3: quota-consumed-v3.ts;
@@ -126,4 +126,94 @@ export function positionalField(text: string, index: number): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The position of each fact in a shape's array (v2's V2, v3's V3). */
+export type PositionalLayout = Readonly<
+  Record<
+    | 'requestId'
+    | 'role'
+    | 'clientIp'
+    | 'username'
+    | 'tokenId'
+    | 'tokenName'
+    | 'group'
+    | 'modelName'
+    | 'upstreamModel'
+    | 'channelId'
+    | 'channelName'
+    | 'channelPath'
+    | 'relayMode'
+    | 'promptTokens'
+    | 'completionTokens'
+    | 'cachedTokens'
+    | 'modelRatio'
+    | 'completionRatio'
+    | 'groupRatio'
+    | 'modelPrice'
+    | 'quota'
+    | 'flags'
+    | 'useTimeSeconds'
+    | 'firstTokenMs'
+    | 'createdAt'
+    | 'usageSource'
+    | 'endReason'
+    | 'content',
+    number
+  >
+>;
+
+/** What the shapes code differently, besides the relay mode (which the shape decodes). */
+export interface PositionalCodes {
+  /** The stored code of USAGE_SOURCES[0] and CHARGE_END_REASONS[0] (v2: 1, 0 not recorded; v3: 0, -1 not recorded). */
+  firstCode: number;
+  /** What the content position holds for a charge without its own wording (v2: nothing; v3: its default 0). */
+  noContent: unknown;
+}
+
+/** The charge a shape's array `f` holds at `at`'s positions, with the relay mode the shape has decoded. */
+export function decodePositional(
+  f: Fields,
+  at: PositionalLayout,
+  codes: PositionalCodes,
+  relayMode: string,
+  context: PositionalContext,
+): PositionalDecoded {
+  const requestIdIsId = f.at(at.requestId) === 0;
+  const modelName = f.str(at.modelName);
+  const channelId = f.num(at.channelId);
+  const data = {
+    requestId: f.strOr(at.requestId, context.id),
+    userId: context.userId,
+    username: f.str(at.username),
+    tokenId: f.num(at.tokenId),
+    tokenName: f.str(at.tokenName),
+    group: f.str(at.group),
+    modelName,
+    upstreamModel: f.strOr(at.upstreamModel, modelName),
+    channelId,
+    channelName: f.str(at.channelName),
+    channelPath: f.path(at.channelPath, channelId),
+    relayMode,
+    promptTokens: f.num(at.promptTokens),
+    completionTokens: f.num(at.completionTokens),
+    cachedTokens: f.num(at.cachedTokens),
+    modelRatio: f.num(at.modelRatio),
+    completionRatio: f.num(at.completionRatio),
+    groupRatio: f.num(at.groupRatio),
+    modelPrice: f.num(at.modelPrice),
+    quota: f.num(at.quota),
+    tokenUnlimited: false,
+    isStream: false,
+    useTimeSeconds: f.num(at.useTimeSeconds),
+    firstTokenMs: f.num(at.firstTokenMs),
+    createdAt: f.num(at.createdAt) + admissionBase(context.id, requestIdIsId),
+  } as QuotaConsumedData;
+  if (f.at(at.content) !== codes.noContent) data.content = f.str(at.content);
+  applyFlags(data, f.num(at.flags));
+  const usageSource = USAGE_SOURCES[f.num(at.usageSource) - codes.firstCode];
+  if (usageSource !== undefined) data.usageSource = usageSource;
+  const endReason = CHARGE_END_REASONS[f.num(at.endReason) - codes.firstCode];
+  if (endReason !== undefined) data.endReason = endReason;
+  return { data, role: f.num(at.role), clientIp: f.at(at.clientIp) === 0 ? null : f.str(at.clientIp) };
 }

@@ -1,7 +1,7 @@
 import { CHARGE_END_REASONS, type QuotaConsumedData, USAGE_SOURCES } from './quota-consumed.event';
 import {
   admissionBase,
-  applyFlags,
+  decodePositional,
   Fields,
   flagsOf,
   parseRow,
@@ -87,44 +87,7 @@ export function encodeV2(data: QuotaConsumedData, role: number, clientIp: string
 
 export function decodeV2(text: string, context: PositionalContext): PositionalDecoded {
   const f = new Fields(parseRow(text, V2.endReason + 1, 'v2'));
-  const requestIdIsId = f.at(V2.requestId) === 0;
-  const modelName = f.str(V2.modelName);
-  const channelId = f.num(V2.channelId);
-  const data = {
-    requestId: f.strOr(V2.requestId, context.id),
-    userId: context.userId,
-    username: f.str(V2.username),
-    tokenId: f.num(V2.tokenId),
-    tokenName: f.str(V2.tokenName),
-    group: f.str(V2.group),
-    modelName,
-    upstreamModel: f.strOr(V2.upstreamModel, modelName),
-    channelId,
-    channelName: f.str(V2.channelName),
-    channelPath: f.path(V2.channelPath, channelId),
-    relayMode: f.str(V2.relayMode),
-    promptTokens: f.num(V2.promptTokens),
-    completionTokens: f.num(V2.completionTokens),
-    cachedTokens: f.num(V2.cachedTokens),
-    modelRatio: f.num(V2.modelRatio),
-    completionRatio: f.num(V2.completionRatio),
-    groupRatio: f.num(V2.groupRatio),
-    modelPrice: f.num(V2.modelPrice),
-    quota: f.num(V2.quota),
-    tokenUnlimited: false,
-    isStream: false,
-    useTimeSeconds: f.num(V2.useTimeSeconds),
-    firstTokenMs: f.num(V2.firstTokenMs),
-    createdAt: f.num(V2.createdAt) + admissionBase(context.id, requestIdIsId),
-  } as QuotaConsumedData;
-  if (f.at(V2.content) !== undefined) data.content = f.str(V2.content);
-  const flags = f.num(V2.flags);
-  applyFlags(data, flags);
-  const usageSource = USAGE_SOURCES[f.num(V2.usageSource) - 1];
-  if (usageSource !== undefined) data.usageSource = usageSource;
-  const endReason = CHARGE_END_REASONS[f.num(V2.endReason) - 1];
-  if (endReason !== undefined) data.endReason = endReason;
-  return { data, role: f.num(V2.role), clientIp: f.at(V2.clientIp) === 0 ? null : f.str(V2.clientIp) };
+  return decodePositional(f, V2, { firstCode: 1, noContent: undefined }, f.str(V2.relayMode), context);
 }
 
 /** The amount of a v2 text, unchecked (the account decider's fold checks it). */

@@ -1,7 +1,7 @@
 import { CHARGE_END_REASONS, type QuotaConsumedData, USAGE_SOURCES } from './quota-consumed.event';
 import {
   admissionBase,
-  applyFlags,
+  decodePositional,
   Fields,
   flagsOf,
   parseRow,
@@ -130,9 +130,6 @@ export function encodeV3(data: QuotaConsumedData, role: number, clientIp: string
 
 export function decodeV3(text: string, context: PositionalContext): PositionalDecoded {
   const f = new Fields(parseRow(text, V3_REQUIRED, 'v3'), V3_DEFAULTS);
-  const requestIdIsId = f.at(V3.requestId) === 0;
-  const modelName = f.str(V3.modelName);
-  const channelId = f.num(V3.channelId);
   const mode = f.at(V3.relayMode);
   let relayMode: string;
   if (typeof mode === 'number') {
@@ -142,40 +139,7 @@ export function decodeV3(text: string, context: PositionalContext): PositionalDe
   } else {
     relayMode = f.str(V3.relayMode);
   }
-  const data = {
-    requestId: f.strOr(V3.requestId, context.id),
-    userId: context.userId,
-    username: f.str(V3.username),
-    tokenId: f.num(V3.tokenId),
-    tokenName: f.str(V3.tokenName),
-    group: f.str(V3.group),
-    modelName,
-    upstreamModel: f.strOr(V3.upstreamModel, modelName),
-    channelId,
-    channelName: f.str(V3.channelName),
-    channelPath: f.path(V3.channelPath, channelId),
-    relayMode,
-    promptTokens: f.num(V3.promptTokens),
-    completionTokens: f.num(V3.completionTokens),
-    cachedTokens: f.num(V3.cachedTokens),
-    modelRatio: f.num(V3.modelRatio),
-    completionRatio: f.num(V3.completionRatio),
-    groupRatio: f.num(V3.groupRatio),
-    modelPrice: f.num(V3.modelPrice),
-    quota: f.num(V3.quota),
-    tokenUnlimited: false,
-    isStream: false,
-    useTimeSeconds: f.num(V3.useTimeSeconds),
-    firstTokenMs: f.num(V3.firstTokenMs),
-    createdAt: f.num(V3.createdAt) + admissionBase(context.id, requestIdIsId),
-  } as QuotaConsumedData;
-  if (f.at(V3.content) !== 0) data.content = f.str(V3.content);
-  applyFlags(data, f.num(V3.flags));
-  const usageSource = USAGE_SOURCES[f.num(V3.usageSource)];
-  if (usageSource !== undefined) data.usageSource = usageSource;
-  const endReason = CHARGE_END_REASONS[f.num(V3.endReason)];
-  if (endReason !== undefined) data.endReason = endReason;
-  return { data, role: f.num(V3.role), clientIp: f.at(V3.clientIp) === 0 ? null : f.str(V3.clientIp) };
+  return decodePositional(f, V3, { firstCode: 0, noContent: 0 }, relayMode, context);
 }
 
 /** The amount of a v3 text, unchecked (the account decider's fold checks it). */
