@@ -4,6 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { eventOfLine, positionOfLine, segmentLines } from '../../ledger/postgres/archive-segments';
+import { ARCHIVE_MANIFEST_FORMAT, type ArchivedSegment, recordedSegments } from './archived-segments';
 import { LEDGER_ARCHIVE_LOCK } from './ledger-archiver';
 
 /**
@@ -37,18 +38,8 @@ export interface ArchiveVerification {
   contents: boolean;
 }
 
-interface RecordedSegment {
-  file: string;
-  month: string;
-  firstPosition: number;
-  lastPosition: number;
-  count: number;
-  bytes: number;
-  sha256: string;
-}
-
 interface DatabaseView {
-  segments: RecordedSegment[];
+  segments: ArchivedSegment[];
   hot: { first: number; last: number } | null;
   snapshot: { id: number; position: number } | null;
 }
@@ -86,10 +77,7 @@ async function readDatabase(dataSource: DataSource): Promise<DatabaseView> {
     try {
       await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       try {
-        const rows: Array<Record<string, string>> = await runner.query(
-          `SELECT file, month, first_position, last_position, event_count, bytes, sha256
-             FROM ledger_archive_segments ORDER BY first_position`,
-        );
+        const segments = await recordedSegments(runner);
         const [hot]: Array<{ first: string | null; last: string | null }> = await runner.query(
           'SELECT min(position) AS first, max(position) AS last FROM events',
         );
@@ -97,15 +85,7 @@ async function readDatabase(dataSource: DataSource): Promise<DatabaseView> {
           'SELECT id, position FROM ledger_snapshots ORDER BY id DESC LIMIT 1',
         );
         return {
-          segments: rows.map((row) => ({
-            file: row.file,
-            month: row.month,
-            firstPosition: Number(row.first_position),
-            lastPosition: Number(row.last_position),
-            count: Number(row.event_count),
-            bytes: Number(row.bytes),
-            sha256: row.sha256,
-          })),
+          segments,
           hot: hot.first === null ? null : { first: Number(hot.first), last: Number(hot.last) },
           snapshot: snapshot ? { id: Number(snapshot.id), position: Number(snapshot.position) } : null,
         };
@@ -121,7 +101,7 @@ async function readDatabase(dataSource: DataSource): Promise<DatabaseView> {
 }
 
 /** `manifest.json`'s segments; none when there is neither a manifest nor a recorded segment. */
-async function readManifest(directory: string, required: boolean): Promise<RecordedSegment[]> {
+async function readManifest(directory: string, required: boolean): Promise<ArchivedSegment[]> {
   const path = join(directory, 'manifest.json');
   let text: string;
   try {
@@ -137,16 +117,16 @@ async function readManifest(directory: string, required: boolean): Promise<Recor
   } catch (error) {
     throw new ArchiveUnsoundError(`${path} is not JSON: ${(error as Error).message}`);
   }
-  if (manifest.format !== 'tollgate-ledger-archive/1' || !Array.isArray(manifest.segments)) {
-    throw new ArchiveUnsoundError(`${path} is not a ledger archive manifest (format tollgate-ledger-archive/1 with segments)`);
+  if (manifest.format !== ARCHIVE_MANIFEST_FORMAT || !Array.isArray(manifest.segments)) {
+    throw new ArchiveUnsoundError(`${path} is not a ledger archive manifest (format ${ARCHIVE_MANIFEST_FORMAT} with segments)`);
   }
-  return manifest.segments as RecordedSegment[];
+  return manifest.segments as ArchivedSegment[];
 }
 
 const FIELDS = ['file', 'month', 'firstPosition', 'lastPosition', 'count', 'bytes', 'sha256'] as const;
 
 /** The manifest describes the folder on its own; the table is the authority: they must say the same. */
-function compareManifest(manifest: RecordedSegment[], recorded: RecordedSegment[]): void {
+function compareManifest(manifest: ArchivedSegment[], recorded: ArchivedSegment[]): void {
   for (let index = 0; index < Math.max(manifest.length, recorded.length); index++) {
     const listed = manifest[index];
     const row = recorded[index];
@@ -212,7 +192,7 @@ function checkCoverage(view: DatabaseView): number {
   return through;
 }
 
-async function checkSegmentFile(directory: string, segment: RecordedSegment, contents: boolean): Promise<void> {
+async function checkSegmentFile(directory: string, segment: ArchivedSegment, contents: boolean): Promise<void> {
   const path = join(directory, segment.file);
   const size = await stat(path).then(
     (stats) => stats.size,
@@ -248,7 +228,7 @@ async function sha256Of(path: string): Promise<string> {
 }
 
 /** Every line an event, positions first…last in order (gapless), nothing after; a broken gzip names where it broke. */
-async function checkSegmentLines(path: string, segment: RecordedSegment): Promise<void> {
+async function checkSegmentLines(path: string, segment: ArchivedSegment): Promise<void> {
   let expected = segment.firstPosition;
   try {
     for await (const line of segmentLines(path)) {

@@ -7,6 +7,7 @@ import type { DataSource } from 'typeorm';
 import type { Projection } from '#projections/runner/projection';
 import { takeSnapshot } from '#projections/runner/projection-snapshot';
 import { SEGMENT_LINE_SQL, segmentLines } from '../../ledger/postgres/archive-segments';
+import { ARCHIVE_MANIFEST_FORMAT, type ArchivedSegment, recordedSegments } from './archived-segments';
 
 /**
  * `npm run ledger:archive -- --before YYYY-MM` (docs/ledger.md, "Archival and snapshots"): moves the events created
@@ -42,16 +43,6 @@ export interface ArchiveOptions {
   catchUpMs?: number;
   /** After the segments are written and verified, stop before removing rows (a simulated crash, for tests). */
   stopBeforeDelete?: boolean;
-}
-
-export interface ArchivedSegment {
-  file: string;
-  month: string;
-  firstPosition: number;
-  lastPosition: number;
-  count: number;
-  bytes: number;
-  sha256: string;
 }
 
 export interface ArchiveReport {
@@ -139,7 +130,7 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
     segments.push(written);
   }
 
-  const previous = await storedSegments(dataSource);
+  const previous = await recordedSegments(dataSource);
   await writeManifest(directory, [...previous, ...segments], snapshot.id);
   if (options.stopBeforeDelete) {
     return { snapshotId: snapshot.id, archivedThrough: archivedThroughBefore, eventsArchived: 0, segments, directory };
@@ -185,7 +176,7 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
   });
   // Only the newest snapshot is needed (a rebuild starts from it); older ones are full copies of the tables.
   await dataSource.query('DELETE FROM ledger_snapshots WHERE id < $1', [snapshot.id]);
-  await writeManifest(directory, await storedSegments(dataSource), snapshot.id);
+  await writeManifest(directory, await recordedSegments(dataSource), snapshot.id);
   return {
     snapshotId: snapshot.id,
     archivedThrough: through,
@@ -338,27 +329,12 @@ async function verifySegment(dataSource: DataSource, directory: string, segment:
   }
 }
 
-async function storedSegments(dataSource: DataSource): Promise<ArchivedSegment[]> {
-  const rows: Array<Record<string, string>> = await dataSource.query(
-    `SELECT file, month, first_position, last_position, event_count, bytes, sha256 FROM ledger_archive_segments ORDER BY first_position`,
-  );
-  return rows.map((row) => ({
-    file: row.file,
-    month: row.month,
-    firstPosition: Number(row.first_position),
-    lastPosition: Number(row.last_position),
-    count: Number(row.event_count),
-    bytes: Number(row.bytes),
-    sha256: row.sha256,
-  }));
-}
-
 /** `manifest.json`: the folder's own description of its segments (the table `ledger_archive_segments` is the authority). */
 async function writeManifest(directory: string, segments: ArchivedSegment[], snapshotId: number): Promise<void> {
   const path = join(directory, 'manifest.json');
   const temporary = `${path}.tmp-${process.pid}`;
   const manifest = {
-    format: 'tollgate-ledger-archive/1',
+    format: ARCHIVE_MANIFEST_FORMAT,
     snapshotId,
     archivedThrough: segments[segments.length - 1]?.lastPosition ?? 0,
     segments,
