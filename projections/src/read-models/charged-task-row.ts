@@ -2,6 +2,8 @@ import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { streamCategory } from '#server/ledger/streams';
 import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import type { TaskPlatform } from '#server/modules/accounts/account.events';
+import type { MidjourneyTaskState } from '#server/modules/tasks/midjourney-task.state';
+import type { SunoTaskState } from '#server/modules/tasks/suno-task.state';
 
 /** A task row's columns: as Postgres returns them (bigint columns as text) or as a bulk fold holds them. */
 type StoredRow = Record<string, string | number | boolean>;
@@ -10,22 +12,23 @@ type StoredRow = Record<string, string | number | boolean>;
  * What a Midjourney and a Suno task's state have alike (ChargedTaskColumns, the read models' side): who was charged
  * what with which token on which channel, and the task's timeline and outcome as the upstream last told it.
  */
-export interface ChargedTaskState {
-  userId: number;
-  username: string;
-  tokenId: number;
-  tokenUnlimited: boolean;
-  channelId: number;
-  action: string;
-  quota: number;
-  status: string;
-  failReason: string;
-  submitTime: number;
-  startTime: number;
-  finishTime: number;
-  progress: string;
-  properties: string;
-}
+export type ChargedTaskState = Pick<
+  MidjourneyTaskState & SunoTaskState,
+  | 'userId'
+  | 'username'
+  | 'tokenId'
+  | 'tokenUnlimited'
+  | 'channelId'
+  | 'action'
+  | 'quota'
+  | 'status'
+  | 'failReason'
+  | 'submitTime'
+  | 'startTime'
+  | 'finishTime'
+  | 'progress'
+  | 'properties'
+>;
 
 /** The ChargedTaskState a stored row holds: a row exists only once its task was submitted. */
 export function chargedTaskStateOf(row: StoredRow): ChargedTaskState & { submitted: true } {

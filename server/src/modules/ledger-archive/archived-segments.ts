@@ -1,13 +1,10 @@
-/** A written segment of the archive, as the table `ledger_archive_segments` records it and manifest.json lists it. */
-export interface ArchivedSegment {
-  file: string;
-  month: string;
-  firstPosition: number;
-  lastPosition: number;
-  count: number;
-  bytes: number;
-  sha256: string;
-}
+import type { SegmentRow } from '../../ledger/postgres/archive-segments';
+
+/**
+ * A written segment of the archive, as the table `ledger_archive_segments` records it (the event store's SegmentRow
+ * without the row id) and manifest.json lists it.
+ */
+export type ArchivedSegment = Omit<SegmentRow, 'id'>;
 
 /** manifest.json's `format`: the archiver writes it, the verifier refuses a manifest without it. */
 export const ARCHIVE_MANIFEST_FORMAT = 'tollgate-ledger-archive/1';
