@@ -1,5 +1,6 @@
 import { describeBatchEquivalence, handledBy } from '../../../test/batch-equivalence';
 import { handWrittenLedger, LedgerBuilder } from '../../../test/mixed-ledger';
+import { IN_ONE_ROW, rowOfThreeCharges, THREE_CHARGES } from '../../../test/quota-data-row';
 import { QuotaDataProjection } from './quota-data.projection';
 
 const projection = new QuotaDataProjection();
@@ -18,26 +19,12 @@ describeBatchEquivalence(projection, ['quota_data'], (context) => {
 
   it('adds count, quota and token_used to an existing row in a later batch, and skips a charge handed over twice', async () => {
     const builder = new LedgerBuilder('accumulate');
-    const at = { createdAt: 1_732_600_900, modelName: 'gpt-4o', username: 'acc' };
-    const first = builder.charge(9, { ...at, quota: 10, promptTokens: 3, completionTokens: 4 });
-    const second = builder.charge(9, { ...at, quota: 20, promptTokens: 5, completionTokens: 6 });
-    const third = builder.charge(9, { ...at, quota: 30, promptTokens: 7, completionTokens: 8 });
+    const [first, second, third] = THREE_CHARGES.map((charge) => builder.charge(9, { ...IN_ONE_ROW, ...charge }));
     await context.batched.transaction((manager) => projection.applyBatch([first], manager));
     await context.batched.transaction((manager) => projection.applyBatch([second, first, third, second], manager));
     const rows = await context.batched.query(
       'SELECT id::int, user_id, username, model_name, created_at::int, count, quota::int, token_used::int FROM quota_data',
     );
-    expect(rows).toEqual([
-      {
-        id: first.position,
-        user_id: 9,
-        username: 'acc',
-        model_name: 'gpt-4o',
-        created_at: 1_732_600_800,
-        count: 3,
-        quota: 60,
-        token_used: 33,
-      },
-    ]);
+    expect(rows).toEqual([rowOfThreeCharges(first)]);
   });
 });
