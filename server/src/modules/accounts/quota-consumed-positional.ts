@@ -116,7 +116,23 @@ export function parseRow(text: string, minLength: number, shape: string): unknow
   return row;
 }
 
-export const samePath = (data: QuotaConsumedData) => data.channelPath.length === 1 && data.channelPath[0] === data.channelId;
+const samePath = (data: QuotaConsumedData) => data.channelPath.length === 1 && data.channelPath[0] === data.channelId;
+
+/**
+ * What both shapes store for the facts the event or the charge already says (decodePositional reads them back): 0 for
+ * a request id that is the event id `id`, an upstream model equal to the model, a path of the channel alone; the
+ * admission time as seconds after the id's own (admissionBase); the booleans as one bit field.
+ */
+export function compactedFacts(data: QuotaConsumedData, id: string) {
+  const requestIdIsId = id === data.requestId;
+  return {
+    requestId: requestIdIsId ? 0 : data.requestId,
+    upstreamModel: data.upstreamModel === data.modelName ? 0 : data.upstreamModel,
+    channelPath: samePath(data) ? 0 : data.channelPath,
+    createdAt: data.createdAt - admissionBase(id, requestIdIsId),
+    flags: flagsOf(data),
+  };
+}
 
 /** The element at `index` of a v2 or v3 text (the amount, for the account decider's fold), unchecked. */
 export function positionalField(text: string, index: number): unknown {

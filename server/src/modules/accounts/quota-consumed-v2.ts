@@ -1,14 +1,12 @@
 import { CHARGE_END_REASONS, type QuotaConsumedData, USAGE_SOURCES } from './quota-consumed.event';
 import {
-  admissionBase,
+  compactedFacts,
   decodePositional,
   Fields,
-  flagsOf,
   parseRow,
   type PositionalContext,
   type PositionalDecoded,
   positionalField,
-  samePath,
 } from './quota-consumed-positional';
 
 /**
@@ -51,9 +49,9 @@ const V2 = {
 
 /** The v2 text of a charge (specs and the storage benchmark compare the shapes; the relay writes v3). */
 export function encodeV2(data: QuotaConsumedData, role: number, clientIp: string | null, id: string): string {
-  const requestIdIsId = id === data.requestId;
+  const compact = compactedFacts(data, id);
   const row: unknown[] = [
-    requestIdIsId ? 0 : data.requestId,
+    compact.requestId,
     role,
     clientIp ?? 0,
     data.username,
@@ -61,10 +59,10 @@ export function encodeV2(data: QuotaConsumedData, role: number, clientIp: string
     data.tokenName,
     data.group,
     data.modelName,
-    data.upstreamModel === data.modelName ? 0 : data.upstreamModel,
+    compact.upstreamModel,
     data.channelId,
     data.channelName,
-    samePath(data) ? 0 : data.channelPath,
+    compact.channelPath,
     data.relayMode,
     data.promptTokens,
     data.completionTokens,
@@ -74,10 +72,10 @@ export function encodeV2(data: QuotaConsumedData, role: number, clientIp: string
     data.groupRatio,
     data.modelPrice,
     data.quota,
-    flagsOf(data),
+    compact.flags,
     data.useTimeSeconds,
     data.firstTokenMs,
-    data.createdAt - admissionBase(id, requestIdIsId),
+    compact.createdAt,
     data.usageSource === undefined ? 0 : USAGE_SOURCES.indexOf(data.usageSource) + 1,
     data.endReason === undefined ? 0 : CHARGE_END_REASONS.indexOf(data.endReason) + 1,
   ];

@@ -1,15 +1,13 @@
 import { CHARGE_END_REASONS, type QuotaConsumedData, USAGE_SOURCES } from './quota-consumed.event';
 import {
-  admissionBase,
+  compactedFacts,
   decodePositional,
   Fields,
-  flagsOf,
   parseRow,
   type PositionalContext,
   type PositionalDecoded,
   PositionalError,
   positionalField,
-  samePath,
 } from './quota-consumed-positional';
 
 /**
@@ -89,7 +87,7 @@ const V3_RELAY_MODES: readonly string[] = [
 const codeOf = (list: readonly string[], value: string | undefined) => (value === undefined ? -1 : list.indexOf(value));
 
 export function encodeV3(data: QuotaConsumedData, role: number, clientIp: string | null, id: string): string {
-  const requestIdIsId = id === data.requestId;
+  const compact = compactedFacts(data, id);
   const mode = V3_RELAY_MODES.indexOf(data.relayMode);
   const row: unknown[] = [
     role,
@@ -107,8 +105,8 @@ export function encodeV3(data: QuotaConsumedData, role: number, clientIp: string
     data.completionRatio,
     data.groupRatio,
     data.quota,
-    flagsOf(data),
-    data.createdAt - admissionBase(id, requestIdIsId),
+    compact.flags,
+    compact.createdAt,
     data.useTimeSeconds,
     data.firstTokenMs,
     data.cachedTokens,
@@ -116,9 +114,9 @@ export function encodeV3(data: QuotaConsumedData, role: number, clientIp: string
     codeOf(USAGE_SOURCES, data.usageSource),
     codeOf(CHARGE_END_REASONS, data.endReason),
     mode >= 0 ? mode : data.relayMode,
-    data.upstreamModel === data.modelName ? 0 : data.upstreamModel,
-    samePath(data) ? 0 : data.channelPath,
-    requestIdIsId ? 0 : data.requestId,
+    compact.upstreamModel,
+    compact.channelPath,
+    compact.requestId,
     data.content ?? 0,
   ];
   // Left out: every trailing element equal to its default. -0 equals 0 here; JSON writes it as 0 anyway.
