@@ -97,6 +97,7 @@ export async function rebuildProjections(deps: RebuildDependencies, only?: strin
         lanes,
       },
       bulk,
+      total,
       (done) => hooks.onProgress?.({ done, total, elapsedMs: Date.now() - started }),
     );
   } finally {
