@@ -55,18 +55,22 @@ export interface RebuildHooks {
 export { quoteTable } from './quote-table';
 
 /**
- * Empties the chosen projections' tables, sets their checkpoints to 0 and replays the ledger from the start, fast:
+ * Empties the chosen projections' tables, sets their checkpoints to 0 (then restores the latest snapshot, unless
+ * `from: 'archive'`) and replays the ledger, fast (rebuild-replay.ts):
  *
- * - the next page is read while the current one is applied (readAhead), in pages of `batchSize` events, each page
- *   one ordinary batch (read-model writes and checkpoints in one transaction, as live);
- * - each batch commits asynchronously (nobody reads the tables back meanwhile; a crash loses at most the last
- *   batches, and the checkpoints with them, so whatever resumes re-applies exactly those);
+ * - projections at checkpoint 0 with a `bulkFold` go through a BulkLoad each (bulk-load.ts: folded in memory, COPY,
+ *   one transaction committed at the end), every plain index of their tables dropped for the replay;
+ * - the others page by page, each page one ordinary batch (read-model writes and checkpoints in one transaction, as
+ *   live) committed asynchronously (nobody reads the tables back meanwhile; a crash loses at most the last batches,
+ *   and the checkpoints with them, so whatever resumes re-applies exactly those);
+ * - the next page is read while the current one is folded or applied (readAhead), in pages of `batchSize` events,
+ *   through `readPage` (the store's replay reader) when given;
  * - the projections' `deferredIndexes` are dropped for the replay and created once at the end (deferred-indexes.ts).
  *
- * The result is the same rows as live: the same `applyBatch`es in ledger order, whatever the batch size (each
- * projection's batch path equals `apply` event by event). The caller must hold the projector leadership, so no live
- * runner writes these tables meanwhile. Projections not chosen keep their checkpoints and skip the events they
- * already have.
+ * The result is the same rows as live: each bulk fold equals `apply` one event after another (bulk-equivalence),
+ * and the classic path runs the same `applyBatch`es in ledger order, whatever the batch size. The caller must hold
+ * the projector leadership, so no live runner writes these tables meanwhile. Projections not chosen keep their
+ * checkpoints and skip the events they already have.
  */
 export async function rebuildProjections(deps: RebuildDependencies, only?: string[], hooks: RebuildHooks = {}): Promise<RebuildReport> {
   const started = Date.now();
@@ -84,7 +88,7 @@ export async function rebuildProjections(deps: RebuildDependencies, only?: strin
     snapshot = deps.from === 'archive' ? null : await startFromSnapshot(deps, selected);
     const lanes = Math.max(1, deps.lanes ?? 1);
     const checkpoints = await deps.checkpoints.ensure(deps.projections.map((projection) => projection.name));
-    const bulk = bulkProjectionsOf(selected, checkpoints, poolSizeOf(deps.dataSource), lanes);
+    const bulk = bulkProjectionsOf(selected, checkpoints, poolSizeOf(deps.dataSource));
     // A bulk load reads none of its tables' indexes: every plain one is built once at the end (a secondary index
     // kept up through COPY cost 3.5 s for 196,000 statement lines here, built afterwards 0.4 s).
     await dropDeferredIndexes(deps.dataSource, [], { allPlainOf: bulk });

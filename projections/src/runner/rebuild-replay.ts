@@ -32,15 +32,11 @@ export interface Replay {
 /**
  * The projections of `selected` that replay through a BulkLoad: those that have a `bulkFold` and whose checkpoint is
  * 0 (the reset left it there and no snapshot moved it), as many as the pool can give a connection of their own to
- * while the classic lanes and the rebuild's own queries keep theirs. The others take the classic path.
+ * while the rebuild's own queries keep two. The others take the classic path (after the bulk pass, so its lanes
+ * need no room of their own).
  */
-export function bulkProjectionsOf(
-  selected: readonly Projection[],
-  checkpoints: Checkpoints,
-  poolSize: number,
-  lanes: number,
-): BulkProjection[] {
-  const room = Math.max(0, poolSize - lanes - 2);
+export function bulkProjectionsOf(selected: readonly Projection[], checkpoints: Checkpoints, poolSize: number): BulkProjection[] {
+  const room = Math.max(0, poolSize - 2);
   return selected
     .filter((projection): projection is BulkProjection => canBulkLoad(projection) && checkpoints.get(projection.name) === 0)
     .slice(0, room);
