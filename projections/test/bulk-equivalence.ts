@@ -33,6 +33,17 @@ function pagesOf(events: readonly RecordedEvent[], size: () => number): Recorded
   return pages;
 }
 
+/** What a projection's own checks get: both databases (tables emptied before each test) and the comparison itself. */
+export interface BulkEquivalenceContext {
+  perEvent: DataSource;
+  bulk: DataSource;
+  /**
+   * Applies `events` one by one on `perEvent` and bulk-loads them (in pages of `pageSize`) on `bulk`, then expects the
+   * same rows: for ledgers of events the mixed ones lack (tasks, redemption edits …), built with the product's codecs.
+   */
+  expectSameRows(events: readonly RecordedEvent[], pageSize?: number): Promise<void>;
+}
+
 /**
  * The contract of `bulkFold` checked against `apply`: from empty tables, the same events through `apply` one by one
  * on one database and through a BulkLoad (fold in memory, COPY, barriers) on another give the same tables, row for
@@ -42,11 +53,11 @@ function pagesOf(events: readonly RecordedEvent[], size: () => number): Recorded
 export function describeBulkEquivalence(
   projection: BulkProjection,
   tables: string[],
-  expectations: (context: { perEvent: DataSource; bulk: DataSource }) => void = () => undefined,
+  expectations: (context: BulkEquivalenceContext) => void = () => undefined,
 ): void {
   describe(`${projection.name}: the bulk fold equals apply one event at a time`, () => {
     const databases: TestDatabase[] = [];
-    const context = {} as { perEvent: DataSource; bulk: DataSource };
+    const context = {} as BulkEquivalenceContext;
     const handled = (events: readonly RecordedEvent[]) =>
       events.filter((event) => (projection.handles as readonly string[]).includes(event.type));
 
@@ -68,6 +79,11 @@ export function describeBulkEquivalence(
     const expectEqual = async () => {
       const comparison = await compareTables(context.perEvent, context.bulk, tables);
       expect(comparison.summary).toMatch(/^equal/);
+    };
+    context.expectSameRows = async (events, pageSize = 2) => {
+      await applyOneByOne(events);
+      await bulkLoad(events, () => pageSize);
+      await expectEqual();
     };
     const rowCount = async (table: string) => {
       const [{ count }]: Array<{ count: string }> = await context.bulk.query(`SELECT count(*) AS count FROM "${table}"`);
@@ -102,7 +118,8 @@ export function describeBulkEquivalence(
       await applyOneByOne(events);
       await bulkLoad(events, () => 3);
       await expectEqual();
-      expect(await rowCount(tables[0])).toBeGreaterThan(0);
+      // The mixed ledgers hold the charge-side events; a projection of rarer ones checks its own (expectSameRows).
+      if (handled(events).length > 0) expect(await rowCount(tables[0])).toBeGreaterThan(0);
     });
 
     it.each([1, 2, 3, 4, 5, 6])('given random ledger %i in random page sizes, then both give the same rows', async (seed) => {

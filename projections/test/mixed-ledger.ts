@@ -63,13 +63,15 @@ export class LedgerBuilder {
   }
 
   /**
-   * A relay charge. Every fourth (heads 1, 5, 9 …) is stored as the relay stores charges now (the codec's compact v2,
-   * metadata `{}`); the others in the older shape of the full object (consumed()), so the folds see both side by side.
+   * A relay charge. Every fourth (heads 1, 5, 9 …) is stored as the relay stores charges now (the codec's compact v3,
+   * metadata `{}`), every fourth from head 3 in the compact v2 the relay wrote before; the others in the older shape
+   * of the full object (consumed()), so the folds see all three side by side.
    */
   charge(userId: number, overrides: Partial<QuotaConsumedData> = {}): RecordedEvent {
     const data = consumed(userId, this.head, overrides);
-    if (this.head % 4 !== 1) return this.append(accountStream(userId), 'QuotaConsumed', data);
-    const { streamId, event } = quotaConsumedEvent(data as unknown as QuotaConsumedData, { userRole: 1, clientIp: null });
+    if (this.head % 2 !== 1) return this.append(accountStream(userId), 'QuotaConsumed', data);
+    const shape = this.head % 4 === 1 ? 'v3' : 'v2';
+    const { streamId, event } = quotaConsumedEvent(data as unknown as QuotaConsumedData, { userRole: 1, clientIp: null }, shape);
     const recorded = this.append(streamId, 'QuotaConsumed', event.data);
     recorded.metadata = event.metadata;
     return recorded;

@@ -187,7 +187,7 @@ async function appendCharges(store: PostgresEventStore, count: number): Promise<
     return {
       streamId: accountStream(userId),
       expectedRevision: 'any' as const,
-      // Stored as the relay stores charges (the codec's compact v2), so the folds pay its decoding.
+      // Stored as the relay stores charges (the codec's current compact shape), so the folds pay its decoding.
       events: [
         quotaConsumedEvent({ ...data, requestId: randomUUID() } as unknown as QuotaConsumedData, { userRole: 1, clientIp: '127.0.0.1' })
           .event,

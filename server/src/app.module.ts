@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AuthCoreModule } from './modules/auth/auth-core.module';
 import type { AppConfig } from './config/app-config';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { bullRetryDelay } from './infrastructure/redis/redis.constants';
 import { AuthModule } from './modules/auth/auth.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { GroupsModule } from './modules/groups/groups.module';
@@ -43,7 +44,10 @@ export class AppModule {
       imports: [
         InfrastructureModule.forRoot(config),
         CqrsModule.forRoot(),
-        BullModule.forRoot({ connection: { url: config.REDIS_URL, maxRetriesPerRequest: null }, prefix: `${config.REDIS_PREFIX}:bull` }),
+        BullModule.forRoot({
+          connection: { url: config.REDIS_URL, maxRetriesPerRequest: null, retryStrategy: bullRetryDelay },
+          prefix: `${config.REDIS_PREFIX}:bull`,
+        }),
         LedgerModule,
         AdmissionModule,
         ProjectionsModule.forRoot({ run: config.roles.includes('projector') }),

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     })());
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
+  logger.log('started: SIGTERM or SIGINT stops it');
   // A supervisor's child: when the supervisor is gone (its IPC channel closed), stop too rather than run orphaned.
   if (process.send) {
     process.channel?.unref();

@@ -36,12 +36,15 @@ async function withAdmin(sql) {
 
 /**
  * The fill: type 2 rows as the projection writes them. Before 1732300009100: full `content` and `other` texts and
- * an `event_id`. After: the consume columns, and the texts NULL where they derive back (all rows but one in 20,
- * standing for retried requests, whose `other` keeps the channel path as text).
+ * an `event_id`. After: the consume columns (NULL where they hold their fallback), and the texts NULL where they
+ * derive back (all rows but one in 20, standing for retried requests, whose `other` keeps the channel path as text).
  */
 function fillSql(layout) {
   const ratio = '(0.075 * (1 + g % 12))';
   const frt = 'CASE WHEN g % 3 = 0 THEN (200 + g % 900) ELSE -1000 END';
+  // The consume columns as the projection stores them: a column at consumeLogRow's fallback (group ratio 1, price -1,
+  // frt -1000 when not streamed, no cached tokens) is NULL (consume-log-columns.ts, storedFacts).
+  const frtStored = 'CASE WHEN g % 3 = 0 THEN (200 + g % 900) END';
   const content = `'模型倍率 ' || to_char(${ratio}, 'FM0.00') || '，补全倍率 4.00，分组倍率 1.00'`;
   const other =
     `'{"admin_info":{"use_channel":["' || (1 + g % 8) || '"]},"cache_tokens":0,"completion_ratio":4,"end_reason":"completed","frt":' ||` +
@@ -58,7 +61,7 @@ function fillSql(layout) {
            'claude-3-haiku-20240307','qwen-max'])[1 + g % 12], 150 + g % 9000, 200 + g % 3000, 50 + g % 900, 1 + g % 9,
            g % 3 = 0, 1 + g % 8, 1 + g % 200, (ARRAY['default','vip','svip'])[1 + g % 3],
            ${before ? other : `CASE WHEN g % 20 = 0 THEN ${other.replace('"use_channel":["', '"use_channel":["9","')} END`}
-           ${before ? ', gen_random_uuid()' : `, ${ratio}, 4, 1, -1, ${frt}, 0, 0, 0`}
+           ${before ? ', gen_random_uuid()' : `, ${ratio}, 4, NULL, NULL, ${frtStored}, NULL, 0, 0`}
       FROM generate_series(1, ${rows}) g`;
 }
 

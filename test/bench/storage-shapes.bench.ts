@@ -1,6 +1,6 @@
 /**
  * Bytes per relay charge in `events` for each stored shape of QuotaConsumed (docs/ledger.md, "QuotaConsumed as
- * stored"): v1 (the whole object, full metadata, UUID v5 id of a random request id) against v2 (the codec's
+ * stored"): v1 (the whole object, full metadata, UUID v5 id of a random request id) against v2 and v3 (the codec's
  * quotaConsumedEvent, UUID v7 request id), with one account stream and with 50 written in turn. The table is the
  * migration's own (CreateLedgerEvents1732300000100), in a database of its own that is dropped at the end.
  *
@@ -17,29 +17,29 @@ const CHARGES = Number(process.argv[2] ?? 30_000);
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE = `tollgate_storage_shapes_${process.pid}`;
 
-/** A charge as the benchmark's requests make them (gpt-4o-mini, 12 + 7 tokens, the bench's token and channel). */
+/** A charge as the benchmark's requests make them (gpt-4o-mini, 12 + 20 tokens, the names `npm run bench` gives its token and channel). */
 function charge(requestId: string, userId: number, at: number): QuotaConsumedData {
   return {
     requestId,
     userId,
     username: 'root',
     tokenId: 1,
-    tokenName: 'bench',
+    tokenName: 'bench-51853989',
     group: 'default',
     modelName: 'gpt-4o-mini',
     upstreamModel: 'gpt-4o-mini',
     channelId: 1,
-    channelName: 'bench-upstream',
+    channelName: 'bench-fake-upstream',
     channelPath: [1],
     relayMode: 'chat',
     promptTokens: 12,
-    completionTokens: 7,
+    completionTokens: 20,
     cachedTokens: 0,
     modelRatio: 0.075,
     completionRatio: 4,
     groupRatio: 1,
     modelPrice: -1,
-    quota: 2,
+    quota: 7,
     tokenUnlimited: false,
     isStream: false,
     useTimeSeconds: 0,
@@ -51,9 +51,9 @@ function charge(requestId: string, userId: number, at: number): QuotaConsumedDat
 }
 
 /** [stream, id, data, metadata] of one charge in the given shape. */
-function stored(shape: 'v1' | 'v2', userId: number, at: number): [string, string, string, string] {
-  if (shape === 'v2') {
-    const { streamId, event } = quotaConsumedEvent(charge(uuidV7(at), userId, at), { userRole: 100, clientIp: '127.0.0.1' });
+function stored(shape: 'v1' | 'v2' | 'v3', userId: number, at: number): [string, string, string, string] {
+  if (shape !== 'v1') {
+    const { streamId, event } = quotaConsumedEvent(charge(uuidV7(at), userId, at), { userRole: 100, clientIp: '127.0.0.1' }, shape);
     return [streamId, event.id, JSON.stringify(event.data), JSON.stringify(event.metadata)];
   }
   const requestId = randomUUID();
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   try {
     await db.connect();
     console.log(`${CHARGES.toLocaleString('en-US')} charges per case; bytes per charge after VACUUM`);
-    for (const shape of ['v1', 'v2'] as const) {
+    for (const shape of ['v1', 'v2', 'v3'] as const) {
       for (const streams of [1, 50]) {
         await db.query('DROP TABLE IF EXISTS events CASCADE');
         await db.query('DROP FUNCTION IF EXISTS ledger_append(text, text, jsonb)');

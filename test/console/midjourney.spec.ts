@@ -8,7 +8,8 @@ import { openAdminConsole, type AdminConsole } from './support/admin-console';
 import { ApiSession } from './support/api-client';
 import { launchConsoleBrowser, uniqueName, type ConsoleBrowser } from './support/browser';
 import { expectText, loginThroughUi, statValue } from './support/console-actions';
-import { bodyBackground, waitForTableRows } from './support/page-state';
+import { waitForTableRows } from './support/page-state';
+import { expectChannelFilter, expectUsableOnPhone } from './support/task-lists';
 
 jest.setTimeout(120_000);
 
@@ -134,38 +135,13 @@ describe('console /midjourney', () => {
     const rows = await shownRows(page);
     expect(rows[0]).toContain('失败');
     expect(rows[1]).toContain('成功');
-    await page.getByLabel('渠道 ID').fill(String(channelId + 100));
-    await waitForTableRows(page, 0);
-    await page.getByLabel('渠道 ID').fill(String(channelId));
-    await waitForTableRows(page, 2);
+    await expectChannelFilter(page, channelId, 2);
     const server = await consoleApp.api.must<Row[]>('GET', `/api/mj/?channel_id=${channelId}`);
     expect(server).toHaveLength(2);
   });
 
   it('stays usable at 375 px in English, in the dark theme too: the table scrolls inside its box', async () => {
-    const phone = await launchConsoleBrowser({
-      baseUrl: consoleApp.target.baseUrl,
-      locale: 'en-US',
-      viewport: { width: 375, height: 760 },
-    });
-    try {
-      await loginThroughUi(phone.page, username, 'password123', 'en');
-      await phone.page.goto('/midjourney');
-      await waitForTableRows(phone.page, 2);
-      await expectText(phone.page, 'Failure reason');
-      const width = await phone.page.evaluate(
-        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
-      );
-      expect(width).toBeLessThanOrEqual(376);
-      // The dark theme: a dark page, the same rows.
-      await phone.page.getByRole('button', { name: 'Switch to dark mode' }).click();
-      await phone.page.getByRole('button', { name: 'Switch to light mode' }).waitFor();
-      const [red, green, blue] = (await bodyBackground(phone.page)).match(/\d+/g)!.map(Number);
-      expect(red + green + blue).toBeLessThan(200);
-      await waitForTableRows(phone.page, 2);
-    } finally {
-      await phone.close();
-    }
+    await expectUsableOnPhone({ baseUrl: consoleApp.target.baseUrl, username, password: 'password123', path: '/midjourney', rows: 2 });
   });
 
   it('opens the image viewer from a task’s image: the whole image in a dialog, decoded, the original a link away', async () => {

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { createTestApp, type TestApp } from '../support/app';
 import { AwsBedrockFake } from '../fakes/upstreams/aws-fake';
-import { chargeCount, chargesOf, createChannel, listen, routable, sdk, userWithToken } from './relay-support';
+import { chargeCount, createChannel, expectSingleCharge, listen, routable, requestIdOf, sdk, userWithToken } from './relay-support';
 import { call, type Caller, dataSource, projected, rootCaller, setOptions } from './users-support';
 
 jest.setTimeout(90_000);
@@ -61,12 +61,8 @@ describe('relay: AWS Bedrock Claude (type 33)', () => {
     await fake.close();
   });
 
-  async function expectOneCharge(response: Response, model: string, tokens: [number, number], isStream: boolean) {
-    const charges = await chargesOf(target, response.headers.get('x-oneapi-request-id')!);
-    expect(charges).toHaveLength(1);
-    expect(charges[0].streamId).toBe(`account-${userId}`);
-    expect(charges[0].data).toMatchObject({ modelName: model, promptTokens: tokens[0], completionTokens: tokens[1], isStream });
-  }
+  const expectOneCharge = (response: Response, model: string, tokens: [number, number], isStream: boolean) =>
+    expectSingleCharge(target, requestIdOf(response), { userId, model, tokens, isStream });
 
   it('answers a plain chat through InvokeModel: the Bedrock model id, a SigV4-signed call, usage charged once', async () => {
     const before = fake.requests.length;

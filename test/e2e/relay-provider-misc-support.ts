@@ -3,7 +3,7 @@ import { countPromptTokens } from '#server/relay/pipeline/relay-request';
 import { countTextTokens } from '#server/relay/tokenizer/token-counter';
 import type { HttpFake } from '../fakes/http-fake';
 import { createTestApp, type TestApp } from '../support/app';
-import { chargesOf, listen, routable, sdk, userWithToken } from './relay-support';
+import { expectSingleCharge, listen, routable, sdk, userWithToken } from './relay-support';
 import { call, type Caller, dataSource, projected, rootCaller, setOptions } from './users-support';
 
 /**
@@ -69,25 +69,15 @@ export function miscProviderFixture(fakes: HttpFake[], channels: MiscChannel[]) 
   return context;
 }
 
-/** Exactly one charge for the request, to the user's account, with these tokens. */
-export async function expectOneCharge(
+/** Exactly one charge for the request, to the user's account and token, with these tokens. */
+export function expectOneCharge(
   context: MiscProviderContext,
   requestId: string,
   model: string,
   tokens: [number, number],
   isStream: boolean,
 ): Promise<void> {
-  const charges = await chargesOf(context.target, requestId);
-  expect(charges).toHaveLength(1);
-  expect(charges[0].streamId).toBe(`account-${context.user.id}`);
-  expect(charges[0].data).toMatchObject({
-    modelName: model,
-    promptTokens: tokens[0],
-    completionTokens: tokens[1],
-    isStream,
-    tokenId: context.user.tokenId,
-  });
-  expect(charges[0].data.quota).toBeGreaterThan(0);
+  return expectSingleCharge(context.target, requestId, { userId: context.user.id, tokenId: context.user.tokenId, model, tokens, isStream });
 }
 
 /** Streams a chat through the SDK, asking for usage: the text, the finish reason, the usage and the request id. */

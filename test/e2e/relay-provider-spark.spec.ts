@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { createTestApp, type TestApp } from '../support/app';
 import { SparkFake } from '../fakes/upstreams/spark-fake';
-import { chargeCount, chargesOf, createChannel, listen, routable, sdk, userWithToken } from './relay-support';
+import { chargeCount, createChannel, expectSingleCharge, listen, routable, requestIdOf, sdk, userWithToken } from './relay-support';
 import { call, type Caller, dataSource, projected, rootCaller, setOptions } from './users-support';
 
 jest.setTimeout(90_000);
@@ -53,12 +53,8 @@ describe('relay: iFlytek Spark (type 18)', () => {
     await fake.close();
   });
 
-  async function expectOneCharge(response: Response, model: string, tokens: [number, number], isStream: boolean) {
-    const charges = await chargesOf(target, response.headers.get('x-oneapi-request-id')!);
-    expect(charges).toHaveLength(1);
-    expect(charges[0].streamId).toBe(`account-${userId}`);
-    expect(charges[0].data).toMatchObject({ modelName: model, promptTokens: tokens[0], completionTokens: tokens[1], isStream });
-  }
+  const expectOneCharge = (response: Response, model: string, tokens: [number, number], isStream: boolean) =>
+    expectSingleCharge(target, requestIdOf(response), { userId, model, tokens, isStream });
 
   it('answers a plain chat over the signed WebSocket: version from the model, its domain, usage from the last frame', async () => {
     const before = fake.calls.length;

@@ -3,7 +3,7 @@ import { countPromptTokens } from '#server/relay/pipeline/relay-request';
 import { countTextTokens } from '#server/relay/tokenizer/token-counter';
 import type { TestApp } from '../support/app';
 import { messages, type RelayProvidersContext, relayProvidersFixture } from './relay-providers-support';
-import { chargeCount, chargesOf } from './relay-support';
+import { chargeCount, expectSingleCharge } from './relay-support';
 
 jest.setTimeout(90_000);
 
@@ -26,19 +26,8 @@ describe('relay: every supported provider through the official SDK', () => {
     ({ target, client, user } = fixture.context);
   });
 
-  async function expectOneCharge(requestId: string, model: string, tokens: [number, number], isStream: boolean) {
-    const charges = await chargesOf(target, requestId);
-    expect(charges).toHaveLength(1);
-    expect(charges[0].streamId).toBe(`account-${user.id}`);
-    expect(charges[0].data).toMatchObject({
-      modelName: model,
-      promptTokens: tokens[0],
-      completionTokens: tokens[1],
-      isStream,
-      tokenId: user.tokenId,
-    });
-    expect(charges[0].data.quota).toBeGreaterThan(0);
-  }
+  const expectOneCharge = (requestId: string, model: string, tokens: [number, number], isStream: boolean) =>
+    expectSingleCharge(target, requestId, { userId: user.id, tokenId: user.tokenId, model, tokens, isStream });
 
   describe.each(providers.map((provider) => [provider.type, provider.label, provider] as const))(
     'type %i (%s)',

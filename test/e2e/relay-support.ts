@@ -117,6 +117,37 @@ export async function chargesOf(target: TestApp, requestId: string): Promise<Cha
   return rows.map((row) => ({ streamId: row.stream_id, eventId: row.event_id, data: chargeOfRow(row) as unknown as Record<string, any> }));
 }
 
+/** What a request's one charge must be: the paying user (and token, when the spec knows it), model, tokens, stream or not. */
+export interface ExpectedCharge {
+  userId: number;
+  tokenId?: number;
+  model: string;
+  tokens: [number, number];
+  isStream: boolean;
+}
+
+/** Exactly one QuotaConsumed for the request, on the user's account, with these tokens and a quota above zero. */
+export async function expectSingleCharge(target: TestApp, requestId: string, expected: ExpectedCharge): Promise<void> {
+  const charges = await chargesOf(target, requestId);
+  expect(charges).toHaveLength(1);
+  expect(charges[0].streamId).toBe(`account-${expected.userId}`);
+  expect(charges[0].data).toMatchObject({
+    modelName: expected.model,
+    promptTokens: expected.tokens[0],
+    completionTokens: expected.tokens[1],
+    isStream: expected.isStream,
+    ...(expected.tokenId === undefined ? {} : { tokenId: expected.tokenId }),
+  });
+  expect(charges[0].data.quota).toBeGreaterThan(0);
+}
+
+/** The request id the gateway answered with (X-Oneapi-Request-Id). */
+export function requestIdOf(response: Response): string {
+  const id = response.headers.get('x-oneapi-request-id');
+  if (!id) throw new Error('the answer has no X-Oneapi-Request-Id');
+  return id;
+}
+
 export async function chargeCount(target: TestApp): Promise<number> {
   await shipped(target);
   const rows: Array<{ count: number }> = await dataSource(target).query(

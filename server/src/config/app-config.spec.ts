@@ -50,8 +50,26 @@ describe('parseConfig', () => {
     [{ CHANNEL_FAILURE_RATE: '1.5' }, 'CHANNEL_FAILURE_RATE must be a number 0..1 (got "1.5")'],
     [{ IDLE_GC_MIN_GROWTH_MB: '0' }, 'IDLE_GC_MIN_GROWTH_MB must be a number > 0 (got "0")'],
     [{ SETTLEMENT_LINGER_MS: '-1' }, 'SETTLEMENT_LINGER_MS must be an integer >= 0 (got "-1")'],
+    [
+      { LEDGER_ARCHIVE_DIR: 's3://bucket/prefix' },
+      'LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "s3://bucket/prefix")',
+    ],
+    [
+      { LEDGER_ARCHIVE_DIR: 'gs://bucket' },
+      'LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "gs://bucket")',
+    ],
+    [
+      { LEDGER_ARCHIVE_DIR: 'file:///mnt/archive' },
+      'LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "file:///mnt/archive")',
+    ],
   ])('refuses %j at start: %s', (env, message) => {
     expect(() => parseConfig(env)).toThrow(`Invalid configuration: ${message}`);
+  });
+
+  it('takes a folder for LEDGER_ARCHIVE_DIR, a mounted bucket or a relative path included', () => {
+    expect(parseConfig({ LEDGER_ARCHIVE_DIR: '/mnt/s3-bucket/tollgate' }).LEDGER_ARCHIVE_DIR).toBe('/mnt/s3-bucket/tollgate');
+    expect(parseConfig({ LEDGER_ARCHIVE_DIR: 'data/archive' }).LEDGER_ARCHIVE_DIR).toBe('data/archive');
+    expect(parseConfig({}).LEDGER_ARCHIVE_DIR).toBeUndefined();
   });
 
   it('names every bad variable in one error', () => {

@@ -102,6 +102,15 @@ function optionalText(documentedDefault: string): Variable<z.ZodType<string | un
   return { schema: variable('text', (raw) => raw), documentedDefault };
 }
 
+/** Any `scheme://…`: an object-store URL (s3://, gs://, az://), or a file:// one; what a folder variable refuses. */
+export const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** A folder of the local file system (a mounted bucket is one); a URL is refused at start, naming the variable. */
+function localFolder(documentedDefault: string): Variable<z.ZodType<string | undefined, string | undefined>> {
+  const accepted = 'a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder';
+  return { schema: variable(accepted, (raw) => (URL_PATTERN.test(raw) ? undefined : raw)), documentedDefault };
+}
+
 /**
  * Every environment variable the product reads, with its default. Values are parsed once at start
  * (bootstrap-config.ts) and reach the code through the APP_CONFIG provider or as arguments; nothing else reads
@@ -148,9 +157,10 @@ const variables = {
   RELAY_JOURNAL_DIR: optionalText('`DATA_DIR/journal`'),
   /**
    * Root of the ledger archive (default DATA_DIR/archive): `npm run ledger:archive` writes the old events' monthly
-   * segments to <root>/<database>, and the Postgres event store reads them back from there. A local folder only.
+   * segments to <root>/<database>, and the Postgres event store reads them back from there. A local folder only
+   * (docs/ledger.md, "Object stores"): a URL stops every process at start.
    */
-  LEDGER_ARCHIVE_DIR: optionalText('`DATA_DIR/archive`'),
+  LEDGER_ARCHIVE_DIR: localFolder('`DATA_DIR/archive`'),
   /** > 0: the worker role archives, once a day, the ledger events older than this many whole months (0: never). */
   LEDGER_ARCHIVE_KEEP_MONTHS: integer(0, 0, 1200),
   /** Allows `apt-get install redis-server` when no Redis can be found. */

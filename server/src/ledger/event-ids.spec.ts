@@ -71,4 +71,19 @@ describe('event ids', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(id < ids[0]).toBe(true);
   });
+
+  it('uuidV7: over many ids (the random pool refilled several times) each is a distinct v7 of its own time, and none changes later', () => {
+    const at = Date.UTC(2026, 10, 26, 0, 30, 0, 999);
+    const ids = Array.from({ length: 1_000 }, (_, index) => uuidV7(at + index));
+    const copies = [...ids];
+    expect(new Set(ids).size).toBe(ids.length);
+    ids.forEach((id, index) => {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(at + index);
+    });
+    expect(ids).toEqual(copies); // each id is a string of its own, not a view of the buffer it was written in
+    // The random part is random: over 1,000 ids each of its 18 hex digits after the version takes many values.
+    for (const position of [15, 16, 17, 20, 21, 22, 24, 30, 35]) expect(new Set(ids.map((id) => id[position])).size).toBeGreaterThan(8);
+    expect(uuidV7(2 ** 48 + 5).startsWith('00000000-0005-7')).toBe(true); // 48 bits of milliseconds, as RFC 9562 counts them
+  });
 });

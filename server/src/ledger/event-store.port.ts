@@ -96,6 +96,11 @@ export interface EventStore {
    * store itself failed (nothing may be assumed written, or not: retry with the same event ids).
    */
   appendMany(requests: AppendRequest[], options?: { durability?: AppendDurability }): Promise<AppendOutcome[]>;
+  /**
+   * True when `appendMany` is one transaction (Postgres: a crash commits all of it or none of it); false when it runs
+   * the requests one after another (EventStoreDB, in memory), so a failure or a crash can fall between two of them.
+   */
+  readonly atomicAppendMany: boolean;
   /** Events of one stream in revision order; empty array when the stream does not exist. */
   readStream(streamId: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
   /** Events of every stream with position strictly greater than `after` (default: from the start), in order. */

@@ -1,4 +1,5 @@
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import type { WorkerHost } from '@nestjs/bullmq';
+import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { MailProcessor } from './mail.processor';
 import { ChannelTestsProcessor } from './channel-tests.processor';
 import { ChannelBalancesProcessor } from './channel-balances.processor';
@@ -7,12 +8,13 @@ import { MidjourneyPollProcessor } from './midjourney-poll.processor';
 import { SunoPollProcessor } from './suno-poll.processor';
 import { LedgerArchiveProcessor } from './ledger-archive.processor';
 import { LogRetentionProcessor } from './log-retention.processor';
+import { WorkerShutdown } from './worker-shutdown';
 
 /**
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
  * every role; consumers only run in the worker role.
  */
-const PROCESSORS: Provider[] = [
+const PROCESSORS: Type<WorkerHost>[] = [
   MailProcessor,
   ChannelTestsProcessor,
   ChannelBalancesProcessor,
@@ -23,9 +25,16 @@ const PROCESSORS: Provider[] = [
   LogRetentionProcessor,
 ];
 
+/** Closes the consumers first, so that a blocking connection between two reconnects cannot hang the shutdown. */
+const SHUTDOWN: Provider = {
+  provide: WorkerShutdown,
+  useFactory: (...hosts: WorkerHost[]) => new WorkerShutdown(hosts),
+  inject: PROCESSORS,
+};
+
 @Module({})
 export class WorkersModule {
   static forRoot(enabled: boolean): DynamicModule {
-    return { module: WorkersModule, providers: enabled ? PROCESSORS : [] };
+    return { module: WorkersModule, providers: enabled ? [...PROCESSORS, SHUTDOWN] : [] };
   }
 }

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
  */
 type BrowserGlobals = {
   localStorage: { getItem(key: string): string | null };
-  document: { body: unknown; querySelectorAll(selector: string): { length: number } };
+  document: { body: unknown; documentElement: { scrollWidth: number }; querySelectorAll(selector: string): { length: number } };
   getComputedStyle(element: unknown): { backgroundColor: string };
 };
 
@@ -29,3 +29,7 @@ export const waitForTableRows = async (page: Page, count: number, atLeast = fals
     { expected: count, minimum: atLeast },
   );
 };
+
+/** The page's full width in CSS pixels, overflow included: above the viewport's width, the page scrolls sideways. */
+export const pageScrollWidth = (page: Page): Promise<number> =>
+  page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth);

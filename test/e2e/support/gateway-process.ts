@@ -16,8 +16,8 @@ export interface GatewayProcess {
   output(): string;
   /** SIGKILL: no shutdown hook runs, in-flight requests die mid-way. Resolves once the process is gone. */
   kill(): Promise<void>;
-  /** SIGTERM and wait (a clean stop). */
-  stop(): Promise<void>;
+  /** SIGTERM and wait (a clean stop; SIGKILL after 10 s): how it ended. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export async function freePort(): Promise<number> {
@@ -38,7 +38,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 /**
  * Starts the gateway on `port` with `env` (and `--role`, default all) and waits until GET /api/status answers (or the
- * process dies); a worker or projector (no HTTP) until it logged its roles and still runs a second later.
+ * process dies); a worker or projector (no HTTP) until it logged that it started (its signal handlers are in place).
  */
 export async function startGateway(options: {
   port: number;
@@ -83,11 +83,8 @@ export async function startGateway(options: {
       throw new Error(`the gateway exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output.slice(-4000)}`);
     }
     if (background) {
-      // A worker or projector serves no HTTP: it is up once it logged its roles and is still running a moment later.
-      if (output.includes('roles: ')) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        if (child.exitCode === null && child.signalCode === null) break;
-      }
+      // A worker or projector serves no HTTP: it is up once it logged that its signal handlers are in place.
+      if (output.includes('started: SIGTERM or SIGINT stops it')) break;
     } else {
       try {
         const response = await fetch(`${baseUrl}/api/status`);
@@ -112,11 +109,13 @@ export async function startGateway(options: {
       await exited(child);
     },
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited(child);
-      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited(child);
+        clearTimeout(timer);
+      }
+      return { code: child.exitCode, signal: child.signalCode };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { type ReactNode, useCallback, useState } from 'react';
 import { Box, Button, Stack, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import {
@@ -15,6 +15,7 @@ import {
 } from 'react-admin';
 import { useApiNotify } from '../../hooks/useApiNotify';
 import { renderQuota } from '../../lib/quota';
+import type { PublicStatus } from '../../lib/types';
 import { CHANNEL_STATUS_ENABLED, type Channel } from '../../providers/endpoints/channelEndpoints';
 import { useStatus } from '../../providers/statusStore';
 import { RequireAdmin } from '../users/RequireAdmin';
@@ -24,6 +25,20 @@ import { BalanceCell, ChannelStatusTag, ChannelTypeCell, GroupsCell, ResponseTim
 import { ChannelRowActions } from './ChannelRowActions';
 import { InlineNumber } from './InlineNumber';
 import { type RunKind, useChannelRun } from './useChannelRun';
+
+/** The table's data columns, in order: each labelled `app.channels.fields.<source>`, shown by its cell (or as text). */
+const columns = (status: PublicStatus): Array<{ source: keyof Channel; render?: (channel: Channel) => ReactNode }> => [
+  { source: 'id' },
+  { source: 'name' },
+  { source: 'group', render: (channel) => <GroupsCell channel={channel} /> },
+  { source: 'type', render: (channel) => <ChannelTypeCell channel={channel} /> },
+  { source: 'status', render: (channel) => <ChannelStatusTag channel={channel} /> },
+  { source: 'response_time', render: (channel) => <ResponseTime channel={channel} /> },
+  { source: 'used_quota', render: (channel) => renderQuota(channel.used_quota, status) },
+  { source: 'balance', render: (channel) => <BalanceCell channel={channel} /> },
+  { source: 'priority', render: (channel) => <InlineNumber channel={channel} field="priority" /> },
+  { source: 'weight', render: (channel) => <InlineNumber channel={channel} field="weight" /> },
+];
 
 const ListActions = () => {
   const translate = useTranslate();
@@ -126,56 +141,9 @@ export const ChannelList = () => {
         </Stack>
         <RunProgressBanner progress={run.progress} onClose={run.clear} />
         <DataTable<Channel> rowClick={false} bulkActionButtons={<DeleteSelectedButton />} rowSx={rowSx} empty={<Empty />}>
-          <DataTable.Col<Channel> source="id" label="app.channels.fields.id" disableSort />
-          <DataTable.Col<Channel> source="name" label="app.channels.fields.name" disableSort />
-          <DataTable.Col<Channel>
-            source="group"
-            label="app.channels.fields.group"
-            disableSort
-            render={(channel) => <GroupsCell channel={channel} />}
-          />
-          <DataTable.Col<Channel>
-            source="type"
-            label="app.channels.fields.type"
-            disableSort
-            render={(channel) => <ChannelTypeCell channel={channel} />}
-          />
-          <DataTable.Col<Channel>
-            source="status"
-            label="app.channels.fields.status"
-            disableSort
-            render={(channel) => <ChannelStatusTag channel={channel} />}
-          />
-          <DataTable.Col<Channel>
-            source="response_time"
-            label="app.channels.fields.response_time"
-            disableSort
-            render={(channel) => <ResponseTime channel={channel} />}
-          />
-          <DataTable.Col<Channel>
-            source="used_quota"
-            label="app.channels.fields.used_quota"
-            disableSort
-            render={(channel) => renderQuota(channel.used_quota, status)}
-          />
-          <DataTable.Col<Channel>
-            source="balance"
-            label="app.channels.fields.balance"
-            disableSort
-            render={(channel) => <BalanceCell channel={channel} />}
-          />
-          <DataTable.Col<Channel>
-            source="priority"
-            label="app.channels.fields.priority"
-            disableSort
-            render={(channel) => <InlineNumber channel={channel} field="priority" />}
-          />
-          <DataTable.Col<Channel>
-            source="weight"
-            label="app.channels.fields.weight"
-            disableSort
-            render={(channel) => <InlineNumber channel={channel} field="weight" />}
-          />
+          {columns(status).map(({ source, render }) => (
+            <DataTable.Col<Channel> key={source} source={source} label={`app.channels.fields.${source}`} disableSort render={render} />
+          ))}
           <DataTable.Col<Channel> label="app.channels.fields.actions">
             <ChannelRowActions />
           </DataTable.Col>

@@ -1,11 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from '../bigint-as-number';
 
 /** Postgres bigint arrives as a string; quota figures stay far below 2^53, so a number is exact. */
-export const bigintAsNumber = {
-  to: (value: number | undefined) => value,
-  from: (value: string | number | null) => (value === null ? 0 : Number(value)),
-};
-
 /**
  * One row per account stream that has events: the fold of `account-{userId}`. Written only by the
  * account-balances projection; users without any account event have no row and read as zeros.

@@ -7,9 +7,11 @@ import { AccountEventType } from '#server/modules/accounts/account.events';
 import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { QUOTA_ADMISSION, QUOTA_CONSUMED, type QuotaAdmission } from '#server/modules/accounts/index';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
+import type { BulkFold } from '../../runner/bulk-fold';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
+import { AccountBalancesBulkFold } from './account-balances.bulk-fold';
 import { applyQuotaConsumed, chargedQuota } from './quota-consumed-fold';
 import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
@@ -69,6 +71,11 @@ export class AccountBalancesProjection implements Projection {
       [userIds],
     );
     await Promise.all(rows.map((row) => this.admission.pushBase('account', row.user_id, row.user_id, Number(row.quota), position)));
+  }
+
+  /** A rebuild from empty tables folds the accounts in memory (account-balances.bulk-fold.ts). */
+  bulkFold(): BulkFold {
+    return new AccountBalancesBulkFold();
   }
 
   /**

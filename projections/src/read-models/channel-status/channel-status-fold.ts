@@ -1,3 +1,5 @@
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 import { type ChannelEvent, ChannelStatus } from '#server/modules/channels/channel.events';
 
 /** The projected figures of one channel. */
@@ -48,6 +50,28 @@ export function applyChannelEvent(figures: ChannelStatusFigures, event: ChannelE
 /** A relay charge answered by this channel (QuotaConsumed.channelId). */
 export function applyChannelUsage(figures: ChannelStatusFigures, quota: number): ChannelStatusFigures {
   return { ...figures, usedQuota: figures.usedQuota + quota };
+}
+
+/** What a relay charge adds to its channel's row. */
+export interface ChannelUsage {
+  channelId: number;
+  quota: number;
+}
+
+/**
+ * The channel a QuotaConsumed charges and its amount, or null when it names no channel (nothing to fold); throws
+ * when the quota is not a safe integer. Every path that folds charges into channel_status (apply, applyBatch, the
+ * bulk fold) reads them through this.
+ */
+export function channelUsageOf(event: RecordedEvent): ChannelUsage | null {
+  const data = quotaConsumedRecord(event);
+  const channelId = data.channelId;
+  const quota = data.quota;
+  if (typeof channelId !== 'number' || !Number.isSafeInteger(channelId) || channelId <= 0) return null;
+  if (typeof quota !== 'number' || !Number.isSafeInteger(quota)) {
+    throw new Error(`QuotaConsumed.quota is not a safe integer: ${JSON.stringify(quota)}`);
+  }
+  return { channelId, quota };
 }
 
 /** new-api's `other_info` text: JSON with status_reason and status_time, '' while no decision was recorded. */

@@ -1,9 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-const bigintAsNumber = {
-  to: (value: number | undefined) => value,
-  from: (value: string | number | null) => (value === null ? 0 : Number(value)),
-};
+import { bigintAsNumber } from '../bigint-as-number';
 
 /**
  * One row per channel that has channel events or relay charges: its status (1 enabled, 2 manually disabled,

@@ -8,18 +8,19 @@ import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-fo
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
-import { applyChannelEvent, applyChannelUsage, type ChannelStatusFigures, emptyChannelStatus } from './channel-status-fold';
-import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
+import type { BulkFold } from '../../runner/bulk-fold';
+import { ChannelStatusBulkFold } from './channel-status-bulk-fold';
+import {
+  applyChannelEvent,
+  applyChannelUsage,
+  type ChannelStatusFigures,
+  type ChannelUsage,
+  channelUsageOf,
+  emptyChannelStatus,
+} from './channel-status-fold';
+import { CHANNEL_STATUS_EVENTS, notifyChannelStatus } from './channel-status-notify';
 
-/** Postgres NOTIFY channel: ChannelRouter reloads its snapshot when a status change has been projected. */
-export const CHANNEL_STATUS_NOTIFY_CHANNEL = 'tollgate_channel_status';
-
-const STATUS_EVENTS = new Set<string>([
-  ChannelEventType.ChannelEnabled,
-  ChannelEventType.ChannelDisabled,
-  ChannelEventType.ChannelAutoDisabled,
-  ChannelEventType.ChannelAutoEnabled,
-]);
+export { CHANNEL_STATUS_NOTIFY_CHANNEL } from './channel-status-notify';
 
 interface StatusRow {
   status: number;
@@ -34,28 +35,11 @@ interface StatusRow {
 }
 
 /** One channel charge of a batch, decoded. */
-interface Usage {
-  channelId: number;
-  quota: number;
+interface Usage extends ChannelUsage {
   position: number;
 }
 
 const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
-
-/**
- * The channel a QuotaConsumed charges and its amount, or null when it names no channel (nothing to fold): the
- * checks apply() makes, in its order.
- */
-function usageOf(event: RecordedEvent): Omit<Usage, 'position'> | null {
-  const data = quotaConsumedRecord(event);
-  const channelId = data.channelId;
-  const quota = data.quota;
-  if (typeof channelId !== 'number' || !Number.isSafeInteger(channelId) || channelId <= 0) return null;
-  if (typeof quota !== 'number' || !Number.isSafeInteger(quota)) {
-    throw new Error(`QuotaConsumed.quota is not a safe integer: ${JSON.stringify(quota)}`);
-  }
-  return { channelId, quota };
-}
 
 /**
  * `channel_status`: the `channel-{id}` streams (status, tests, balances) and the relay's QuotaConsumed (the used
@@ -75,13 +59,16 @@ export class ChannelStatusProjection implements Projection {
       const channelId = streamKey(event.streamId);
       const channelEvent = toChannelEvent(event);
       await this.update(manager, channelId, event, (figures) => applyChannelEvent(figures, channelEvent, at));
-      if (STATUS_EVENTS.has(event.type)) {
-        await manager.query('SELECT pg_notify($1, $2)', [CHANNEL_STATUS_NOTIFY_CHANNEL, String(channelId)]);
-      }
+      if (CHANNEL_STATUS_EVENTS.has(event.type)) await notifyChannelStatus(manager, channelId);
     } else if (event.type === QUOTA_CONSUMED && category === 'account') {
-      const usage = usageOf(event);
+      const usage = channelUsageOf(event);
       if (usage) await this.addUsage(manager, usage.channelId, usage.quota, event.position);
     }
+  }
+
+  /** A rebuild from empty tables, folded in memory (channel-status-bulk-fold.ts). */
+  bulkFold(): BulkFold {
+    return new ChannelStatusBulkFold();
   }
 
   /**
@@ -102,7 +89,7 @@ export class ChannelStatusProjection implements Projection {
     const usages: Usage[] = [];
     for (const event of run) {
       if (streamCategory(event.streamId) !== 'account') continue;
-      const usage = decodeEvent(event, usageOf);
+      const usage = decodeEvent(event, channelUsageOf);
       if (usage) usages.push({ ...usage, position: event.position });
     }
     const folded = advancingPerKey(

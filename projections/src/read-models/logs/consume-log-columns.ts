@@ -10,6 +10,12 @@ import { consumeContent } from './consume-log-wording';
  * have stored; the log API derives them back (log.serializer.ts). Exact by construction: the projection compares
  * the derived text with the text consumeLogRow built and keeps the text whenever they differ (an image's size and
  * quality, relay extra keys, a retried request's channel path, a mapped model, a value this list does not know).
+ *
+ * A column holding consumeLogRow's fallback value is NULL too (DEFAULTS: completion and group ratio 1, no fixed
+ * price -1, frt -1000 for a request not streamed, no cached tokens 0): a NULL float8 or integer takes no room in the
+ * row, so a typical charge's row is 8 to 24 bytes shorter. model_ratio is never NULL on a row with facts (it is
+ * what says the row has them), so a NULL in one of those columns of such a row reads back as the fallback. Rows
+ * written before stored the values themselves; they read the same.
  */
 
 /** Codes of the usage sources and end reasons stored in smallint columns. Append only: a code never changes meaning. */
@@ -61,18 +67,57 @@ export function consumeFactsOf(data: Partial<QuotaConsumedData>): ConsumeFacts {
   };
 }
 
-const complete = (facts: ConsumeFacts) =>
-  facts.modelRatio !== null && facts.completionRatio !== null && facts.groupRatio !== null && facts.modelPrice !== null;
+/** The value a NULL column of a row with facts (model_ratio not NULL) stands for: consumeLogRow's fallback. */
+const DEFAULTS = { completionRatio: 1, groupRatio: 1, modelPrice: -1, frt: -1000, cacheTokens: 0 } as const;
+
+const nullIf = (value: number | null, fallback: number) => (Object.is(value, fallback) ? null : value);
+
+/** The facts as the row stores them: each column that holds its fallback (DEFAULTS) as NULL. */
+export function storedFacts(facts: ConsumeFacts): ConsumeFacts {
+  if (facts.modelRatio === null) return facts;
+  return {
+    ...facts,
+    completionRatio: nullIf(facts.completionRatio, DEFAULTS.completionRatio),
+    groupRatio: nullIf(facts.groupRatio, DEFAULTS.groupRatio),
+    modelPrice: nullIf(facts.modelPrice, DEFAULTS.modelPrice),
+    frt: nullIf(facts.frt, DEFAULTS.frt),
+    cacheTokens: nullIf(facts.cacheTokens, DEFAULTS.cacheTokens),
+  };
+}
+
+/** The numbers of a row with facts, each NULL column read as its fallback. */
+interface RowNumbers {
+  modelRatio: number;
+  completionRatio: number;
+  groupRatio: number;
+  modelPrice: number;
+  frt: number;
+  cacheTokens: number;
+}
+
+/** The numbers of a row with facts (NULL columns read as DEFAULTS); null for a row without facts. */
+function numbersOf(facts: ConsumeFacts): RowNumbers | null {
+  if (facts.modelRatio === null) return null;
+  return {
+    modelRatio: facts.modelRatio,
+    completionRatio: facts.completionRatio ?? DEFAULTS.completionRatio,
+    groupRatio: facts.groupRatio ?? DEFAULTS.groupRatio,
+    modelPrice: facts.modelPrice ?? DEFAULTS.modelPrice,
+    frt: facts.frt ?? DEFAULTS.frt,
+    cacheTokens: facts.cacheTokens ?? DEFAULTS.cacheTokens,
+  };
+}
 
 /** The wording derived from the columns, or null when the row has no facts. */
-export function derivedConsumeContent(facts: ConsumeFacts, promptTokens: number, completionTokens: number): string | null {
-  if (!complete(facts)) return null;
+export function derivedConsumeContent(stored: ConsumeFacts, promptTokens: number, completionTokens: number): string | null {
+  const facts = numbersOf(stored);
+  if (facts === null) return null;
   return consumeContent(
     {
-      modelPrice: facts.modelPrice!,
-      modelRatio: facts.modelRatio!,
-      completionRatio: facts.completionRatio!,
-      groupRatio: facts.groupRatio!,
+      modelPrice: facts.modelPrice,
+      modelRatio: facts.modelRatio,
+      completionRatio: facts.completionRatio,
+      groupRatio: facts.groupRatio,
     },
     { promptTokens, completionTokens },
     false,
@@ -83,10 +128,11 @@ export function derivedConsumeContent(facts: ConsumeFacts, promptTokens: number,
  * The `other` JSON derived from the columns (consumeLogOther's keys for a charge answered by its only channel, with
  * no relay extras and no model mapping), or null when the row has no facts.
  */
-export function derivedConsumeOther(facts: ConsumeFacts, channelId: number): string | null {
-  if (!complete(facts) || facts.frt === null || facts.cacheTokens === null) return null;
-  const usage = facts.usageSource === null ? undefined : USAGE_SOURCE_CODES[facts.usageSource];
-  const end = facts.endReason === null ? undefined : END_REASON_CODES[facts.endReason];
+export function derivedConsumeOther(stored: ConsumeFacts, channelId: number): string | null {
+  const facts = numbersOf(stored);
+  if (facts === null) return null;
+  const usage = stored.usageSource === null ? undefined : USAGE_SOURCE_CODES[stored.usageSource];
+  const end = stored.endReason === null ? undefined : END_REASON_CODES[stored.endReason];
   // sortedJson's output, written out (keys in sorted order; JSON.stringify of a finite number is String(number),
   // and the channel id and the codes need no escaping): the same text at a fraction of the cost, per row.
   return (
@@ -99,8 +145,9 @@ export function derivedConsumeOther(facts: ConsumeFacts, channelId: number): str
 }
 
 /** derivedConsumeOther through sortedJson, the yardstick its written-out form is checked against (spec). */
-export function derivedConsumeOtherSorted(facts: ConsumeFacts, channelId: number): string | null {
-  if (!complete(facts) || facts.frt === null || facts.cacheTokens === null) return null;
+export function derivedConsumeOtherSorted(stored: ConsumeFacts, channelId: number): string | null {
+  const facts = numbersOf(stored);
+  if (facts === null) return null;
   const other: Record<string, unknown> = {
     model_ratio: facts.modelRatio,
     group_ratio: facts.groupRatio,
@@ -110,23 +157,27 @@ export function derivedConsumeOtherSorted(facts: ConsumeFacts, channelId: number
     cache_tokens: facts.cacheTokens,
     admin_info: { use_channel: [String(channelId)] },
   };
-  const usage = facts.usageSource === null ? undefined : USAGE_SOURCE_CODES[facts.usageSource];
+  const usage = stored.usageSource === null ? undefined : USAGE_SOURCE_CODES[stored.usageSource];
   if (usage !== undefined) other.usage_source = usage;
-  const end = facts.endReason === null ? undefined : END_REASON_CODES[facts.endReason];
+  const end = stored.endReason === null ? undefined : END_REASON_CODES[stored.endReason];
   if (end !== undefined) other.end_reason = end;
   return sortedJson(other);
 }
 
-/** What the row stores: NULL for each text its columns give back exactly; no facts when neither does. */
+/**
+ * What the row stores: NULL for each text its columns give back exactly, and its columns as storedFacts writes them
+ * (the texts are derived from those, so what the API derives is what was checked here); no facts when neither text
+ * derives.
+ */
 export function storedConsumeText(
   row: { content: string; other: string; promptTokens: number; completionTokens: number; channelId: number },
   facts: ConsumeFacts,
 ): { content: string | null; other: string | null; facts: ConsumeFacts } {
-  const known = {
+  const known = storedFacts({
     ...facts,
     usageSource: facts.usageSource === -1 ? null : facts.usageSource,
     endReason: facts.endReason === -1 ? null : facts.endReason,
-  };
+  });
   const contentDerived = derivedConsumeContent(known, row.promptTokens, row.completionTokens) === row.content;
   const otherDerived = derivedConsumeOther(known, row.channelId) === row.other;
   if (!contentDerived && !otherDerived) return { content: row.content, other: row.other, facts: NO_FACTS };

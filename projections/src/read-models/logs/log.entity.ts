@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from '../account-balances/account-balance.entity';
+import { bigintAsNumber } from '../bigint-as-number';
 
 /** new-api's log types (there is no error type); 0 is "all" in filters only. */
 export const LogType = { TopUp: 1, Consume: 2, Manage: 3, System: 4 } as const;

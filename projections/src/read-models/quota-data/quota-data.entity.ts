@@ -1,9 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-const bigintAsNumber = {
-  to: (value: number | undefined) => value,
-  from: (value: string | number | null) => (value === null ? 0 : Number(value)),
-};
+import { bigintAsNumber } from '../bigint-as-number';
 
 /**
  * One dashboard row: the charges of one user (by id and name) on one model in one UTC hour. Written only by the

@@ -1,13 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
-import { streamCategory, streamKey } from '#server/ledger/streams';
 import { QUOTA_CONSUMED } from '#server/modules/accounts/index';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
-import { type QuotaDataCharge, quotaDataChargeOf, quotaDataKey } from './quota-data';
-import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event-codec';
+import type { BulkFold } from '../../runner/bulk-fold';
+import { type QuotaDataCharge, quotaDataChargeOfEvent, quotaDataKey } from './quota-data';
+import { QuotaDataBulkFold } from './quota-data-bulk-fold';
 
 const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
 
@@ -26,7 +26,7 @@ export class QuotaDataProjection implements Projection {
   readonly deferredIndexes = ['quota_data_created_at', 'quota_data_username_created_at'];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
-    const charge = this.chargeOf(event);
+    const charge = quotaDataChargeOfEvent(event);
     if (!charge) return;
     await manager.query(
       `INSERT INTO quota_data AS q (id, user_id, username, model_name, created_at, count, quota, token_used, position)
@@ -38,14 +38,14 @@ export class QuotaDataProjection implements Projection {
     );
   }
 
+  /** A rebuild from empty tables, folded in memory (quota-data-bulk-fold.ts). */
+  bulkFold(): BulkFold {
+    return new QuotaDataBulkFold();
+  }
+
   /** A batch: its charges in ONE statement, folded per row. */
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
     await applyInRuns(this, events, manager, isCharge, (run) => this.applyCharges(run, manager));
-  }
-
-  private chargeOf(event: RecordedEvent): QuotaDataCharge | null {
-    if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
-    return quotaDataChargeOf(streamKey(event.streamId), quotaConsumedData(event), event.createdAt);
   }
 
   /**
@@ -55,7 +55,7 @@ export class QuotaDataProjection implements Projection {
   private async applyCharges(run: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
     const charges: Array<{ charge: QuotaDataCharge; key: string; position: number }> = [];
     for (const event of run) {
-      const charge = decodeEvent(event, (e) => this.chargeOf(e));
+      const charge = decodeEvent(event, quotaDataChargeOfEvent);
       if (charge) charges.push({ charge, key: quotaDataKey(charge), position: event.position });
     }
     const kept = advancingPerKey(

@@ -1,4 +1,8 @@
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { streamCategory, streamKey } from '#server/ledger/streams';
 import type { QuotaConsumedData } from '#server/modules/accounts/index';
+import { QUOTA_CONSUMED } from '#server/modules/accounts/quota-consumed.event';
+import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event-codec';
 import { chargedQuota } from '../account-balances/quota-consumed-fold';
 
 /** One charge as the dashboard counts it: its row's key (user, name, model, hour) and what it adds. */
@@ -25,6 +29,8 @@ export function hourBucket(seconds: number): number {
 function text(value: unknown, width: number): string {
   if (typeof value !== 'string') return '';
   const clean = value.includes('\u0000') ? value.replace(/\u0000/g, '') : value;
+  // At most `width` UTF-16 units is at most `width` characters: only a longer text is split into characters.
+  if (clean.length <= width) return clean;
   const chars = [...clean];
   return chars.length > width ? chars.slice(0, width).join('') : clean;
 }
@@ -52,6 +58,16 @@ export function quotaDataChargeOf(userId: number, data: Partial<QuotaConsumedDat
     quota,
     tokenUsed: tokens(data.promptTokens) + tokens(data.completionTokens),
   };
+}
+
+/**
+ * What a ledger event adds to the dashboard: quotaDataChargeOf for a QuotaConsumed on `account-{userId}`, null for
+ * anything else. Every path that folds charges into quota_data (apply, applyBatch, the bulk fold) reads them
+ * through this.
+ */
+export function quotaDataChargeOfEvent(event: RecordedEvent): QuotaDataCharge | null {
+  if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
+  return quotaDataChargeOf(streamKey(event.streamId), quotaConsumedData(event), event.createdAt);
 }
 
 /** The row key of a charge, for folding a batch per row. */

@@ -1,9 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-const bigintAsNumber = {
-  to: (value: number | undefined) => value,
-  from: (value: string | number | null) => (value === null ? 0 : Number(value)),
-};
+import { bigintAsNumber } from '../bigint-as-number';
 
 /** One row per redemption code: the fold of its `redemption-{id}` stream. Written only by the redemptions projection. */
 @Entity({ name: 'redemptions' })

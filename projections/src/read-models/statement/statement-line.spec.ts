@@ -135,35 +135,39 @@ describe('statement lines', () => {
     expect(charge({ usageSource: 'guess', endReason: 42 }).ref).toEqual({ token_id: 3, token_name: 'main', model: 'gpt-4o-mini' });
   });
 
-  it('gives a charge stored compact (v2, no metadata) the same line as the same charge stored whole (v1)', () => {
-    const data = { ...quotaConsumedFixture('7d1c2a3b-0000-7000-8000-00000000abcd', 7, { quota: 250, tokenId: 3, tokenName: 'main' }) };
-    const v1: RecordedEvent = {
-      id: quotaConsumedEventId(data.requestId),
-      streamId: 'account-7',
-      revision: 3,
-      position: 40,
-      type: 'QuotaConsumed',
-      data: data as unknown as Record<string, unknown>,
-      metadata: eventMetadata({
-        correlationId: data.requestId,
-        reasonCode: 'relay_request',
-        actor: userActor(7, 10),
-        clientIp: '10.1.1.1',
-      }),
-      createdAt: new Date(1_732_600_004_000),
-    };
-    const { event } = quotaConsumedEvent(data, { userRole: 10, clientIp: '10.1.1.1' });
-    const v2: RecordedEvent = { ...v1, data: event.data, metadata: event.metadata };
-    expect(v2.metadata).toEqual({});
-    const line = statementLine(v2, 7, 1400);
-    expect(line).toEqual(statementLine(v1, 7, 1400));
-    expect(line).toMatchObject({
-      actorType: 'user',
-      actorId: 7,
-      actorRole: 10,
-      reason: 'relay_request',
-      requestId: data.requestId,
-      delta: -250,
-    });
-  });
+  it.each(['v2', 'v3'] as const)(
+    'gives a charge stored compact (%s, no metadata) the same line as the same charge stored whole (v1)',
+    (shape) => {
+      const data = { ...quotaConsumedFixture('7d1c2a3b-0000-7000-8000-00000000abcd', 7, { quota: 250, tokenId: 3, tokenName: 'main' }) };
+      const v1: RecordedEvent = {
+        id: quotaConsumedEventId(data.requestId),
+        streamId: 'account-7',
+        revision: 3,
+        position: 40,
+        type: 'QuotaConsumed',
+        data: data as unknown as Record<string, unknown>,
+        metadata: eventMetadata({
+          correlationId: data.requestId,
+          reasonCode: 'relay_request',
+          actor: userActor(7, 10),
+          clientIp: '10.1.1.1',
+        }),
+        createdAt: new Date(1_732_600_004_000),
+      };
+      const { event } = quotaConsumedEvent(data, { userRole: 10, clientIp: '10.1.1.1' }, shape);
+      const compact: RecordedEvent = { ...v1, data: event.data, metadata: event.metadata };
+      expect(Object.keys(compact.data)).toEqual([shape]);
+      expect(compact.metadata).toEqual({});
+      const line = statementLine(compact, 7, 1400);
+      expect(line).toEqual(statementLine(v1, 7, 1400));
+      expect(line).toMatchObject({
+        actorType: 'user',
+        actorId: 7,
+        actorRole: 10,
+        reason: 'relay_request',
+        requestId: data.requestId,
+        delta: -250,
+      });
+    },
+  );
 });

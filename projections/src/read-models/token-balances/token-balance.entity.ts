@@ -1,9 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-const bigintAsNumber = {
-  to: (value: number | undefined) => value,
-  from: (value: string | number | null) => (value === null ? 0 : Number(value)),
-};
+import { bigintAsNumber } from '../bigint-as-number';
 
 /**
  * One row per token with quota events: the fold of its TokenQuotaAllotted events and of the QuotaConsumed

@@ -30,6 +30,14 @@ export function applyConsumption(balance: TokenBalance, userId: number, consumpt
   };
 }
 
+/**
+ * The token a refund gives back to, or null: a refund of a charge made without a token (`tokenId` 0, the
+ * playground) touches no token row, as that charge did not (tokenConsumptionOf skips it).
+ */
+export function refundedTokenId(refund: { tokenId: number }): number | null {
+  return refund.tokenId === 0 ? null : refund.tokenId;
+}
+
 /** A failed task's refund gives its charge back to the token that paid: used down, remaining up unless it was unlimited. */
 export function applyRefund(balance: TokenBalance, userId: number, refund: { amount: number; tokenUnlimited: boolean }): TokenBalance {
   return {

@@ -1,4 +1,5 @@
 import { describeBatchEquivalence, handledBy } from '../../../test/batch-equivalence';
+import { refundsAndCredits } from '../../../test/bulk-cases';
 import { handWrittenLedger } from '../../../test/mixed-ledger';
 import { TokenBalancesProjection } from './token-balances.projection';
 
@@ -26,5 +27,18 @@ describeBatchEquivalence(projection, ['token_balances'], (context) => {
       [104, 4, -126, 126],
       [201, 1, -13, 13],
     ]);
+  });
+
+  it('given a refund of a charge made without a token (tokenId 0), then neither apply nor applyBatch writes a row for token 0', async () => {
+    const events = handledBy(projection, refundsAndCredits());
+    expect(events.some((event) => event.type === 'QuotaRefunded' && (event.data as { tokenId: number }).tokenId === 0)).toBe(true);
+    await context.perEvent.transaction(async (manager) => {
+      for (const event of events) await projection.apply(event, manager);
+    });
+    await context.batched.transaction((manager) => projection.applyBatch(events, manager));
+    for (const dataSource of [context.perEvent, context.batched]) {
+      const rows: Array<{ token_id: number }> = await dataSource.query('SELECT token_id FROM token_balances ORDER BY token_id');
+      expect(rows.map((row) => row.token_id)).toEqual([101, 102, 555]);
+    }
   });
 });

@@ -8,10 +8,12 @@ import { TokenEventType } from '#server/modules/tokens/token.events';
 import { tokenConsumptionOf, toTokenEvent } from '#server/modules/tokens/token-event-codec';
 import type { TokenConsumption } from '#server/modules/tokens/token.events';
 import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-folds';
+import type { BulkFold } from '../../runner/bulk-fold';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared, queryPreparedOn } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
-import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, type TokenBalance } from './token-balance';
+import { TokenBalancesBulkFold } from './token-balances.bulk-fold';
+import { applyAllotment, applyConsumption, applyRefund, emptyTokenBalance, refundedTokenId, type TokenBalance } from './token-balance';
 import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
 /** A task refund's data, checked by the account codec. */
@@ -66,7 +68,8 @@ export class TokenBalancesProjection implements Projection {
         const consumption = tokenConsumptionOf(quotaConsumedRecord(event));
         if (consumption) tokenIds.add(consumption.tokenId);
       } else if (event.type === AccountEventType.QuotaRefunded && category === 'account') {
-        tokenIds.add(refundOf(event).tokenId);
+        const tokenId = refundedTokenId(refundOf(event));
+        if (tokenId !== null) tokenIds.add(tokenId);
       }
     }
     if (tokenIds.size === 0) return;
@@ -76,6 +79,11 @@ export class TokenBalancesProjection implements Projection {
       [[...tokenIds]],
     );
     await Promise.all(rows.map((row) => this.admission.pushBase('token', row.user_id, row.token_id, Number(row.remain_quota), position)));
+  }
+
+  /** A rebuild from empty tables folds the tokens in memory (token-balances.bulk-fold.ts). */
+  bulkFold(): BulkFold {
+    return new TokenBalancesBulkFold();
   }
 
   /** A batch: each run of consecutive charges in ONE statement, allotments through `apply` in their place. */
@@ -96,7 +104,9 @@ export class TokenBalancesProjection implements Projection {
       await this.applyCharge(manager, consumption.tokenId, streamKey(event.streamId), consumption, at, event.position);
     } else if (event.type === AccountEventType.QuotaRefunded && category === 'account') {
       const refund = refundOf(event);
-      await this.update(manager, refund.tokenId, event, (balance) => applyRefund(balance, streamKey(event.streamId), refund));
+      const tokenId = refundedTokenId(refund);
+      if (tokenId === null) return; // no token (the playground): as its charge, no row
+      await this.update(manager, tokenId, event, (balance) => applyRefund(balance, streamKey(event.streamId), refund));
     }
   }
 

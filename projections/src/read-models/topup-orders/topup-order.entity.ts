@@ -1,9 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-const bigintAsNumber = {
-  to: (value: number | undefined) => value,
-  from: (value: string | number | null) => (value === null ? 0 : Number(value)),
-};
+import { bigintAsNumber } from '../bigint-as-number';
 
 /** One row per online top-up order: the fold of its `topup-order-{tradeNo}` stream. Written only by the topup-orders projection. */
 @Entity({ name: 'topup_orders' })

@@ -8,3 +8,11 @@ export const REDIS_SUBSCRIBER = Symbol('REDIS_SUBSCRIBER');
  */
 export const REDIS_CONSOLE = Symbol('REDIS_CONSOLE');
 export const CONSOLE_REDIS_TIMEOUT_MS = 500;
+
+/**
+ * BullMQ's reconnect delay (its own default grows to 20 s): after Redis comes back, the queues and workers are back
+ * within a second, and a shutdown does not find a worker's connection in a long backoff (workers/worker-shutdown.ts).
+ */
+export function bullRetryDelay(attempt: number): number {
+  return Math.min(attempt * 100, 1_000);
+}

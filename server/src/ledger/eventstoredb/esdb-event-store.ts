@@ -56,6 +56,8 @@ export interface EsdbEventStoreOptions {
  * server's duplicate check is best effort (its id cache), as its documentation says; exact callers pass a revision.
  */
 export class EsdbEventStore implements EventStore {
+  /** appendMany runs its requests one after another (appendSequentially). */
+  readonly atomicAppendMany: boolean = false;
   private readonly client: EventStoreDBClient;
   private readonly deadline: number;
   private readonly idempotencyWindow: number;

@@ -20,6 +20,8 @@ import { PullSubscription } from '../pull-subscription';
  * pure specs of command handlers and deciders that need a store but no database; never selected at run time.
  */
 export class InMemoryEventStore implements EventStore {
+  /** appendMany runs its requests one after another (appendSequentially). */
+  readonly atomicAppendMany: boolean = false;
   private readonly log: RecordedEvent[] = [];
   private readonly streams = new Map<string, RecordedEvent[]>();
   private readonly byId = new Map<string, RecordedEvent>();

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
+import { URL_PATTERN } from '../../config/app-config';
 import type { RecordedEvent } from '../event-store.port';
 
 /**
@@ -37,9 +38,10 @@ export interface SegmentRow {
 /** Where an installation's archive lives: <LEDGER_ARCHIVE_DIR, default DATA_DIR/archive>/<database name>. */
 export function ledgerArchiveDirectory(config: { DATA_DIR: string; LEDGER_ARCHIVE_DIR?: string; DATABASE_URL: string }): string {
   const configured = config.LEDGER_ARCHIVE_DIR?.trim();
-  if (configured && /^[a-z][a-z0-9+.-]*:\/\//i.test(configured)) {
+  // parseConfig refuses a URL at start; a configuration built by hand is checked here the same way.
+  if (configured && URL_PATTERN.test(configured)) {
     throw new Error(
-      `LEDGER_ARCHIVE_DIR "${configured}" is a URL: object stores are not supported yet; give a local folder (a mounted bucket works)`,
+      `LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "${configured}")`,
     );
   }
   const root = configured ? configured : join(config.DATA_DIR, 'archive');

@@ -56,11 +56,11 @@ const ARCHIVED_STREAM_CACHE_EVENTS = 50_000;
 const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at';
 
 /**
- * The embedded event store: the `events` table (migration 1732300000100) in the application's database. All
- * writes go through the `ledger_append` SQL function, which orders positions by commit (see that migration and
- * docs/ledger.md), deduplicates by event id and checks the expected revision in one round trip.
+ * The embedded event store, the `events` table: every write is one `ledger_append` or `ledger_append_many` statement,
+ * one transaction that orders positions by commit, deduplicates by event id and checks the revision (docs/ledger.md).
  */
 export class PostgresEventStore implements EventStore {
+  readonly atomicAppendMany: boolean = true;
   private readonly pool: Pool;
   private readonly listener: LedgerListener | null;
   private readonly subscriptions = new Set<PullSubscription>();

@@ -10,11 +10,14 @@ import {
   quotaConsumedEventId,
   quotaConsumedMetadata,
   quotaConsumedQuota,
+  type QuotaConsumedShape,
   quotaConsumedUsageSource,
 } from './quota-consumed-event-codec';
 import { CHARGE_END_REASONS, type QuotaConsumedData, USAGE_SOURCES } from './quota-consumed.event';
 
 const REQUEST_ID = '3f2a9c1e-5b7d-4e21-9a0c-8d6f4b2e1a07';
+/** Where each shape keeps the admission time (v3 leaves it out, as 0, when it and everything after it are defaults). */
+const CREATED_AT = { v2: 24, v3: 16 } as const;
 
 function charge(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {
   return {
@@ -50,19 +53,23 @@ function charge(overrides: Partial<QuotaConsumedData> = {}): QuotaConsumedData {
 }
 
 /** The event as a reader gets it back from the store: the JSON round trip, a stream, no cached decoding. */
-function stored(data: QuotaConsumedData, envelope = { userRole: 1, clientIp: '10.0.0.9' as string | null }) {
-  const { streamId, event } = quotaConsumedEvent(data, envelope);
+function stored(
+  data: QuotaConsumedData,
+  envelope = { userRole: 1, clientIp: '10.0.0.9' as string | null },
+  shape: QuotaConsumedShape = 'v3',
+) {
+  const { streamId, event } = quotaConsumedEvent(data, envelope, shape);
   const json = JSON.parse(JSON.stringify(event)) as typeof event;
   return { ...json, streamId };
 }
 
-describe('QuotaConsumed codec', () => {
-  it('round-trips a typical charge, stored as one compact string under v2 with an empty metadata', () => {
+describe.each(['v2', 'v3'] as const)('QuotaConsumed codec, %s', (shape) => {
+  it('round-trips a typical charge, stored as one compact string with an empty metadata', () => {
     const data = charge();
-    const event = stored(data);
+    const event = stored(data, undefined, shape);
     expect(event.streamId).toBe('account-42');
     expect(event.id).toBe(REQUEST_ID);
-    expect(Object.keys(event.data)).toEqual(['v2']);
+    expect(Object.keys(event.data)).toEqual([shape]);
     expect(event.metadata).toEqual({});
     expect(quotaConsumedData(event)).toEqual(data);
     expect(JSON.stringify(event.data).length).toBeLessThan(200);
@@ -85,6 +92,11 @@ describe('QuotaConsumed codec', () => {
       { usageSource: undefined, endReason: undefined },
       { cachedTokens: 5, modelPrice: 0.02, modelRatio: 0, completionRatio: 0, groupRatio: 0.5 },
       { username: 'a|b"c\\d,é', tokenName: '', group: 'vip', relayMode: 'images-generations' },
+      { relayMode: 'suno', content: 'x' },
+      { relayMode: 'midjourney' },
+      { relayMode: '' },
+      { relayMode: 'rerank', modelPrice: -1.5, useTimeSeconds: 3, createdAt: 1 },
+      { relayMode: 'audio-translations', channelPath: [3, 3] },
       { tokenId: 0, channelName: '' },
       { requestId: 'not-a-uuid' },
       { requestId: REQUEST_ID.toUpperCase() },
@@ -95,7 +107,7 @@ describe('QuotaConsumed codec', () => {
     for (const overrides of variants) {
       const data = charge(overrides);
       for (const key of Object.keys(data) as (keyof QuotaConsumedData)[]) if (data[key] === undefined) delete data[key];
-      expect(quotaConsumedData(stored(data))).toEqual(data);
+      expect(quotaConsumedData(stored(data, undefined, shape))).toEqual(data);
     }
   });
 
@@ -104,38 +116,38 @@ describe('QuotaConsumed codec', () => {
     const requestId = uuidV7(arrived);
     for (const createdAt of [Math.floor(arrived / 1000), Math.floor(arrived / 1000) + 1, 1_600_000_000, 0]) {
       const data = charge({ requestId, createdAt });
-      const event = stored(data);
+      const event = stored(data, undefined, shape);
       expect(event.id).toBe(requestId);
-      expect(JSON.parse(event.data.v2 as string)[24]).toBe(createdAt - Math.floor(arrived / 1000));
+      expect(JSON.parse(event.data[shape] as string)[CREATED_AT[shape]] ?? 0).toBe(createdAt - Math.floor(arrived / 1000));
       expect(quotaConsumedData(event)).toEqual(data);
     }
     // A v4 request id carries no time: the admission time is stored whole.
-    expect(JSON.parse(stored(charge()).data.v2 as string)[24]).toBe(1_764_100_000);
+    expect(JSON.parse(stored(charge(), undefined, shape).data[shape] as string)[CREATED_AT[shape]]).toBe(1_764_100_000);
   });
 
   it('derives the envelope v1 stored: correlation id, the user as actor with the role, the ip, the reason code', () => {
-    const event = stored(charge(), { userRole: 100, clientIp: '203.0.113.5' });
+    const event = stored(charge(), { userRole: 100, clientIp: '203.0.113.5' }, shape);
     expect(quotaConsumedMetadata(event)).toEqual({
       correlationId: REQUEST_ID,
       causationId: null,
       actor: { type: 'user', userId: 42, role: 100 },
       clientIp: '203.0.113.5',
       reasonCode: 'relay_request',
-      schemaVersion: 2,
+      schemaVersion: shape === 'v2' ? 2 : 3,
     });
-    expect(quotaConsumedMetadata(stored(charge(), { userRole: 1, clientIp: null })).clientIp).toBeNull();
-    expect(quotaConsumedMetadata(stored(charge(), { userRole: 1, clientIp: '' })).clientIp).toBe('');
+    expect(quotaConsumedMetadata(stored(charge(), { userRole: 1, clientIp: null }, shape)).clientIp).toBeNull();
+    expect(quotaConsumedMetadata(stored(charge(), { userRole: 1, clientIp: '' }, shape)).clientIp).toBe('');
   });
 
   it('keeps the request id in the payload when it is not a canonical UUID, with the UUID v5 id charges always had', () => {
-    const event = stored(charge({ requestId: 'r-1' }));
+    const event = stored(charge({ requestId: 'r-1' }), undefined, shape);
     expect(event.id).toBe(deterministicEventId('relay-request', 'r-1'));
     expect(quotaConsumedEventId('r-1')).toBe(event.id);
     expect(quotaConsumedData(event).requestId).toBe('r-1');
     expect(quotaConsumedEventId(REQUEST_ID)).toBe(REQUEST_ID);
   });
 
-  it('decodes a stored v1 event (the whole object, full metadata) and its v2 re-encoding to the same QuotaConsumedData', () => {
+  it(`decodes a stored v1 event (the whole object, full metadata) and its ${shape} re-encoding to the same QuotaConsumedData`, () => {
     // As the relay wrote it before issue 20 (a row of a ledger of that time, JSON as Postgres returns it).
     const v1 = {
       id: deterministicEventId('relay-request', REQUEST_ID),
@@ -178,15 +190,15 @@ describe('QuotaConsumed codec', () => {
         schemaVersion: 1,
       },
     };
-    const v2 = stored(charge());
-    expect(quotaConsumedData(v1)).toEqual(quotaConsumedData(v2));
+    const compact = stored(charge(), undefined, shape);
+    expect(quotaConsumedData(v1)).toEqual(quotaConsumedData(compact));
     expect(quotaConsumedData(v1)).toEqual(charge());
     const { schemaVersion: _v1, ...v1Envelope } = quotaConsumedMetadata(v1);
-    const { schemaVersion: _v2, ...v2Envelope } = quotaConsumedMetadata(v2);
-    expect(v2Envelope).toEqual(v1Envelope);
+    const { schemaVersion: _compact, ...compactEnvelope } = quotaConsumedMetadata(compact);
+    expect(compactEnvelope).toEqual(v1Envelope);
     expect(quotaConsumedQuota(v1.data)).toBe(24);
-    expect(quotaConsumedQuota(v2.data)).toBe(24);
-    for (const event of [v1, v2]) {
+    expect(quotaConsumedQuota(compact.data)).toBe(24);
+    for (const event of [v1, compact]) {
       expect(evolveStored({ ...initialAccountState, quota: 100 }, { type: 'QuotaConsumed', data: event.data })).toMatchObject({
         quota: 76,
         usedQuota: 24,
@@ -197,7 +209,7 @@ describe('QuotaConsumed codec', () => {
 
   it('is far smaller than v1: no keys, nothing the stream or the id already says, no metadata', () => {
     const data = charge({ requestId: randomUUID() });
-    const { event } = quotaConsumedEvent(data, { userRole: 1, clientIp: '127.0.0.1' });
+    const { event } = quotaConsumedEvent(data, { userRole: 1, clientIp: '127.0.0.1' }, shape);
     const v1Size = JSON.stringify({
       data,
       metadata: {
@@ -209,20 +221,22 @@ describe('QuotaConsumed codec', () => {
         schemaVersion: 1,
       },
     }).length;
-    const v2Size = JSON.stringify({ data: event.data, metadata: event.metadata }).length;
-    expect(v2Size).toBeLessThan(v1Size / 3);
+    const compactSize = JSON.stringify({ data: event.data, metadata: event.metadata }).length;
+    expect(compactSize).toBeLessThan(v1Size / 3);
   });
 
   it('reads a number JSON could not write (NaN) as NaN, so the folds check it as they did v1 null: a ratio falls back, a quota is refused', () => {
-    const event = stored(charge({ modelRatio: NaN, quota: NaN }));
+    const event = stored(charge({ modelRatio: NaN, quota: NaN }), undefined, shape);
     const data = quotaConsumedData(event);
     expect(data.modelRatio).toBeNaN();
     expect(data.quota).toBeNaN();
     expect(() => evolveStored(initialAccountState, { type: 'QuotaConsumed', data: event.data })).toThrow('quota is not a safe integer');
   });
+});
 
+describe('QuotaConsumed codec, v2 payloads it cannot read', () => {
   it('refuses a payload it cannot read, naming the event, rather than guessing', () => {
-    const good = stored(charge());
+    const good = stored(charge(), undefined, 'v2');
     const row = JSON.parse(good.data.v2 as string) as unknown[];
     const bad: [unknown, string][] = [
       ['x', 'data is not an object'],

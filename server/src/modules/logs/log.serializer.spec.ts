@@ -91,4 +91,36 @@ describe('log serializer', () => {
     // A stored text wins over the columns.
     expect(toLogJson({ ...slim, content: 'own' }).content).toBe('own');
   });
+
+  it('reads a NULL consume column of a row with facts as its fallback: the answer of a row that stored the values', () => {
+    const withValues: LogRow = {
+      ...row,
+      is_stream: false,
+      content: null,
+      other: null,
+      model_ratio: 0.075,
+      completion_ratio: 1,
+      group_ratio: 1,
+      model_price: -1,
+      frt: -1000,
+      cache_tokens: 0,
+      usage_source: 0,
+      end_reason: 0,
+    };
+    const withNulls: LogRow = {
+      ...withValues,
+      completion_ratio: null,
+      group_ratio: null,
+      model_price: null,
+      frt: null,
+      cache_tokens: null,
+    };
+    expect(toLogJson(withNulls)).toEqual(toLogJson(withValues));
+    expect(toSelfLogJson(withNulls)).toEqual(toSelfLogJson(withValues));
+    expect(toLogJson(withNulls).other).toBe(
+      '{"admin_info":{"use_channel":["15"]},"cache_tokens":0,"completion_ratio":1,"end_reason":"completed","frt":-1000,"group_ratio":1,"model_price":-1,"model_ratio":0.075,"usage_source":"upstream"}',
+    );
+    // Without model_ratio the row has no facts: nothing is derived, whatever the other columns hold.
+    expect(toLogJson({ ...withNulls, model_ratio: null, completion_ratio: 4 })).toMatchObject({ content: '', other: '' });
+  });
 });

@@ -233,6 +233,33 @@ describe('RelayFastPath (the hot relay routes ahead of Fastify)', () => {
     expect(text).toMatch(/tollgate_http_request_duration_seconds_count\{method="POST",route="\/v1\/chat\/completions"\} 3/);
   });
 
+  it("aborts the request's signal when the client leaves before its answer, and counts that request too", async () => {
+    let gone: RelayHttpRequest | null = null;
+    const waiting = pipeline.handle;
+    pipeline.handle = async (input: RelayHttpRequest) => {
+      gone = input;
+      await new Promise<void>((resolve) => input.signal.addEventListener('abort', () => resolve()));
+    };
+    try {
+      await start();
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/chat/completions', headers: json });
+      req.on('error', () => undefined);
+      req.end('{}');
+      while (gone === null) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect((gone as RelayHttpRequest).signal.aborted).toBe(false);
+      req.destroy();
+      while (!(gone as RelayHttpRequest).signal.aborted) await new Promise((resolve) => setTimeout(resolve, 5));
+      const text = await registry.metrics();
+      expect(text).toMatch(/tollgate_http_request_duration_seconds_count\{method="POST",route="\/v1\/chat\/completions"\} 1/);
+    } finally {
+      pipeline.handle = waiting;
+    }
+    // A finished answer never aborts its signal (the close after it is not the client leaving).
+    await send(port, { path: '/v1/chat/completions', headers: json, body: '{}' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(handled.at(-1)?.input.signal.aborted).toBe(false);
+  });
+
   it('refuses to install over a server with no single request listener', () => {
     const bare = createServer();
     expect(() => new RelayFastPath({ pipeline, bodyLimit: 1, trustProxy: false, metrics: null }).install(bare)).toThrow(

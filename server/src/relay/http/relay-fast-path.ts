@@ -6,6 +6,7 @@ import type { HttpMetrics } from '../../modules/metrics';
 import type { RelayMode } from '../../upstreams/upstream-adapter';
 import type { RelayPipelineService } from '../pipeline/relay-pipeline.service';
 import { RelayError } from '../relay-error';
+import { ClientGoneSignal } from './client-gone-signal';
 import { RELAY_POST_ROUTES, relayHttpRequest, sendRelayError, splitUrl } from './relay-routes';
 
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -94,15 +95,19 @@ export class RelayFastPath {
       response.setHeader('access-control-allow-origin', '*');
       response.setHeader('access-control-allow-credentials', 'true');
     }
-    if (this.options.metrics) {
-      response.once('close', () => this.observe(route.pattern, response.statusCode, performance.now() - started));
-    }
+    // One 'close' listener per request for both: the client-gone signal (an answer not finished) and the metrics.
+    const signal = new ClientGoneSignal();
+    const metered = this.options.metrics !== null;
+    response.once('close', () => {
+      if (!response.writableFinished) signal.abort();
+      if (metered) this.observe(route.pattern, response.statusCode, performance.now() - started);
+    });
     this.readBody(request, (error, body) => {
       if (error) {
         sendRelayError(response, requestId, error);
         return;
       }
-      const input = relayHttpRequest(requestId, request.url ?? route.path, request.headers, this.clientIp(request), response, body);
+      const input = relayHttpRequest(requestId, request.url ?? route.path, request.headers, this.clientIp(request), response, body, signal);
       this.options.pipeline.handle(input, response, route.mode).catch((failure: unknown) => {
         // handle() answers every error itself; this is the last resort if answering failed too.
         response.destroy(failure instanceof Error ? failure : new Error(String(failure)));

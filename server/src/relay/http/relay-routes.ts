@@ -58,15 +58,21 @@ export function relayHttpRequest(
   clientIp: string,
   response: ServerResponse,
   rawBody: Buffer | null,
+  /** A signal whose caller already aborts it from a 'close' listener of its own (the fast path's, shared with its metrics). */
+  ownSignal?: ClientGoneSignal,
 ): RelayHttpRequest {
   const split = splitUrl(url);
   // Routes ignore a trailing slash (ignoreTrailingSlash); the pipeline and the upstream get the canonical path.
   const path = split.path.length > 1 && split.path.endsWith('/') ? split.path.slice(0, -1) : split.path;
   const query = split.query;
-  const signal = new ClientGoneSignal();
-  response.once('close', () => {
-    if (!response.writableFinished) signal.abort();
-  });
+  let signal = ownSignal;
+  if (!signal) {
+    const gone = new ClientGoneSignal();
+    response.once('close', () => {
+      if (!response.writableFinished) gone.abort();
+    });
+    signal = gone;
+  }
   return { requestId, path, query, headers, rawBody, clientIp, signal };
 }
 

@@ -1,5 +1,5 @@
 import type { QuotaAdmissionService } from '../admission/quota-admission.service';
-import { LeaseSweeper } from './lease-sweeper';
+import { LeaseSweeper, SWEEP_STOP_WAIT_MS } from './lease-sweeper';
 
 function admissionDouble(sweep: (now: number) => Promise<number>) {
   const calls: number[] = [];
@@ -42,5 +42,28 @@ describe('LeaseSweeper', () => {
 
     const failing = new LeaseSweeper(admissionDouble(async () => Promise.reject(new Error('redis down'))).admission, false);
     expect(await failing.sweep()).toBe(0);
+  });
+
+  it('stops without a sweep that hangs (Redis away: its commands wait for the reconnect)', async () => {
+    let finish!: (value: number) => void;
+    const stuck = admissionDouble(() => new Promise<number>((resolve) => (finish = resolve)));
+    const sweeper = new LeaseSweeper(stuck.admission, false);
+    void sweeper.sweep(1);
+    const started = Date.now();
+    await sweeper.onModuleDestroy();
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(SWEEP_STOP_WAIT_MS - 20);
+    expect(waited).toBeLessThan(SWEEP_STOP_WAIT_MS + 1_000);
+    finish(0);
+
+    // A sweep that ends in time is waited for, not cut short.
+    let done = false;
+    const quick = new LeaseSweeper(
+      admissionDouble(() => new Promise<number>((resolve) => setTimeout(() => ((done = true), resolve(1)), 50))).admission,
+      false,
+    );
+    void quick.sweep(2);
+    await quick.onModuleDestroy();
+    expect(done).toBe(true);
   });
 });

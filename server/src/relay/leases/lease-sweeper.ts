@@ -3,6 +3,9 @@ import { CONFIG_DEFAULTS } from '../../config/app-config';
 import { QuotaAdmissionService } from '../admission/quota-admission.service';
 import type { RelaySettlementService } from '../settlement/relay-settlement.service';
 
+/** How long stopping waits for a sweep in progress. */
+export const SWEEP_STOP_WAIT_MS = 1_000;
+
 /**
  * Worker role: every few seconds, reservations whose lease ran out (their process died mid-request) stop
  * holding quota once the projection passes the head seen now (QuotaAdmissionService.sweepExpired). First, the charge
@@ -47,9 +50,21 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     return this.running;
   }
 
+  /**
+   * Waits for a sweep in progress for at most `SWEEP_STOP_WAIT_MS`: with Redis away, its commands wait in ioredis'
+   * offline queue until Redis is back, and a SIGTERM must not wait for that. An abandoned sweep changes nothing that
+   * the next sweep (of any worker) does not redo.
+   */
   async onModuleDestroy(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
+    if (!this.running) return;
+    let deadline: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      this.running.then(() => true),
+      new Promise<boolean>((resolve) => (deadline = setTimeout(() => resolve(false), SWEEP_STOP_WAIT_MS))),
+    ]);
+    clearTimeout(deadline);
+    if (!waited) this.logger.warn(`lease sweep still running after ${SWEEP_STOP_WAIT_MS} ms (Redis unreachable?): stopping without it`);
   }
 }

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ChannelOutcome } from '../../modules/channel-health';
 import { classifyOutcome, decideOnOutcome } from '../../modules/channel-health/decider/channel-health.decider';
 import { channel, json, pipelineHarness } from './relay-pipeline.int-harness';
@@ -61,6 +63,49 @@ describe('RelayPipelineService: the attempt loop (real ledger and Redis, in-test
       expect(await charges(response.headers.get('x-oneapi-request-id')!)).toHaveLength(0);
     } finally {
       pipeline.router.channels = [channel(1, primary.baseUrl, 10), channel(2, backup.baseUrl, 0)];
+    }
+  });
+
+  it("sends the channel's header overrides upstream and passes the upstream's headers back, hop-by-hop ones left out", async () => {
+    const seen: Array<Record<string, string | string[] | undefined>> = [];
+    const upstream = createServer((request, response) => {
+      seen.push(request.headers);
+      request.resume();
+      request.on('end', () => {
+        const body = JSON.stringify({
+          id: 'chatcmpl-h',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-3.5-turbo',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+        });
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'x-upstream-trace': ['t-1', 't-2'],
+          'proxy-connection': 'keep-alive',
+          'content-length': Buffer.byteLength(body),
+        });
+        response.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const { port } = upstream.address() as AddressInfo;
+    pipeline.router.channels = [
+      channel(7, `http://127.0.0.1:${port}`, 0, { headerOverride: { 'X-Org-Id': 'org-7', 'X-Count': 3 } as never }),
+    ];
+    try {
+      const response = await chat({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
+      expect(response.status).toBe(200);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]['x-org-id']).toBe('org-7');
+      expect(seen[0]['x-count']).toBeUndefined(); // only string values are sent
+      expect(response.headers.get('x-upstream-trace')).toBe('t-1'); // the first of a repeated header
+      expect(response.headers.get('proxy-connection')).toBeNull();
+      expect(response.headers.get('content-length')).toBe(String((await response.arrayBuffer()).byteLength));
+    } finally {
+      pipeline.router.channels = [channel(1, primary.baseUrl, 10), channel(2, backup.baseUrl, 0)];
+      await new Promise((resolve) => upstream.close(resolve));
     }
   });
 

@@ -81,8 +81,9 @@ export function segmentFileName(owner: string, seq: number): string {
  */
 export class ChargeJournal {
   private current: Segment | null = null;
-  private queue: Array<{ line: string; resolve(ticket: JournalTicket): void; reject(error: unknown): void }> = [];
-  private flushScheduled = false;
+  /** The lines queued in this turn, and the one promise all their writers wait on (they share a write and a ticket). */
+  private queue: string[] = [];
+  private turn: { written: Promise<JournalTicket>; resolve(ticket: JournalTicket): void; reject(error: unknown): void } | null = null;
   private readonly segments = new Set<Segment>();
   private seq = 0;
   private readonly segmentBytes: number;
@@ -115,30 +116,36 @@ export class ChargeJournal {
    * for the end of the current turn.
    */
   write(record: ChargeRecord): Promise<JournalTicket> {
-    const line = recordLine(record);
-    return new Promise<JournalTicket>((resolve, reject) => {
-      this.queue.push({ line, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+    this.queue.push(recordLine(record));
+    if (this.turn === null) {
+      let resolve!: (ticket: JournalTicket) => void;
+      let reject!: (error: unknown) => void;
+      const written = new Promise<JournalTicket>((done, fail) => {
+        resolve = done;
+        reject = fail;
+      });
+      this.turn = { written, resolve, reject };
+      setImmediate(() => this.flush());
+    }
+    // One promise per turn, not per charge: the turn's charges share one write, so they share its outcome and ticket.
+    return this.turn.written;
   }
 
   /** Writes what is queued (the turn's end; close). */
   flush(): void {
-    this.flushScheduled = false;
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
+    const turn = this.turn;
+    const lines = this.queue;
+    this.turn = null;
+    if (lines.length === 0) return;
     this.queue = [];
     let ticket: JournalTicket;
     try {
-      ticket = this.writeLines(batch.map((queued) => queued.line));
+      ticket = this.writeLines(lines);
     } catch (error) {
-      for (const queued of batch) queued.reject(error);
+      turn?.reject(error);
       return;
     }
-    for (const queued of batch) queued.resolve(ticket);
+    turn?.resolve(ticket);
   }
 
   private writeLines(lines: string[]): JournalTicket {

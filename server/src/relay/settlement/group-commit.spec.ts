@@ -55,6 +55,42 @@ describe('GroupCommitAppender', () => {
     expect(await store.headPosition()).toBe(10);
   });
 
+  it('submit calls exactly one callback per append, and a callback that throws keeps no other caller of the batch from its own', async () => {
+    const store = new InMemoryEventStore();
+    await store.appendToStream('taken', [event()]);
+    const broken: unknown[] = [];
+    const appender = new GroupCommitAppender(store, { maxBatch: 8, maxInFlight: 1, lingerMs: 0 }, (error) => broken.push(error));
+    const calls: string[] = [];
+    await new Promise<void>((done) => {
+      let left = 3;
+      const settled = (label: string) => {
+        calls.push(label);
+        if (--left === 0) done();
+      };
+      appender.submit(
+        request('cb-1'),
+        () => {
+          settled('first ok');
+          throw new Error('a broken callback');
+        },
+        () => settled('first failed'),
+      );
+      appender.submit(
+        request('taken', undefined, 'no_stream'),
+        () => settled('conflict ok'),
+        (error) => settled(error instanceof WrongExpectedRevisionError ? 'conflict refused' : 'conflict other'),
+      );
+      appender.submit(
+        request('cb-2'),
+        (result) => settled(`last ok at ${result.position}`),
+        () => settled('last failed'),
+      );
+    });
+    expect(calls).toEqual(['first ok', 'conflict refused', 'last ok at 3']);
+    expect(broken).toEqual([new Error('a broken callback')]);
+    expect(appender.stats()).toMatchObject({ appends: 3, batches: 1 });
+  });
+
   it('fails only the conflicting caller of a batch', async () => {
     const store = new InMemoryEventStore();
     await store.appendToStream('taken', [event()]);

@@ -85,6 +85,11 @@ export class GroupCommitAppender {
   constructor(
     private readonly store: EventStore,
     private readonly options: GroupCommitOptions = DEFAULT_GROUP_COMMIT,
+    /**
+     * A callback of `submit` that threw (its own bug): told here, after the batch's other callers got theirs. By
+     * default it surfaces as an unhandled rejection, as a throwing reaction to `append`'s promise would.
+     */
+    private readonly callbackFailed: (error: unknown) => void = (error) => void Promise.reject(error),
   ) {}
 
   append(request: AppendRequest): Promise<AppendResult> {
@@ -92,10 +97,22 @@ export class GroupCommitAppender {
       this.count(1);
       return this.store.appendToStream(request.streamId, request.events, this.appendOptions(request));
     }
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
-      this.schedule();
-    });
+    return new Promise<AppendResult>((resolve, reject) => this.submit(request, resolve, reject));
+  }
+
+  /**
+   * `append` without a promise: exactly one of `resolve` and `reject` is called, once, when the batch returns. The
+   * relay's shipping calls this once per charge; a promise and its reaction per charge, held for the linger and the
+   * round trip, were garbage the api process paid for at every request (docs/benchmark.md, 2026-11-26).
+   */
+  submit(request: AppendRequest, resolve: (result: AppendResult) => void, reject: (error: unknown) => void): void {
+    if (this.options.maxBatch <= 1) {
+      this.count(1);
+      this.store.appendToStream(request.streamId, request.events, this.appendOptions(request)).then(resolve, reject);
+      return;
+    }
+    this.queue.push({ request, resolve, reject });
+    this.schedule();
   }
 
   stats(): GroupCommitStats {
@@ -174,9 +191,10 @@ export class GroupCommitAppender {
     this.count(batch.length);
     if (batch.length === 1) {
       const [only] = batch;
-      await this.store
-        .appendToStream(only.request.streamId, only.request.events, this.appendOptions(only.request))
-        .then(only.resolve, only.reject);
+      await this.store.appendToStream(only.request.streamId, only.request.events, this.appendOptions(only.request)).then(
+        (result) => this.deliver(only, result, null),
+        (error: unknown) => this.deliver(only, null, error),
+      );
       return;
     }
     let outcomes;
@@ -190,18 +208,29 @@ export class GroupCommitAppender {
       // committed one a no-op; an append that fails alone fails only its own caller.
       await Promise.all(
         batch.map((pending) =>
-          this.store
-            .appendToStream(pending.request.streamId, pending.request.events, this.appendOptions(pending.request))
-            .then(pending.resolve, pending.reject),
+          this.store.appendToStream(pending.request.streamId, pending.request.events, this.appendOptions(pending.request)).then(
+            (result) => this.deliver(pending, result, null),
+            (error: unknown) => this.deliver(pending, null, error),
+          ),
         ),
       );
       return;
     }
     batch.forEach((pending, index) => {
       const outcome = outcomes[index];
-      if (!outcome) pending.reject(new Error('appendMany returned no outcome for this append'));
-      else if (outcome.ok) pending.resolve(outcome.result);
-      else pending.reject(outcome.error);
+      if (!outcome) this.deliver(pending, null, new Error('appendMany returned no outcome for this append'));
+      else if (outcome.ok) this.deliver(pending, outcome.result, null);
+      else this.deliver(pending, null, outcome.error);
     });
+  }
+
+  /** Calls the append's one callback; one that throws keeps no other caller of the batch from its own. */
+  private deliver(pending: Pending, result: AppendResult | null, error: unknown): void {
+    try {
+      if (result !== null) pending.resolve(result);
+      else pending.reject(error);
+    } catch (failure) {
+      this.callbackFailed(failure);
+    }
   }
 }

@@ -68,6 +68,7 @@ describe('settlement: a ledger outage longer than the lease (real Redis and Post
       subscribeToAll: (...args) => store.subscribeToAll(...args),
       headPosition: () => store.headPosition(),
       close: async () => undefined,
+      atomicAppendMany: store.atomicAppendMany,
     };
   }
 

@@ -5,6 +5,7 @@ import { type AppendOutcome, type AppendRequest, EVENT_STORE, type EventStore } 
 import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
 import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
 import { AdmissionSettles } from './admission-settles';
+import { appendChargeWithCompanions } from './charge-with-companions';
 import { type ChargeDurability, journalDirectory, journalInstallation } from './charge-durability';
 import { type ChargeRecord, type ChargeSettlement, ChargeJournal, type JournalTicket, orphanSegments, readSegment } from './charge-journal';
 import { GroupCommitAppender, type GroupCommitOptions, groupCommitOptions, JOURNAL_LINGER_MS } from './group-commit';
@@ -68,7 +69,9 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
   private readonly durability: ChargeDurability;
   private journal: ChargeJournal | null = null;
   private ownerLock: JournalOwnerLock | null = null;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Ship attempts out (appended, not answered yet); drain() waits for none. */
+  private shipping = 0;
+  private idleWaiters: Array<() => void> = [];
   private readonly retrying = new Set<NodeJS.Timeout>();
   private consecutiveFailures = 0;
   /** The admission side of committed charges: one script per user and token per turn. */
@@ -87,7 +90,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     /** Absent in specs that build the service by hand: no journal, every charge is appended before settle resolves. */
     @Optional() @Inject(APP_CONFIG) private readonly config: AppConfig | null = null,
   ) {
-    this.appender = new GroupCommitAppender(store, groupCommitOptions(config ?? CONFIG_DEFAULTS));
+    this.appender = this.newAppender(groupCommitOptions(config ?? CONFIG_DEFAULTS));
     this.durability = (config ?? CONFIG_DEFAULTS).RELAY_CHARGE_DURABILITY;
     // The lease the pipeline reserved with (LEASE_MS; a spec's admission may shorten it), renewed at a third as there.
     const leaseMs = admission.leaseMs ?? LEASE_MS;
@@ -110,7 +113,7 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
         fsync: config.RELAY_JOURNAL_FSYNC,
       });
       // Answers no longer wait for the append: batch a few milliseconds of charges (JOURNAL_LINGER_MS).
-      this.appender = new GroupCommitAppender(this.store, groupCommitOptions(config, { lingerMs: JOURNAL_LINGER_MS }));
+      this.appender = this.newAppender(groupCommitOptions(config, { lingerMs: JOURNAL_LINGER_MS }));
     }
     if (roles.includes('api')) {
       // Charges a previous process left unshipped (a crash or a kill): shipped in the background, not before listening.
@@ -140,7 +143,12 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
 
   /** Replaces the group-commit settings (the throughput test compares them). */
   useGroupCommit(options: GroupCommitOptions): void {
-    this.appender = new GroupCommitAppender(this.store, options);
+    this.appender = this.newAppender(options);
+  }
+
+  /** Group commit over this store; a bug in a shipping callback is logged, never allowed to stop the batch's others. */
+  private newAppender(options: GroupCommitOptions): GroupCommitAppender {
+    return new GroupCommitAppender(this.store, options, (error) => this.logger.error(`charge shipping callback failed: ${String(error)}`));
   }
 
   groupCommitStats() {
@@ -186,24 +194,20 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * A charge that must commit together with other appends (an asynchronous task's first event, so a user is never
-   * charged for a task that does not exist): no journal, the `companions` and the charge in ONE appendMany, which the
-   * Postgres store runs as one transaction (both or neither, so a crash cannot fall between them). A store that has
-   * no multi-stream transaction (EventStoreDB) runs them in order, companions first: a crash between them leaves a
-   * task that was not charged, never a charge without its task. A call whose promise rejected may have committed or
-   * not: repeat it with the same event ids (the charge's id derives from the request; the companions' must derive
-   * too), which is then a no-op. Returns the charge's position and each companion's outcome; throws if the charge
-   * itself was refused.
+   * charged for a task that does not exist, and a task never exists unpaid): no journal, the charge and its
+   * `companions` through appendChargeWithCompanions: one transaction on Postgres; on a store without a multi-stream
+   * transaction (EventStoreDB) the charge first and the companions only once it is in, so a refund of a task always
+   * gives back a charge the ledger holds. A call whose promise rejected wrote no companion and may or may not have
+   * written the charge: repeat it with the same event ids (the charge's id derives from the request; the companions'
+   * must derive too), which is then a no-op for what is in. Returns the charge's position and each companion's
+   * outcome; throws if the charge itself was not appended.
    */
   async settleWith(input: SettlementInput, companions: AppendRequest[]): Promise<{ position: number; companions: AppendOutcome[] }> {
     const record = this.record(input);
-    const outcomes = await this.store.appendMany([
-      ...companions,
-      { streamId: record.streamId, events: [record.event], expectedRevision: 'any' },
-    ]);
-    const charge = outcomes[outcomes.length - 1];
-    if (!charge.ok) throw charge.error;
-    this.admissionSettles.add(record.settlement, charge.result.position);
-    return { position: charge.result.position, companions: outcomes.slice(0, -1) };
+    const charge: AppendRequest = { streamId: record.streamId, events: [record.event], expectedRevision: 'any' };
+    const appended = await appendChargeWithCompanions(this.store, charge, companions);
+    this.admissionSettles.add(record.settlement, appended.charge.position);
+    return { position: appended.charge.position, companions: appended.companions };
   }
 
   /**
@@ -212,8 +216,8 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
    */
   async drain(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.inFlight.size > 0 && Date.now() < deadline) {
-      await untilOrDeadline(Promise.allSettled([...this.inFlight]), deadline);
+    while (this.shipping > 0 && Date.now() < deadline) {
+      await untilOrDeadline(this.shippingIdle(), deadline);
     }
     this.admissionSettles.flush();
     const settling = this.admissionSettles.sending;
@@ -300,17 +304,43 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     return { streamId, event, settlement };
   }
 
+  /**
+   * One attempt to append a journalled charge, through group commit's callback form: no promise per charge (the
+   * charge waits a linger and a round trip, so per-charge promises and their reactions outlived the young
+   * generation's collections; docs/benchmark.md, 2026-11-26). `shipping` counts the attempts out, for drain().
+   */
   private ship(shipment: Shipment): void {
     const { record } = shipment;
-    const attempt = this.appender.append({ streamId: record.streamId, events: [record.event], expectedRevision: 'any' }).then(
+    this.shipping++;
+    this.appender.submit(
+      { streamId: record.streamId, events: [record.event], expectedRevision: 'any' },
       (result) => {
+        this.shipped();
         this.consecutiveFailures = 0;
         this.admissionSettles.add(record.settlement, result.position);
         if (shipment.ticket) this.journal?.done(shipment.ticket);
       },
-      (error: unknown) => this.retry(shipment, error),
+      (error: unknown) => {
+        this.shipped();
+        this.retry(shipment, error);
+      },
     );
-    this.track(attempt);
+  }
+
+  /** An attempt came back (either way): drain() is woken once none is out. */
+  private shipped(): void {
+    this.shipping--;
+    if (this.shipping === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const wake of waiters) wake();
+    }
+  }
+
+  /** Resolves once no ship attempt is out (at once when none is). */
+  private shippingIdle(): Promise<void> {
+    if (this.shipping === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** The charge stays in the journal and its reservation keeps holding quota (its lease renewed); the append is tried again. */
@@ -329,11 +359,6 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
       this.ship(shipment);
     }, delay);
     this.retrying.add(timer);
-  }
-
-  private track(promise: Promise<unknown>): void {
-    this.inFlight.add(promise);
-    void promise.finally(() => this.inFlight.delete(promise));
   }
 
   private async renewWaiting(userId: number, reservationIds: string[]): Promise<void> {

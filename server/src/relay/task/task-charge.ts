@@ -35,10 +35,11 @@ export type TaskChargeOutcome =
 
 /**
  * The one charge of an accepted task submit (Midjourney, Suno): a QuotaConsumed at the task's fixed price, from the
- * user and the paying token, like any relayed request, appended in the same appendMany as the task's first event
- * (`task`: its id derived from the task, expected `no_stream`), so the user cannot end charged for a task that does
- * not exist (RelaySettlementService.settleWith). A store failure (outcome unknown) is retried with the same ids, a
- * no-op if it had committed; after the last attempt the error is thrown (nothing, or both, committed).
+ * user and the paying token, like any relayed request, appended with the task's first event (`task`: its id derived
+ * from the task, expected `no_stream`) by RelaySettlementService.settleWith: one transaction on Postgres; elsewhere
+ * the charge first and the task only once it is in, so a task never exists unpaid. A store failure (outcome unknown)
+ * is retried with the same ids, a no-op for what had committed; after the last attempt the error is thrown (no
+ * task was written; the charge was not, or on Postgres neither was).
  */
 export async function chargeTaskWithRecord(deps: TaskChargeDeps, charge: TaskCharge, task: AppendRequest): Promise<TaskChargeOutcome> {
   const input = settlementInput(deps, charge);

@@ -1,18 +1,12 @@
-import { channel, chatInput, dataEvents, everySplit, fixture, runStream, testSettings } from '../testing/upstream-test-kit';
-import type { UpstreamCall, UpstreamRequest, UpstreamRequestInput } from '../upstream-adapter';
+import { channel, chatInputFor, dataEvents, everySplit, fixture, runStream, testSettings } from '../testing/upstream-test-kit';
+import type { UpstreamCall, UpstreamRequest } from '../upstream-adapter';
 import { ConvertRequestError, UnsupportedRelayModeError, UpstreamCallFailure } from '../upstream-errors';
 import { createUpstreamRegistry } from '../upstream-registry';
 import { createAliAdapter } from './ali-adapter';
 import type { TaskPolling } from './ali-images';
 
 const aliChannel = channel({ type: 17, key: 'sk-dashscope', baseUrl: 'http://ali.fake:7000' });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: aliChannel,
-    body: { model: 'qwen-turbo', messages: [{ role: 'user', content: 'Hello' }], ...body },
-    upstreamModel: 'qwen-turbo',
-    ...overrides,
-  });
+const input = chatInputFor(aliChannel, 'qwen-turbo', 'Hello');
 const json = (name: string, status = 200) => ({ status, contentType: 'application/json', body: fixture('ali', name) });
 const sent = (request: UpstreamRequest) => JSON.parse(request.body as string) as Record<string, any>;
 const sleeps: number[] = [];

@@ -1,12 +1,15 @@
 import {
+  builtBody,
   channel,
-  chatInput,
+  chatCompletion,
+  chatInputFor,
   dataEvents,
   everySplit,
   fixture,
-  FIXED_NOW,
+  jsonAnswer,
   randomSplits,
   runStream,
+  streamChunks,
   testSettings,
 } from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
@@ -14,18 +17,10 @@ import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-erro
 import { createAnthropicAdapter } from './anthropic-adapter';
 
 const claudeChannel = channel({ type: 14, key: 'sk-ant-test', baseUrl: null });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: claudeChannel,
-    body: { model: 'claude-3-5-haiku-20241022', messages: [{ role: 'user', content: 'Hello' }], ...body },
-    upstreamModel: 'claude-3-5-haiku-20241022',
-    ...overrides,
-  });
+const input = chatInputFor(claudeChannel, 'claude-3-5-haiku-20241022', 'Hello');
 const adapter = () => createAnthropicAdapter(testSettings());
 const built = (body: Record<string, unknown>, overrides: Partial<UpstreamRequestInput> = {}) =>
-  JSON.parse(adapter().buildRequest(input(body, overrides)).body as string) as Record<string, any>;
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
-const created = Math.floor(FIXED_NOW / 1000);
+  builtBody(adapter(), input(body, overrides));
 
 describe('Anthropic adapter (type 14)', () => {
   describe('request', () => {
@@ -190,7 +185,7 @@ describe('Anthropic adapter (type 14)', () => {
 
   describe('response', () => {
     it('joins all text blocks (new-api kept the first) and reports usage', () => {
-      const result = adapter().parseResponse(input(), json(fixture('anthropic', 'message-text.json')));
+      const result = adapter().parseResponse(input(), jsonAnswer(fixture('anthropic', 'message-text.json')));
       expect(result).toMatchObject({
         ok: true,
         status: 200,
@@ -198,25 +193,19 @@ describe('Anthropic adapter (type 14)', () => {
         usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 },
         completionText: null,
       });
-      expect(JSON.parse((result as { body: string }).body)).toEqual({
-        id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
-        object: 'chat.completion',
-        created,
-        model: 'claude-3-5-sonnet-20241022',
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: 'Hi! My name is Claude. How can I help?' },
-            logprobs: null,
-            finish_reason: 'stop',
-          },
-        ],
-        usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 },
-      });
+      expect(JSON.parse((result as { body: string }).body)).toEqual(
+        chatCompletion({
+          id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
+          model: 'claude-3-5-sonnet-20241022',
+          message: { role: 'assistant', content: 'Hi! My name is Claude. How can I help?' },
+          finishReason: 'stop',
+          usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 },
+        }),
+      );
     });
 
     it('converts tool_use to tool_calls with finish_reason tool_calls, thinking to reasoning_content, cache tokens into prompt_tokens', () => {
-      const result = adapter().parseResponse(input(), json(fixture('anthropic', 'message-tool-use.json')));
+      const result = adapter().parseResponse(input(), jsonAnswer(fixture('anthropic', 'message-tool-use.json')));
       const body = JSON.parse((result as { body: string }).body);
       expect(body.choices[0]).toEqual({
         index: 0,
@@ -247,7 +236,7 @@ describe('Anthropic adapter (type 14)', () => {
 
     it('maps max_tokens to length', () => {
       const body = JSON.parse(
-        (adapter().parseResponse(input(), json(fixture('anthropic', 'message-max-tokens.json'))) as { body: string }).body,
+        (adapter().parseResponse(input(), jsonAnswer(fixture('anthropic', 'message-max-tokens.json'))) as { body: string }).body,
       );
       expect(body.choices[0].finish_reason).toBe('length');
     });
@@ -260,11 +249,11 @@ describe('Anthropic adapter (type 14)', () => {
     ])('maps %s to status %i with the Claude error type', (name, status, type, message) => {
       const expected = { ok: false, status, error: { message, type, param: null, code: null } };
       expect(adapter().mapError(status, fixture('anthropic', name))).toEqual(expected);
-      expect(adapter().parseResponse(input(), json(fixture('anthropic', name), status))).toEqual(expected);
+      expect(adapter().parseResponse(input(), jsonAnswer(fixture('anthropic', name), status))).toEqual(expected);
     });
 
     it('answers an error inside a 200 body with type = code = the Claude type and status 200 (not retried)', () => {
-      expect(adapter().parseResponse(input(), json(fixture('anthropic', 'error-overloaded.json')))).toEqual({
+      expect(adapter().parseResponse(input(), jsonAnswer(fixture('anthropic', 'error-overloaded.json')))).toEqual({
         ok: false,
         status: 200,
         error: { message: 'Overloaded', type: 'overloaded_error', param: null, code: 'overloaded_error' },
@@ -277,16 +266,7 @@ describe('Anthropic adapter (type 14)', () => {
 
     it('turns Claude events into OpenAI chunks: role, text, finish, then the usage chunk if asked and [DONE]', () => {
       const run = runStream(adapter().createStreamTransformer(streamInput(true)), [fixture('anthropic', 'messages-stream-text.sse')]);
-      const identity = {
-        id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
-        object: 'chat.completion.chunk',
-        created,
-        model: 'claude-3-5-sonnet-20241022',
-      };
-      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
-        ...identity,
-        choices: [{ index: 0, delta, finish_reason: finish }],
-      });
+      const { chunk, usage } = streamChunks('msg_01XFDUDYJgAACzvnptvVoYEL', 'claude-3-5-sonnet-20241022');
       expect(dataEvents(run.output)).toEqual([
         chunk({ role: 'assistant', content: '' }),
         chunk({ content: 'Hello' }),
@@ -295,7 +275,7 @@ describe('Anthropic adapter (type 14)', () => {
         chunk({ content: 'today? 😊\n\n' }),
         chunk({ content: 'Sincerely, "Claude"' }),
         chunk({}, 'stop'),
-        { ...identity, system_fingerprint: null, choices: [], usage: { prompt_tokens: 25, completion_tokens: 15, total_tokens: 40 } },
+        usage(25, 15),
         '[DONE]',
       ]);
       expect(run.summary).toMatchObject({ end: 'done', usage: { prompt_tokens: 25, completion_tokens: 15 }, finishReason: 'stop' });

@@ -1,5 +1,5 @@
-import { channel, chatInput, dataEvents, everySplit, fixture, runStream, testSettings } from '../testing/upstream-test-kit';
-import type { UpstreamCall, UpstreamRequest, UpstreamRequestInput } from '../upstream-adapter';
+import { channel, chatInputFor, dataEvents, everySplit, fixture, runStream, testSettings } from '../testing/upstream-test-kit';
+import type { UpstreamCall, UpstreamRequest } from '../upstream-adapter';
 import { UnsupportedRelayModeError, UpstreamCallFailure, UpstreamLocalError } from '../upstream-errors';
 import { createUpstreamRegistry } from '../upstream-registry';
 import { createBaiduAdapter } from './baidu-adapter';
@@ -8,13 +8,7 @@ import { baiduModelPath } from './baidu-endpoints';
 const KEY = 'client-id|client-secret';
 const baiduChannel = channel({ type: 15, key: KEY, baseUrl: 'http://baidu.fake:8080/' });
 const TOKEN = '24.6c5e1ff107f0e8bcef8c46d3424a0e78.2592000.1485516651.282335-8574074';
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: baiduChannel,
-    body: { model: 'ERNIE-4.0-8K', messages: [{ role: 'user', content: 'Hello' }], ...body },
-    upstreamModel: 'ERNIE-4.0-8K',
-    ...overrides,
-  });
+const input = chatInputFor(baiduChannel, 'ERNIE-4.0-8K', 'Hello');
 const json = (name: string, status = 200) => ({ status, contentType: 'application/json', body: fixture('baidu', name) });
 
 /** A token endpoint answering from fixtures, recording what it was asked. */

@@ -3,8 +3,9 @@ import {
   chatInput,
   dataEvents,
   everySplit,
+  FIXED_CREATED as created,
   fixture,
-  FIXED_NOW,
+  jsonAnswer,
   randomSplits,
   runStream,
   testSettings,
@@ -31,8 +32,6 @@ const completionInput = (isStream = false) =>
     isStream,
   });
 const adapter = () => createCloudflareAdapter(testSettings());
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
-const created = Math.floor(FIXED_NOW / 1000);
 const account = 'https://api.cloudflare.com/client/v4/accounts/acc123/ai';
 
 describe('Cloudflare Workers AI adapter (type 39)', () => {
@@ -99,7 +98,7 @@ describe('Cloudflare Workers AI adapter (type 39)', () => {
     it('keeps the embeddings answer (new-api parsed it as a chat answer and lost the vectors) with its usage', () => {
       const result = adapter().parseResponse(
         input({ relayMode: 'embeddings', path: '/v1/embeddings' }),
-        json(fixture('cloudflare', 'embeddings.json')),
+        jsonAnswer(fixture('cloudflare', 'embeddings.json')),
       );
       expect(result).toMatchObject({ ok: true, passthrough: true, usage: { prompt_tokens: 4, total_tokens: 4 } });
       expect(JSON.parse(Buffer.from((result as { body: Uint8Array }).body).toString()).data[0].embedding).toEqual([
@@ -108,7 +107,7 @@ describe('Cloudflare Workers AI adapter (type 39)', () => {
     });
 
     it('converts a completions run result to a text_completion with its usage', () => {
-      const result = adapter().parseResponse(completionInput(), json(fixture('cloudflare', 'completion.json')));
+      const result = adapter().parseResponse(completionInput(), jsonAnswer(fixture('cloudflare', 'completion.json')));
       expect(result).toMatchObject({ ok: true, usage: { prompt_tokens: 12, completion_tokens: 18, total_tokens: 30 } });
       expect(JSON.parse((result as { body: string }).body)).toEqual({
         id: 'cmpl-id1',
@@ -134,17 +133,17 @@ describe('Cloudflare Workers AI adapter (type 39)', () => {
           path: '/v1/audio/transcriptions',
           multipart: { fields: format ? [['response_format', format]] : [], files: [] },
         });
-      expect(adapter().parseResponse(transcription(), json(fixture('cloudflare', 'transcription.json')))).toMatchObject({
+      expect(adapter().parseResponse(transcription(), jsonAnswer(fixture('cloudflare', 'transcription.json')))).toMatchObject({
         ok: true,
         body: '{"text":"Hello, world."}',
         usage: null,
         completionText: 'Hello, world.',
       });
-      expect(adapter().parseResponse(transcription('text'), json(fixture('cloudflare', 'transcription.json')))).toMatchObject({
+      expect(adapter().parseResponse(transcription('text'), jsonAnswer(fixture('cloudflare', 'transcription.json')))).toMatchObject({
         body: 'Hello, world.',
         contentType: 'text/plain; charset=utf-8',
       });
-      expect(adapter().parseResponse(transcription('vtt'), json(fixture('cloudflare', 'transcription.json')))).toMatchObject({
+      expect(adapter().parseResponse(transcription('vtt'), jsonAnswer(fixture('cloudflare', 'transcription.json')))).toMatchObject({
         body: expect.stringMatching(/^WEBVTT/),
       });
     });
@@ -155,7 +154,7 @@ describe('Cloudflare Workers AI adapter (type 39)', () => {
         status: 401,
         error: { message: 'Authentication error', type: 'cloudflare_error', param: '', code: 10000 },
       });
-      expect(adapter().parseResponse(input(), json(fixture('cloudflare', 'error-model.json'), 400))).toEqual({
+      expect(adapter().parseResponse(input(), jsonAnswer(fixture('cloudflare', 'error-model.json'), 400))).toEqual({
         ok: false,
         status: 400,
         error: { message: 'No such model @cf/meta/llama-9 or task', type: 'cloudflare_error', param: '', code: 5007 },

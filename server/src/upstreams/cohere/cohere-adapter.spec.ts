@@ -1,12 +1,15 @@
 import {
+  builtBody,
   channel,
-  chatInput,
+  chatCompletion,
+  chatInputFor,
   dataEvents,
   everySplit,
   fixture,
-  FIXED_NOW,
+  jsonAnswer,
   randomSplits,
   runStream,
+  streamChunks,
   testSettings,
 } from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
@@ -14,18 +17,10 @@ import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-erro
 import { createCohereAdapter } from './cohere-adapter';
 
 const cohereChannel = channel({ type: 34, key: 'co-key', baseUrl: null });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: cohereChannel,
-    body: { model: 'command-r', messages: [{ role: 'user', content: 'Say hello.' }], ...body },
-    upstreamModel: 'command-r',
-    ...overrides,
-  });
+const input = chatInputFor(cohereChannel, 'command-r', 'Say hello.');
 const adapter = () => createCohereAdapter(testSettings());
 const built = (body: Record<string, unknown>, overrides: Partial<UpstreamRequestInput> = {}) =>
-  JSON.parse(adapter().buildRequest(input(body, overrides)).body as string) as Record<string, any>;
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
-const created = Math.floor(FIXED_NOW / 1000);
+  builtBody(adapter(), input(body, overrides));
 const rerankInput = (body: Record<string, unknown>) =>
   input(body, { relayMode: 'rerank', path: '/v1/rerank', upstreamModel: 'rerank-english-v3.0' });
 
@@ -103,30 +98,29 @@ describe('Cohere adapter (type 34)', () => {
 
   describe('response', () => {
     it('converts a chat answer with usage from meta.billed_units', () => {
-      const result = adapter().parseResponse(input(), json(fixture('cohere', 'chat.json')));
+      const result = adapter().parseResponse(input(), jsonAnswer(fixture('cohere', 'chat.json')));
       expect(result).toMatchObject({
         ok: true,
         usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20 },
         completionText: null,
       });
-      expect(JSON.parse((result as { body: string }).body)).toEqual({
-        id: 'chatcmpl-5a1a6e0e-8c7f-4b8e-9b8f-2d1f0c3b9a11',
-        object: 'chat.completion',
-        created,
-        model: 'command-r',
-        choices: [
-          { index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?' }, logprobs: null, finish_reason: 'stop' },
-        ],
-        usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20 },
-      });
+      expect(JSON.parse((result as { body: string }).body)).toEqual(
+        chatCompletion({
+          id: 'chatcmpl-5a1a6e0e-8c7f-4b8e-9b8f-2d1f0c3b9a11',
+          model: 'command-r',
+          message: { role: 'assistant', content: 'Hello! How can I help you today?' },
+          finishReason: 'stop',
+          usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20 },
+        }),
+      );
     });
 
     it('maps MAX_TOKENS to length and ERROR to an error with the upstream status', () => {
       const body = (reason: string) => JSON.stringify({ response_id: 'r', text: 'x', finish_reason: reason, meta: {} });
-      const length = adapter().parseResponse(input(), json(body('MAX_TOKENS')));
+      const length = adapter().parseResponse(input(), jsonAnswer(body('MAX_TOKENS')));
       expect(JSON.parse((length as { body: string }).body).choices[0].finish_reason).toBe('length');
       expect(length).toMatchObject({ usage: null, completionText: 'x' });
-      expect(adapter().parseResponse(input(), json(body('ERROR')))).toEqual({
+      expect(adapter().parseResponse(input(), jsonAnswer(body('ERROR')))).toEqual({
         ok: false,
         status: 200,
         error: { message: 'Cohere stopped: ERROR', type: 'cohere_error', param: '', code: 'ERROR' },
@@ -134,7 +128,7 @@ describe('Cohere adapter (type 34)', () => {
     });
 
     it('converts rerank to the Jina-style answer; search units are not tokens, so the relay counts the prompt', () => {
-      const result = adapter().parseResponse(rerankInput({ query: 'q', documents: ['a'] }), json(fixture('cohere', 'rerank.json')));
+      const result = adapter().parseResponse(rerankInput({ query: 'q', documents: ['a'] }), jsonAnswer(fixture('cohere', 'rerank.json')));
       expect(result).toMatchObject({ ok: true, usage: null, completionText: '' });
       expect(JSON.parse((result as { body: string }).body)).toEqual({
         id: '07734bd2-2473-4f07-94e1-0d9f0e6843cf',
@@ -146,7 +140,7 @@ describe('Cohere adapter (type 34)', () => {
       });
       const withTokens = adapter().parseResponse(
         rerankInput({ query: 'q', documents: ['a'] }),
-        json(JSON.stringify({ results: [], meta: { billed_units: { input_tokens: 30 } } })),
+        jsonAnswer(JSON.stringify({ results: [], meta: { billed_units: { input_tokens: 30 } } })),
       );
       expect(withTokens).toMatchObject({ usage: { prompt_tokens: 30, completion_tokens: 0, total_tokens: 30 } });
       expect(JSON.parse((withTokens as { body: string }).body).usage).toEqual({ prompt_tokens: 30, total_tokens: 30 });
@@ -162,7 +156,7 @@ describe('Cohere adapter (type 34)', () => {
         error: { message, type: 'upstream_error', param: String(status), code: 'bad_response_status_code' },
       };
       expect(adapter().mapError(status, fixture('cohere', name))).toEqual(expected);
-      expect(adapter().parseResponse(input(), json(fixture('cohere', name), status))).toEqual(expected);
+      expect(adapter().parseResponse(input(), jsonAnswer(fixture('cohere', name), status))).toEqual(expected);
     });
   });
 
@@ -171,16 +165,7 @@ describe('Cohere adapter (type 34)', () => {
 
     it('turns the events into role, text and finish chunks, with usage from the stream-end billed_units', () => {
       const run = runStream(adapter().createStreamTransformer(streamInput(true)), [fixture('cohere', 'chat-stream.jsonl')]);
-      const identity = {
-        id: 'chatcmpl-8e4a3d5c-77b1-4f4a-9a35-1c2e8b0f6d42',
-        object: 'chat.completion.chunk',
-        created,
-        model: 'command-r',
-      };
-      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
-        ...identity,
-        choices: [{ index: 0, delta, finish_reason: finish }],
-      });
+      const { chunk, usage } = streamChunks('chatcmpl-8e4a3d5c-77b1-4f4a-9a35-1c2e8b0f6d42', 'command-r');
       expect(dataEvents(run.output)).toEqual([
         chunk({ role: 'assistant', content: '' }),
         chunk({ content: 'Hello' }),
@@ -188,7 +173,7 @@ describe('Cohere adapter (type 34)', () => {
         chunk({ content: ' How can I help' }),
         chunk({ content: ' you today? 😊' }),
         chunk({}, 'stop'),
-        { ...identity, system_fingerprint: null, choices: [], usage: { prompt_tokens: 11, completion_tokens: 10, total_tokens: 21 } },
+        usage(11, 10),
         '[DONE]',
       ]);
       expect(run.summary).toMatchObject({ end: 'done', finishReason: 'stop', completionText: 'Hello! How can I help you today? 😊' });

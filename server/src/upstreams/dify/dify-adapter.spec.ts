@@ -1,29 +1,21 @@
 import {
   channel,
-  chatInput,
+  chatInputFor,
   dataEvents,
   everySplit,
   fixture,
-  FIXED_NOW,
+  jsonAnswer,
   randomSplits,
   runStream,
+  streamChunks,
   testSettings,
 } from '../testing/upstream-test-kit';
-import type { UpstreamRequestInput } from '../upstream-adapter';
 import { MissingBaseUrlError, UnsupportedRelayModeError } from '../upstream-errors';
 import { createDifyAdapter } from './dify-adapter';
 
 const difyChannel = channel({ type: 37, key: 'app-key', baseUrl: 'https://dify.example.com' });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: difyChannel,
-    body: { model: 'dify', messages: [{ role: 'user', content: 'Hi' }], ...body },
-    upstreamModel: 'dify',
-    ...overrides,
-  });
+const input = chatInputFor(difyChannel, 'dify', 'Hi');
 const adapter = (difyDebug = true) => createDifyAdapter(testSettings({ difyDebug }));
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
-const created = Math.floor(FIXED_NOW / 1000);
 
 describe('Dify adapter (type 37)', () => {
   describe('request', () => {
@@ -63,7 +55,7 @@ describe('Dify adapter (type 37)', () => {
 
   describe('response', () => {
     it('converts a blocking answer with metadata.usage, the conversation id as the id', () => {
-      const result = adapter().parseResponse(input(), json(fixture('dify', 'chat.json')));
+      const result = adapter().parseResponse(input(), jsonAnswer(fixture('dify', 'chat.json')));
       expect(result).toMatchObject({ ok: true, usage: { prompt_tokens: 1033, completion_tokens: 128, total_tokens: 1161 } });
       expect(JSON.parse((result as { body: string }).body)).toEqual({
         id: '45701982-8118-4bc5-8e9b-64562b4555f2',
@@ -103,18 +95,14 @@ describe('Dify adapter (type 37)', () => {
 
     it('with DIFY_DEBUG off: streams message and agent_message text, skips workflow and agent_thought events, and ends at message_end with its usage', () => {
       const run = runStream(adapter(false).createStreamTransformer(streamInput(true)), [fixture('dify', 'chat-stream.sse')]);
-      const identity = { id: '45701982-8118-4bc5-8e9b-64562b4555f2', object: 'chat.completion.chunk', created, model: 'dify' };
-      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
-        ...identity,
-        choices: [{ index: 0, delta, finish_reason: finish }],
-      });
+      const { chunk, usage } = streamChunks('45701982-8118-4bc5-8e9b-64562b4555f2', 'dify');
       expect(dataEvents(run.output)).toEqual([
         chunk({ role: 'assistant', content: '' }),
         chunk({ content: ' I' }),
         chunk({ content: '’m' }),
         chunk({ content: ' glad to meet you! 😊' }),
         chunk({}, 'stop'),
-        { ...identity, system_fingerprint: null, choices: [], usage: { prompt_tokens: 1033, completion_tokens: 135, total_tokens: 1168 } },
+        usage(1033, 135),
         '[DONE]',
       ]);
     });

@@ -1,12 +1,15 @@
 import {
+  builtBody,
   channel,
-  chatInput,
+  chatCompletion,
+  chatInputFor,
   dataEvents,
   everySplit,
   fixture,
-  FIXED_NOW,
+  jsonAnswer,
   randomSplits,
   runStream,
+  streamChunks,
   testSettings,
 } from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
@@ -17,18 +20,10 @@ import { GEMINI_HARM_CATEGORIES } from './build-gemini-request';
 import { createGeminiAdapter } from './gemini-adapter';
 
 const geminiChannel = channel({ type: 24, key: 'AIza-test-key', baseUrl: null, other: null });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: geminiChannel,
-    body: { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'Hello' }], ...body },
-    upstreamModel: 'gemini-2.0-flash',
-    ...overrides,
-  });
+const input = chatInputFor(geminiChannel, 'gemini-2.0-flash', 'Hello');
 const adapter = (settings = testSettings()) => createGeminiAdapter(settings);
 const built = (body: Record<string, unknown>, overrides: Partial<UpstreamRequestInput> = {}) =>
-  JSON.parse(adapter().buildRequest(input(body, overrides)).body as string) as Record<string, any>;
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
-const created = Math.floor(FIXED_NOW / 1000);
+  builtBody(adapter(), input(body, overrides));
 
 describe('Gemini adapter (type 24)', () => {
   describe('request', () => {
@@ -175,7 +170,7 @@ describe('Gemini adapter (type 24)', () => {
 
   describe('response', () => {
     it('converts a text answer with its usage and the upstream model name', () => {
-      const result = adapter().parseResponse(input(), json(fixture('gemini', 'generate-content.json')));
+      const result = adapter().parseResponse(input(), jsonAnswer(fixture('gemini', 'generate-content.json')));
       expect(result).toMatchObject({
         ok: true,
         status: 200,
@@ -183,25 +178,19 @@ describe('Gemini adapter (type 24)', () => {
         usage: { prompt_tokens: 2, completion_tokens: 11, total_tokens: 13 },
         completionText: null,
       });
-      expect(JSON.parse((result as { body: string }).body)).toEqual({
-        id: 'chatcmpl-5S3QZ5vYLqSbnvgP3q3FuAs',
-        object: 'chat.completion',
-        created,
-        model: 'gemini-2.0-flash',
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: 'Hello! 👋 How can I help you today?\n' },
-            logprobs: null,
-            finish_reason: 'stop',
-          },
-        ],
-        usage: { prompt_tokens: 2, completion_tokens: 11, total_tokens: 13 },
-      });
+      expect(JSON.parse((result as { body: string }).body)).toEqual(
+        chatCompletion({
+          id: 'chatcmpl-5S3QZ5vYLqSbnvgP3q3FuAs',
+          model: 'gemini-2.0-flash',
+          message: { role: 'assistant', content: 'Hello! 👋 How can I help you today?\n' },
+          finishReason: 'stop',
+          usage: { prompt_tokens: 2, completion_tokens: 11, total_tokens: 13 },
+        }),
+      );
     });
 
     it('converts function calls to tool_calls, counts thinking as completion and reports cached tokens', () => {
-      const result = adapter().parseResponse(input(), json(fixture('gemini', 'generate-content-function-call.json')));
+      const result = adapter().parseResponse(input(), jsonAnswer(fixture('gemini', 'generate-content-function-call.json')));
       const body = JSON.parse((result as { body: string }).body);
       expect(body.choices[0]).toEqual({
         index: 0,
@@ -226,13 +215,13 @@ describe('Gemini adapter (type 24)', () => {
 
     it('maps MAX_TOKENS to length (new-api said stop for everything)', () => {
       const body = JSON.parse(
-        (adapter().parseResponse(input(), json(fixture('gemini', 'generate-content-max-tokens.json'))) as { body: string }).body,
+        (adapter().parseResponse(input(), jsonAnswer(fixture('gemini', 'generate-content-max-tokens.json'))) as { body: string }).body,
       );
       expect(body.choices[0].finish_reason).toBe('length');
     });
 
     it('answers a blocked prompt (no candidates) with the new-api error and the upstream status, not retried', () => {
-      expect(adapter().parseResponse(input(), json(fixture('gemini', 'generate-content-blocked.json')))).toEqual({
+      expect(adapter().parseResponse(input(), jsonAnswer(fixture('gemini', 'generate-content-blocked.json')))).toEqual({
         ok: false,
         status: 200,
         error: { message: 'No candidates returned (prompt blocked: PROHIBITED_CONTENT)', type: 'server_error', param: '', code: 500 },
@@ -253,7 +242,7 @@ describe('Gemini adapter (type 24)', () => {
       ['error-not-found.json', 404, expect.objectContaining({ type: 'NOT_FOUND', code: 404 })],
     ])('maps %s to status %i and the OpenAI error shape', (name, status, error) => {
       expect(adapter().mapError(status, fixture('gemini', name))).toEqual({ ok: false, status, error });
-      expect(adapter().parseResponse(input(), json(fixture('gemini', name), status))).toEqual({ ok: false, status, error });
+      expect(adapter().parseResponse(input(), jsonAnswer(fixture('gemini', name), status))).toEqual({ ok: false, status, error });
     });
   });
 
@@ -262,7 +251,7 @@ describe('Gemini adapter (type 24)', () => {
 
     it('emits a role chunk, text chunks with the upstream model, a finish chunk, then the usage chunk if asked and [DONE]', () => {
       const run = runStream(adapter().createStreamTransformer(streamInput(true)), [fixture('gemini', 'stream-text.sse')]);
-      const identity = { id: 'chatcmpl-id1', object: 'chat.completion.chunk', created, model: 'gemini-2.0-flash' };
+      const { identity, usage } = streamChunks('chatcmpl-id1', 'gemini-2.0-flash');
       expect(dataEvents(run.output)).toEqual([
         { ...identity, choices: [{ index: 0, delta: { role: 'assistant', content: 'Sure' }, finish_reason: null }] },
         {
@@ -274,7 +263,7 @@ describe('Gemini adapter (type 24)', () => {
           choices: [{ index: 0, delta: { content: 'salt wind carries gull voices—\nthe tide keeps its time. 🌊\n' }, finish_reason: null }],
         },
         { ...identity, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-        { ...identity, system_fingerprint: null, choices: [], usage: { prompt_tokens: 9, completion_tokens: 31, total_tokens: 40 } },
+        usage(9, 31),
         '[DONE]',
       ]);
       expect(run.summary).toMatchObject({

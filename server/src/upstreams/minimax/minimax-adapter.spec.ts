@@ -1,4 +1,14 @@
-import { channel, chatInput, dataEvents, everySplit, fixture, randomSplits, runStream, testSettings } from '../testing/upstream-test-kit';
+import {
+  channel,
+  chatInput,
+  dataEvents,
+  everySplit,
+  fixture,
+  jsonAnswer,
+  randomSplits,
+  runStream,
+  testSettings,
+} from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { createMiniMaxAdapter } from './minimax-adapter';
@@ -12,7 +22,6 @@ const input = (overrides: Partial<UpstreamRequestInput> = {}) =>
     ...overrides,
   });
 const adapter = () => createMiniMaxAdapter(testSettings());
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
 
 describe('MiniMax adapter (type 35)', () => {
   it('sends chat, OpenAI-shaped, to the v2 path with the key as Bearer', () => {
@@ -34,7 +43,7 @@ describe('MiniMax adapter (type 35)', () => {
   });
 
   it('passes the answer through with its usage', () => {
-    expect(adapter().parseResponse(input(), json(fixture('minimax', 'chat.json')))).toMatchObject({
+    expect(adapter().parseResponse(input(), jsonAnswer(fixture('minimax', 'chat.json')))).toMatchObject({
       ok: true,
       passthrough: true,
       usage: { prompt_tokens: 66, completion_tokens: 9, total_tokens: 75 },
@@ -52,18 +61,18 @@ describe('MiniMax adapter (type 35)', () => {
         code: 1004,
       },
     };
-    expect(adapter().parseResponse(input(), json(fixture('minimax', 'error-login.json')))).toEqual(expected);
+    expect(adapter().parseResponse(input(), jsonAnswer(fixture('minimax', 'error-login.json')))).toEqual(expected);
     const limit = JSON.stringify({ base_resp: { status_code: 1002, status_msg: 'rate limit exceeded(RPM)' } });
-    expect(adapter().parseResponse(input(), json(limit))).toMatchObject({ status: 429, error: { code: 1002 } });
+    expect(adapter().parseResponse(input(), jsonAnswer(limit))).toMatchObject({ status: 429, error: { code: 1002 } });
   });
 
   it('recognises a base_resp error answered to a stream request, so the relay treats it as a failed attempt', () => {
-    expect(adapter().refusedStream!(input(), json(fixture('minimax', 'error-login.json')))).toMatchObject({
+    expect(adapter().refusedStream!(input(), jsonAnswer(fixture('minimax', 'error-login.json')))).toMatchObject({
       ok: false,
       status: 401,
       error: { code: 1004 },
     });
-    expect(adapter().refusedStream!(input(), json(fixture('minimax', 'chat.json')))).toBeNull();
+    expect(adapter().refusedStream!(input(), jsonAnswer(fixture('minimax', 'chat.json')))).toBeNull();
   });
 
   describe('stream', () => {

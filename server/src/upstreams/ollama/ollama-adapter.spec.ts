@@ -1,4 +1,14 @@
-import { channel, chatInput, dataEvents, fixture, jsonFixture, randomSplits, runStream, testSettings } from '../testing/upstream-test-kit';
+import {
+  channel,
+  chatInput,
+  dataEvents,
+  fixture,
+  jsonAnswer,
+  jsonFixture,
+  randomSplits,
+  runStream,
+  testSettings,
+} from '../testing/upstream-test-kit';
 import type { UpstreamRequestInput } from '../upstream-adapter';
 import { ConvertRequestError, UnsupportedRelayModeError } from '../upstream-errors';
 import { createOllamaAdapter, OLLAMA_BASE_URL } from './ollama-adapter';
@@ -21,7 +31,6 @@ const embed = (body: Record<string, unknown>) =>
   });
 const adapter = () => createOllamaAdapter(testSettings());
 const text = (body: string | Uint8Array | undefined) => (typeof body === 'string' ? body : Buffer.from(body!).toString('utf8'));
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
 
 describe('Ollama adapter (type 4)', () => {
   describe('chat through the OpenAI-compatible API', () => {
@@ -50,7 +59,7 @@ describe('Ollama adapter (type 4)', () => {
     });
 
     it('passes a chat answer through with its usage', () => {
-      expect(adapter().parseResponse(chat(), json(fixture('ollama', 'chat-completion.json')))).toMatchObject({
+      expect(adapter().parseResponse(chat(), jsonAnswer(fixture('ollama', 'chat-completion.json')))).toMatchObject({
         ok: true,
         passthrough: true,
         usage: { prompt_tokens: 27, completion_tokens: 8, total_tokens: 35 },
@@ -112,7 +121,10 @@ describe('Ollama adapter (type 4)', () => {
     });
 
     it("answers OpenAI's embeddings list with one item per input and the prompt_eval_count as usage", () => {
-      const result = adapter().parseResponse(embed({ input: ['a', 'b'], encoding_format: 'float' }), json(fixture('ollama', 'embed.json')));
+      const result = adapter().parseResponse(
+        embed({ input: ['a', 'b'], encoding_format: 'float' }),
+        jsonAnswer(fixture('ollama', 'embed.json')),
+      );
       const vectors = jsonFixture<{ embeddings: number[][] }>('ollama', 'embed.json').embeddings;
       expect(result).toMatchObject({
         ok: true,
@@ -132,7 +144,7 @@ describe('Ollama adapter (type 4)', () => {
     it('encodes the vectors as base64 float32 when asked (the openai SDK default)', () => {
       const result = adapter().parseResponse(
         embed({ input: ['a', 'b'], encoding_format: 'base64' }),
-        json(fixture('ollama', 'embed.json')),
+        jsonAnswer(fixture('ollama', 'embed.json')),
       );
       const data = JSON.parse(text((result as { body: string }).body)).data as Array<{ embedding: string }>;
       const decoded = Buffer.from(data[0].embedding, 'base64');
@@ -142,12 +154,14 @@ describe('Ollama adapter (type 4)', () => {
     });
 
     it('maps an /api/embed error and an unreadable body', () => {
-      expect(adapter().parseResponse(embed({ input: 'x' }), json(fixture('ollama', 'error-model-not-found.json'), 404))).toMatchObject({
+      expect(
+        adapter().parseResponse(embed({ input: 'x' }), jsonAnswer(fixture('ollama', 'error-model-not-found.json'), 404)),
+      ).toMatchObject({
         ok: false,
         status: 404,
         error: { message: 'model "llama9" not found, try pulling it first' },
       });
-      expect(adapter().parseResponse(embed({ input: 'x' }), json('not json'))).toMatchObject({
+      expect(adapter().parseResponse(embed({ input: 'x' }), jsonAnswer('not json'))).toMatchObject({
         ok: false,
         status: 500,
         error: { code: 'unmarshal_response_body_failed' },

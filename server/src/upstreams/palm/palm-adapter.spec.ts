@@ -1,29 +1,22 @@
 import {
   channel,
-  chatInput,
+  chatInputFor,
   dataEvents,
   everySplit,
+  FIXED_CREATED as created,
   fixture,
-  FIXED_NOW,
+  jsonAnswer,
   randomSplits,
   runStream,
+  streamChunks,
   testSettings,
 } from '../testing/upstream-test-kit';
-import type { UpstreamRequestInput } from '../upstream-adapter';
 import { MissingBaseUrlError, UnsupportedRelayModeError } from '../upstream-errors';
 import { createPalmAdapter } from './palm-adapter';
 
 const palmChannel = channel({ type: 11, key: 'palm-key', baseUrl: 'https://generativelanguage.googleapis.com' });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: palmChannel,
-    body: { model: 'PaLM-2', messages: [{ role: 'user', content: 'Say hello.' }], ...body },
-    upstreamModel: 'PaLM-2',
-    ...overrides,
-  });
+const input = chatInputFor(palmChannel, 'PaLM-2', 'Say hello.');
 const adapter = () => createPalmAdapter(testSettings());
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
-const created = Math.floor(FIXED_NOW / 1000);
 
 describe('PaLM 2 adapter (type 11)', () => {
   describe('request', () => {
@@ -71,7 +64,7 @@ describe('PaLM 2 adapter (type 11)', () => {
 
   describe('response', () => {
     it('converts the candidates; usage is left to the local count', () => {
-      const result = adapter().parseResponse(input(), json(fixture('palm', 'message.json')));
+      const result = adapter().parseResponse(input(), jsonAnswer(fixture('palm', 'message.json')));
       expect(result).toMatchObject({ ok: true, usage: null, completionText: 'Hello! How can I help you today?' });
       expect(JSON.parse((result as { body: string }).body)).toEqual({
         id: 'chatcmpl-id1',
@@ -85,7 +78,7 @@ describe('PaLM 2 adapter (type 11)', () => {
     });
 
     it('answers a filtered answer (no candidates) as an error with the filter reason', () => {
-      expect(adapter().parseResponse(input(), json(fixture('palm', 'message-filtered.json')))).toEqual({
+      expect(adapter().parseResponse(input(), jsonAnswer(fixture('palm', 'message-filtered.json')))).toEqual({
         ok: false,
         status: 200,
         error: { message: 'No candidates returned (filtered: OTHER)', type: 'palm_error', param: '', code: 'no_candidates' },
@@ -121,12 +114,12 @@ describe('PaLM 2 adapter (type 11)', () => {
       const summary = transformer.finish('eof');
       expect(summary).toMatchObject({ end: 'done', usage: null, completionText: 'Hello! How can I help you today?' });
       const trailer = transformer.trailer({ usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 } }) as string;
-      const identity = { id: 'chatcmpl-id1', object: 'chat.completion.chunk', created, model: 'PaLM-2' };
+      const { identity, usage } = streamChunks('chatcmpl-id1', 'PaLM-2');
       expect(dataEvents(trailer)).toEqual([
         { ...identity, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
         { ...identity, choices: [{ index: 0, delta: { content: 'Hello! How can I help you today?' }, finish_reason: null }] },
         { ...identity, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-        { ...identity, system_fingerprint: null, choices: [], usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 } },
+        usage(5, 9),
         '[DONE]',
       ]);
     });

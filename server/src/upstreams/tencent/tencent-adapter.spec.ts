@@ -1,31 +1,24 @@
 import { createHash, createHmac } from 'node:crypto';
 import {
   channel,
-  chatInput,
+  chatInputFor,
   dataEvents,
   everySplit,
+  FIXED_CREATED as created,
   fixture,
-  FIXED_NOW,
+  jsonAnswer,
   randomSplits,
   runStream,
+  streamChunks,
   testSettings,
 } from '../testing/upstream-test-kit';
-import type { UpstreamRequestInput } from '../upstream-adapter';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { TencentKeyError } from './tencent-api';
 import { createTencentAdapter } from './tencent-adapter';
 
 const tencentChannel = channel({ type: 23, key: '1300000000|AKIDtest|secret-key', baseUrl: null });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: tencentChannel,
-    body: { model: 'hunyuan-lite', messages: [{ role: 'user', content: 'Say hello.' }], ...body },
-    upstreamModel: 'hunyuan-lite',
-    ...overrides,
-  });
+const input = chatInputFor(tencentChannel, 'hunyuan-lite', 'Say hello.');
 const adapter = () => createTencentAdapter(testSettings());
-const json = (body: Buffer | string, status = 200) => ({ status, contentType: 'application/json', body: Buffer.from(body) });
-const created = Math.floor(FIXED_NOW / 1000);
 
 /** The signature written out step by step from Tencent's documentation, independently of tencent-sign.ts. */
 function expectedAuthorization(host: string, body: string): string {
@@ -93,7 +86,7 @@ describe('Tencent Hunyuan adapter (type 23)', () => {
 
   describe('response', () => {
     it('converts the answer with Response.Usage', () => {
-      const result = adapter().parseResponse(input(), json(fixture('tencent', 'chat.json')));
+      const result = adapter().parseResponse(input(), jsonAnswer(fixture('tencent', 'chat.json')));
       expect(result).toMatchObject({ ok: true, usage: { prompt_tokens: 4, completion_tokens: 9, total_tokens: 13 } });
       expect(JSON.parse((result as { body: string }).body)).toEqual({
         id: 'chatcmpl-e0a2a8f6-3c5e-4f1a-9f1b-0c3d2e1f4a5b',
@@ -116,7 +109,7 @@ describe('Tencent Hunyuan adapter (type 23)', () => {
       ],
       ['error-limit.json', 429, 'LimitExceeded', '超过配额限制。'],
     ])('answers the HTTP-200 error %s with status %i so channel health and retries see it', (name, status, code, message) => {
-      expect(adapter().parseResponse(input(), json(fixture('tencent', name)))).toEqual({
+      expect(adapter().parseResponse(input(), jsonAnswer(fixture('tencent', name)))).toEqual({
         ok: false,
         status,
         error: { message, type: 'tencent_error', param: '', code },
@@ -132,12 +125,12 @@ describe('Tencent Hunyuan adapter (type 23)', () => {
   });
 
   it('recognises an error body answered to a stream request, so the relay treats it as a failed attempt', () => {
-    expect(adapter().refusedStream!(input(), json(fixture('tencent', 'error-signature.json')))).toMatchObject({
+    expect(adapter().refusedStream!(input(), jsonAnswer(fixture('tencent', 'error-signature.json')))).toMatchObject({
       ok: false,
       status: 401,
       error: { code: 'AuthFailure.SignatureFailure' },
     });
-    expect(adapter().refusedStream!(input(), json(fixture('tencent', 'chat.json')))).toBeNull();
+    expect(adapter().refusedStream!(input(), jsonAnswer(fixture('tencent', 'chat.json')))).toBeNull();
   });
 
   describe('stream', () => {
@@ -145,23 +138,14 @@ describe('Tencent Hunyuan adapter (type 23)', () => {
 
     it('turns Delta events into chunks; the finishing event carries the usage', () => {
       const run = runStream(adapter().createStreamTransformer(streamInput(true)), [fixture('tencent', 'chat-stream.sse')]);
-      const identity = {
-        id: 'chatcmpl-7f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
-        object: 'chat.completion.chunk',
-        created,
-        model: 'hunyuan-lite',
-      };
-      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
-        ...identity,
-        choices: [{ index: 0, delta, finish_reason: finish }],
-      });
+      const { chunk, usage } = streamChunks('chatcmpl-7f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f', 'hunyuan-lite');
       expect(dataEvents(run.output)).toEqual([
         chunk({ role: 'assistant', content: '' }),
         chunk({ content: '你好' }),
         chunk({ content: '！有什么' }),
         chunk({ content: '可以帮你的吗？' }),
         chunk({}, 'stop'),
-        { ...identity, system_fingerprint: null, choices: [], usage: { prompt_tokens: 4, completion_tokens: 9, total_tokens: 13 } },
+        usage(4, 9),
         '[DONE]',
       ]);
       expect(run.summary).toMatchObject({ end: 'done', finishReason: 'stop' });

@@ -5,8 +5,10 @@ import type {
   StreamSummary,
   StreamTransformer,
   TokenUsage,
+  UpstreamAdapter,
   UpstreamChannel,
   UpstreamRequestInput,
+  UpstreamResponse,
   UpstreamSettings,
 } from '../upstream-adapter';
 
@@ -54,6 +56,70 @@ export function chatInput(overrides: Partial<UpstreamRequestInput> = {}): Upstre
     isStream: false,
     clientWantsUsage: false,
     ...overrides,
+  };
+}
+
+/** The `created` (seconds) of every answer an adapter converts under FIXED_NOW. */
+export const FIXED_CREATED = Math.floor(FIXED_NOW / 1000);
+
+/** An upstream's JSON answer, as the adapters read it. */
+export function jsonAnswer(body: Buffer | string, status = 200): UpstreamResponse {
+  return { status, contentType: 'application/json', body: Buffer.from(body) };
+}
+
+/**
+ * A provider spec's request input: one user message `content` to `model` on `channel`; `body` adds to (or replaces
+ * fields of) the client body, `overrides` to the input.
+ */
+export function chatInputFor(channel: UpstreamChannel, model: string, content: string) {
+  return (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}): UpstreamRequestInput =>
+    chatInput({ channel, body: { model, messages: [{ role: 'user', content }], ...body }, upstreamModel: model, ...overrides });
+}
+
+/** The JSON body `adapter` builds for `input` (untyped: the specs read whatever field the provider's format has). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type BuiltBody = Record<string, any>;
+
+export function builtBody(adapter: UpstreamAdapter, input: UpstreamRequestInput): BuiltBody {
+  return JSON.parse(adapter.buildRequest(input).body as string) as BuiltBody;
+}
+
+/** A converted (OpenAI-shaped) answer with one choice, as `parseResponse` writes it. */
+export function chatCompletion(options: {
+  id: string;
+  model: string;
+  message: Record<string, unknown>;
+  finishReason: string;
+  usage: Record<string, number>;
+}): Record<string, unknown> {
+  return {
+    id: options.id,
+    object: 'chat.completion',
+    created: FIXED_CREATED,
+    model: options.model,
+    choices: [{ index: 0, message: options.message, logprobs: null, finish_reason: options.finishReason }],
+    usage: options.usage,
+  };
+}
+
+/**
+ * The chunks of a converted stream with `id` and `model`: `chunk(delta, finish)` one choice's delta, and
+ * `usage(prompt, completion)` the closing chunk that only carries the usage.
+ */
+export function streamChunks(id: string, model: string) {
+  const identity = { id, object: 'chat.completion.chunk', created: FIXED_CREATED, model };
+  return {
+    identity,
+    chunk: (delta: Record<string, unknown>, finish: string | null = null) => ({
+      ...identity,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    }),
+    usage: (prompt: number, completion: number) => ({
+      ...identity,
+      system_fingerprint: null,
+      choices: [],
+      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    }),
   };
 }
 

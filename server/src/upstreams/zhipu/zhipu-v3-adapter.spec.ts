@@ -1,5 +1,4 @@
-import { channel, chatInput, dataEvents, everySplit, fixture, FIXED_NOW, runStream, testSettings } from '../testing/upstream-test-kit';
-import type { UpstreamRequestInput } from '../upstream-adapter';
+import { channel, chatInputFor, dataEvents, everySplit, FIXED_NOW, fixture, runStream, testSettings } from '../testing/upstream-test-kit';
 import { UnsupportedRelayModeError } from '../upstream-errors';
 import { createUpstreamRegistry } from '../upstream-registry';
 import { signZhipuToken } from './zhipu-jwt';
@@ -7,13 +6,7 @@ import { createZhipuV3Adapter } from './zhipu-v3-adapter';
 
 const KEY = 'a1b2c3d4.s3cr3t';
 const zhipuChannel = channel({ type: 16, key: KEY });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: zhipuChannel,
-    body: { model: 'chatglm_turbo', messages: [{ role: 'user', content: 'Hello' }], ...body },
-    upstreamModel: 'chatglm_turbo',
-    ...overrides,
-  });
+const input = chatInputFor(zhipuChannel, 'chatglm_turbo', 'Hello');
 const adapter = createZhipuV3Adapter(testSettings());
 
 describe('Zhipu ChatGLM v3 adapter (type 16)', () => {

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { channel, chatInput, dataEvents, everySplit, fixture, FIXED_NOW, runStream, testSettings } from '../testing/upstream-test-kit';
-import type { UpstreamRequestInput } from '../upstream-adapter';
+import { channel, chatInputFor, dataEvents, everySplit, FIXED_NOW, fixture, runStream, testSettings } from '../testing/upstream-test-kit';
 import { UnsupportedRelayModeError, UpstreamLocalError } from '../upstream-errors';
 import { createUpstreamRegistry } from '../upstream-registry';
 import { signZhipuToken } from './zhipu-jwt';
@@ -8,13 +7,7 @@ import { createZhipuV4Adapter } from './zhipu-v4-profile';
 
 const KEY = 'a1b2c3d4.s3cr3t';
 const zhipuChannel = channel({ type: 26, key: KEY });
-const input = (body: Record<string, unknown> = {}, overrides: Partial<UpstreamRequestInput> = {}) =>
-  chatInput({
-    channel: zhipuChannel,
-    body: { model: 'glm-4', messages: [{ role: 'user', content: 'Hello' }], ...body },
-    upstreamModel: 'glm-4',
-    ...overrides,
-  });
+const input = chatInputFor(zhipuChannel, 'glm-4', 'Hello');
 const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
 
 describe('Zhipu JWT', () => {

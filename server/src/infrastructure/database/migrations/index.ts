@@ -22,6 +22,7 @@ import { CreateTasks1732300008600 } from '#projections/read-models/tasks/1732300
 import { LedgerArchive1732300009200 } from './1732300009200-ledger-archive';
 import { PartitionLogsByMonth1732300009100 } from '#projections/read-models/logs/1732300009100-partition-logs-by-month';
 import { CreateProjectionDeferredIndexes1732300009300 } from './1732300009300-create-projection-deferred-indexes';
+import { DeleteTokenZeroBalances1732300009950 } from './1732300009950-delete-token-zero-balances';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -51,4 +52,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   PartitionLogsByMonth1732300009100,
   LedgerArchive1732300009200,
   CreateProjectionDeferredIndexes1732300009300,
+  DeleteTokenZeroBalances1732300009950,
 ];

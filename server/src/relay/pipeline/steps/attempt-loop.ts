@@ -109,8 +109,12 @@ async function attemptOn(deps: RelayDeps, context: RelayContext, channel: Routab
     if (failure) return failure;
     throw error;
   }
-  for (const [name, value] of Object.entries(channel.headerOverride ?? {})) {
-    if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
+  const overrides = channel.headerOverride;
+  if (overrides) {
+    for (const name of Object.keys(overrides)) {
+      const value = overrides[name];
+      if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
+    }
   }
 
   // A client already gone gets no upstream call: the upstream never receives the request, nothing is charged.

@@ -38,8 +38,10 @@ export async function answerPlain(
   if (response.destroyed) return;
   const headers: Record<string, string> = {};
   if (result.passthrough) {
-    for (const [name, value] of Object.entries(upstreamHeaders)) {
+    // Keys, not entries: no [name, value] array per header on every answer.
+    for (const name of Object.keys(upstreamHeaders)) {
       if (HOP_BY_HOP.has(name)) continue;
+      const value = upstreamHeaders[name];
       const first = Array.isArray(value) ? value[0] : value;
       if (typeof first === 'string') headers[name] = first;
     }

@@ -1,0 +1,80 @@
+import { createTestDatabase, testRedisPrefix, type TestDatabase } from '../support/database';
+import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
+import { freePort, type GatewayProcess, startGateway } from './support/gateway-process';
+
+jest.setTimeout(90_000);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A clean stop: the process's own SIGTERM handler ran (exit code 0, not the signal's default) within this. */
+const PROMPT_MS = 5_000;
+
+/**
+ * The worker role under a Redis restart, then SIGTERM. After Redis went away, each BullMQ worker's blocking connection
+ * waits in ioredis' `reconnecting` state between two attempts; a graceful `worker.close()` then waited forever for the
+ * `end` event of that connection (ioredis never emits it for a client disconnected while reconnecting), and the
+ * process outlived its SIGTERM; so did a lease sweep whose commands waited for Redis. Each process below gets its SIGTERM at a different moment of the restart: while Redis
+ * is still down, at once when it answers again (mid-backoff), and a little later.
+ */
+describe('worker role: SIGTERM after a Redis restart', () => {
+  let redis: PrivateRedis;
+  let database: TestDatabase;
+  const workers: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    database = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await redis?.destroy();
+    await database?.drop();
+  });
+
+  async function startWorkers(count: number): Promise<GatewayProcess[]> {
+    const started = await Promise.all(
+      Array.from({ length: count }, async () =>
+        startGateway({
+          port: await freePort(),
+          role: 'worker',
+          // A lease sweep every half second: one is under way (its Redis commands waiting) when Redis goes away.
+          env: { DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_PREFIX: testRedisPrefix(), RELAY_LEASE_SWEEP_MS: '500' },
+          timeoutMs: 60_000,
+        }),
+      ),
+    );
+    workers.push(...started);
+    return started;
+  }
+
+  async function stopTimed(worker: GatewayProcess): Promise<{ ms: number; code: number | null; signal: string | null }> {
+    const sent = Date.now();
+    const { code, signal } = await worker.stop();
+    return { ms: Date.now() - sent, code, signal };
+  }
+
+  it('exits within seconds whether Redis is down, just back or back a moment', async () => {
+    const [downAtTerm, justBack, justBackToo, settled] = await startWorkers(4);
+
+    // Redis goes away long enough for every connection to fail its first reconnect attempts.
+    await redis.kill();
+    await sleep(1_500);
+    // Still down: the worker waits a moment for Redis, then closes without it.
+    const whileDown = await stopTimed(downAtTerm);
+    await redis.start();
+    // Just back: the blocking connections are between two attempts.
+    const atOnce = await Promise.all([stopTimed(justBack), stopTimed(justBackToo)]);
+    await sleep(400);
+    const later = await stopTimed(settled);
+    const results = [whileDown, ...atOnce, later];
+    process.stdout.write(`SIGTERM to exit after a Redis restart: ${results.map((result) => `${result.ms} ms`).join(', ')}\n`);
+
+    for (const [index, result] of results.entries()) {
+      expect({ index, code: result.code, signal: result.signal }).toEqual({ index, code: 0, signal: null });
+      expect(result.ms).toBeLessThan(PROMPT_MS);
+    }
+    // With Redis still down the worker cannot wait for its jobs: it says so and stops anyway.
+    expect(downAtTerm.output()).toMatch(/Redis not ready, closed without waiting for its current job/);
+  });
+});
