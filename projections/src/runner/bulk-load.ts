@@ -1,6 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
-import type { BulkFold, BulkRows } from './bulk-fold';
+import type { BulkBarrier, BulkFold, BulkRows } from './bulk-fold';
 import { copyRows } from './copy-rows';
 import { type Projection, ProjectionApplyError, ProjectionEventError } from './projection';
 
@@ -67,7 +67,12 @@ export class BulkLoad {
     this.throwIfFailed();
     for (const event of events) {
       if (event.position <= this.after || !this.handled.has(event.type)) continue;
-      const barrier = this.fold.barrierBefore?.(event);
+      let barrier: BulkBarrier | null | undefined;
+      try {
+        barrier = this.fold.barrierBefore?.(event);
+      } catch (error) {
+        throw new ProjectionApplyError(this.projection.name, event, error instanceof ProjectionEventError ? error.cause : error);
+      }
       if (barrier) {
         this.write(this.fold.drain());
         await this.settle();
@@ -89,13 +94,31 @@ export class BulkLoad {
   /** Writes what the fold still holds, moves the checkpoint to `position` and commits it all. */
   async finish(position: number): Promise<void> {
     try {
-      this.write(this.fold.finish());
-      await this.settle();
-      await this.runner.query(
-        `UPDATE projection_checkpoints SET position = $2, updated_at = now(), last_error = NULL, last_error_at = NULL
-          WHERE name = $1`,
-        [this.projection.name, position],
-      );
+      await this.complete(position);
+    } catch (error) {
+      await release(this.runner);
+      throw error;
+    }
+    await this.commit();
+  }
+
+  /**
+   * Writes what the fold still holds and moves the checkpoint to `position`, without committing: a rebuild of
+   * several loads completes them all before it commits any (then `commit`, or `abort`).
+   */
+  async complete(position: number): Promise<void> {
+    this.write(this.fold.finish());
+    await this.settle();
+    await this.runner.query(
+      `UPDATE projection_checkpoints SET position = $2, updated_at = now(), last_error = NULL, last_error_at = NULL
+        WHERE name = $1`,
+      [this.projection.name, position],
+    );
+  }
+
+  /** Commits what `complete` wrote and releases the connection. */
+  async commit(): Promise<void> {
+    try {
       await this.runner.commitTransaction();
     } finally {
       await release(this.runner);

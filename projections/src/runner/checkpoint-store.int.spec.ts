@@ -192,7 +192,7 @@ describe('CheckpointStore.applyBatch with Projection.applyBatch', () => {
       [7, 8],
     ]); // ledger batches of 3: Noted and Ignored are not handled
     expect(batched.perEventCalls).toBe(0);
-    expect(report.projections).toEqual([{ name: batched.name, eventsApplied: 6, rows: { batched_totals: 2 } }]);
+    expect(report.projections).toEqual([{ name: batched.name, eventsApplied: 6, rows: { batched_totals: 2 }, bulk: false }]);
     expect(await rows('batched_totals')).toEqual(live);
   });
 });

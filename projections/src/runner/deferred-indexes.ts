@@ -20,11 +20,18 @@ export interface DeferredIndex {
 
 /**
  * Drops the `deferredIndexes` of `projections` that exist and are plain indexes (not unique, not backing a
- * constraint: those stay, ON CONFLICT and the guards need them), remembering each definition. Returns what it dropped.
+ * constraint: those stay, ON CONFLICT and the guards need them), remembering each definition; with `allPlainOf`,
+ * also every plain index of those projections' tables (a bulk load reads none of its tables' indexes). Returns what
+ * it dropped.
  */
-export async function dropDeferredIndexes(dataSource: DataSource, projections: readonly Projection[]): Promise<DeferredIndex[]> {
+export async function dropDeferredIndexes(
+  dataSource: DataSource,
+  projections: readonly Projection[],
+  options: { allPlainOf?: readonly Projection[] } = {},
+): Promise<DeferredIndex[]> {
   const names = projections.flatMap((projection) => projection.deferredIndexes ?? []);
-  if (names.length === 0) return [];
+  const tables = (options.allPlainOf ?? []).flatMap((projection) => projection.tables);
+  if (names.length === 0 && tables.length === 0) return [];
   return dataSource.transaction(async (manager: EntityManager) => {
     const rows: Array<{ name: string; table: string; definition: string }> = await manager.query(
       `SELECT i.relname AS name, t.relname AS "table", pg_get_indexdef(i.oid) AS definition
@@ -32,10 +39,10 @@ export async function dropDeferredIndexes(dataSource: DataSource, projections: r
          JOIN pg_class i ON i.oid = x.indexrelid
          JOIN pg_class t ON t.oid = x.indrelid
          JOIN pg_namespace n ON n.oid = i.relnamespace AND n.nspname = current_schema()
-        WHERE i.relname = ANY($1) AND NOT x.indisunique
+        WHERE (i.relname = ANY($1) OR t.relname = ANY($2)) AND NOT x.indisunique
           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.oid)
         ORDER BY i.relname`,
-      [names],
+      [names, tables],
     );
     for (const row of rows) {
       await manager.query(

@@ -6,8 +6,10 @@ import { dataSourceOptions } from '#server/infrastructure/database/data-source';
 import { newEvent, systemActor } from '#server/ledger/event-envelope';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { PostgresEventStore } from '#server/ledger/postgres/postgres-event-store';
+import type { BulkFold } from './bulk-fold';
 import { dropDeferredIndexes } from './deferred-indexes';
-import { LeadershipUnavailableError, type Projection } from './projection';
+import { LeadershipUnavailableError, type Projection, ProjectionApplyError } from './projection';
+import { takeSnapshot } from './projection-snapshot';
 import { ProjectionRegistry } from './projection-registry';
 import { ProjectionRunner } from './projection-runner';
 
@@ -45,6 +47,32 @@ class SampleStatementProjection implements Projection {
       event.metadata.reasonCode,
       event.createdAt,
     ]);
+  }
+}
+
+/**
+ * The statement with a bulk fold: its rows made in memory, written with COPY page by page (ids from the serial, in
+ * ledger order as apply's inserts take them); `failAt`: the fold cannot decode the event at that position.
+ */
+class SampleBulkStatementProjection extends SampleStatementProjection {
+  constructor(private readonly failAt?: number) {
+    super();
+  }
+  bulkFold(): BulkFold {
+    let rows: unknown[][] = [];
+    const drain = () => {
+      const drained = rows;
+      rows = [];
+      return [{ table: 'sample_statement', columns: ['account', 'type', 'amount', 'note', 'at'], rows: drained }];
+    };
+    return {
+      add: (event) => {
+        if (event.position === this.failAt) throw new Error(`cannot fold position ${event.position}`);
+        rows.push([event.streamId, event.type, Number(event.data.amount ?? 0), event.metadata.reasonCode, event.createdAt]);
+      },
+      drain,
+      finish: drain,
+    };
   }
 }
 
@@ -111,6 +139,7 @@ describe('ProjectionRunner.rebuild', () => {
     );
     await dataSource.query('CREATE INDEX sample_statement_note ON sample_statement (note, at DESC)');
     await dataSource.query('CREATE UNIQUE INDEX sample_statement_account ON sample_statement (account, id)');
+    await dataSource.query('CREATE INDEX sample_statement_type ON sample_statement (type)');
   });
   afterAll(async () => {
     await Promise.all(runners.map((runner) => runner.stop()));
@@ -212,6 +241,94 @@ describe('ProjectionRunner.rebuild', () => {
     await waitUntil(async () => (await dataSource.query('SELECT 1 FROM projection_deferred_indexes')).length === 0);
     expect(await indexes()).toEqual(before);
     await live.stop();
+  });
+
+  const checkpointOf = async (name: string) =>
+    Number((await dataSource.query('SELECT position FROM projection_checkpoints WHERE name = $1', [name]))[0].position);
+  const bulkRunner = (statement: SampleStatementProjection) => {
+    const runner = new ProjectionRunner({
+      registry: ProjectionRegistry.of([new SampleBalancesProjection(), statement]),
+      store,
+      dataSource,
+      databaseUrl: database.url,
+      options: { rebuildBatchSize: 25, rebuildLanes: 2, leadershipPollMs: 100 },
+    });
+    runners.push(runner);
+    return runner;
+  };
+
+  it('given a projection with a bulk fold and one without, when rebuilt, then one goes through a BulkLoad, the other page by page after it, both equal to live', async () => {
+    const live = await snapshotTables(dataSource, TABLES);
+    const head = await store.headPosition();
+    const progress: number[] = [];
+    const typeIndex: Array<Promise<Array<{ present: boolean }>>> = [];
+    const report = await bulkRunner(new SampleBulkStatementProjection()).rebuild({
+      onProgress: ({ done }) => {
+        progress.push(done);
+        typeIndex.push(dataSource.query(`SELECT to_regclass('sample_statement_type') IS NOT NULL AS present`));
+      },
+    });
+    // Not in deferredIndexes, but a plain index of a bulk-loaded table: dropped for the replay, back after it.
+    expect((await Promise.all(typeIndex.slice(1))).map(([row]) => row.present)).not.toContain(true);
+    expect(await indexes()).toEqual(expect.arrayContaining([expect.stringMatching(/sample_statement_type/)]));
+
+    expect(Object.fromEntries(report.projections.map((projection) => [projection.name, projection.bulk]))).toEqual({
+      sample_balances: false,
+      sample_statement: true,
+    });
+    expect(report.projections.find((projection) => projection.name === 'sample_statement')).toMatchObject({
+      eventsApplied: live.sample_statement.length,
+      rows: { sample_statement: live.sample_statement.length },
+    });
+    expect((await compareTables(live, dataSource, TABLES)).summary).toMatch(/^equal/);
+    expect(await checkpointOf('sample_statement')).toBe(head);
+    expect(await checkpointOf('sample_balances')).toBe(head);
+    // Two passes (the bulk loads, then the classic path): each page of either is half the work.
+    const pages = Math.ceil(head / 25);
+    expect(progress).toHaveLength(2 * pages + 1);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress[pages]).toBe(Math.round(head / 2));
+    expect(progress[progress.length - 1]).toBe(head);
+    expect(await indexes()).toEqual(expect.arrayContaining([expect.stringMatching(/sample_statement_note/)]));
+  });
+
+  it('given a bulk fold that fails mid-rebuild, then its load is rolled back (empty table, checkpoint 0), the classic pass never starts (its table as the reset left it), and the indexes are back', async () => {
+    const live = await snapshotTables(dataSource, TABLES);
+    const head = await store.headPosition();
+    const failAt = head - 30; // pages of 25: several pages COPYed before it
+    const error = await bulkRunner(new SampleBulkStatementProjection(failAt))
+      .rebuild()
+      .catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(ProjectionApplyError);
+    expect((error as ProjectionApplyError).event.position).toBe(failAt);
+    for (const table of TABLES) expect(await dataSource.query(`SELECT count(*)::int AS count FROM ${table}`)).toEqual([{ count: 0 }]);
+    expect(await checkpointOf('sample_statement')).toBe(0);
+    expect(await checkpointOf('sample_balances')).toBe(0);
+    expect(await dataSource.query('SELECT * FROM projection_deferred_indexes')).toEqual([]);
+    expect(await indexes()).toEqual(expect.arrayContaining([expect.stringMatching(/sample_statement_note/)]));
+
+    await bulkRunner(new SampleBulkStatementProjection()).rebuild();
+    expect((await compareTables(live, dataSource, TABLES)).summary).toMatch(/^equal/);
+  });
+
+  it('given a ledger snapshot of one projection, when rebuilt, then that one is restored and replays page by page from its position while the other replays from 0 through its bulk fold, both equal to live', async () => {
+    const snapshot = await takeSnapshot(dataSource, [new SampleBalancesProjection()], { reason: 'spec' });
+    const liveRunner = newRunner();
+    liveRunner.start();
+    await appendSample(30, 3);
+    await waitUntil(caughtUp);
+    await liveRunner.stop();
+    const live = await snapshotTables(dataSource, TABLES);
+
+    const report = await bulkRunner(new SampleBulkStatementProjection()).rebuild();
+    expect(report.snapshot).toEqual({ id: snapshot.id, position: snapshot.position, restored: ['sample_balances'] });
+    expect(report.eventsReplayed).toBe(await store.headPosition());
+    expect(Object.fromEntries(report.projections.map((projection) => [projection.name, projection.bulk]))).toEqual({
+      sample_balances: false,
+      sample_statement: true,
+    });
+    expect((await compareTables(live, dataSource, TABLES)).summary).toMatch(/^equal/);
   });
 
   it('given a deliberately different table, when compared, then compareTables reports the differing rows', async () => {

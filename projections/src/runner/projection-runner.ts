@@ -146,6 +146,7 @@ export class ProjectionRunner {
   }
 
   private rebuildNow(options: RebuildOptions): Promise<RebuildReport> {
+    const store = this.deps.store;
     return rebuildProjections(
       {
         dataSource: this.deps.dataSource,
@@ -155,6 +156,8 @@ export class ProjectionRunner {
         batchSize: this.options.rebuildBatchSize,
         lanes: this.options.rebuildLanes,
         from: options.from,
+        // The store's replay reader when it has one (Postgres: COPY in binary), else readAll.
+        readPage: store.readAllInBulk ? (after, maxCount) => store.readAllInBulk!({ after, maxCount }) : undefined,
       },
       options.projections,
       { onProgress: options.onProgress },

@@ -127,7 +127,7 @@ describe('ProjectionsModule', () => {
       await expect(app.get(ProjectionWaiter).waitFor(position, 200)).rejects.toMatchObject({ code: 'projection_timeout' });
 
       const report = await runner.rebuild({ waitMs: 2000 });
-      expect(report.projections).toEqual([{ name: 'sample_signups', eventsApplied: 2, rows: { sample_signups: 2 } }]);
+      expect(report.projections).toEqual([{ name: 'sample_signups', eventsApplied: 2, rows: { sample_signups: 2 }, bulk: false }]);
       await app.get(ProjectionWaiter).waitFor(position, 1000);
     } finally {
       await app.close();

@@ -40,11 +40,15 @@ describe('projections:rebuild CLI', () => {
         eventsReplayed: 120,
         position: 130,
         durationMs: 1534,
-        projections: [{ name: 'balances', eventsApplied: 80, rows: { balances: 12 } }],
+        projections: [
+          { name: 'balances', eventsApplied: 80, rows: { balances: 12 }, bulk: false },
+          { name: 'logs', eventsApplied: 100, rows: { logs: 90, log_purges: 0 }, bulk: true },
+        ],
       }),
     ).toEqual([
-      'rebuilt 1 projection(s): replayed 120 event(s) up to position 130 in 1.53 s',
+      'rebuilt 2 projection(s): replayed 120 event(s) up to position 130 in 1.53 s',
       '  balances: 80 event(s) applied; rows: balances=12',
+      '  logs: 100 event(s) applied (bulk load); rows: logs=90, log_purges=0',
     ]);
   });
 
@@ -84,7 +88,7 @@ describe('projections:rebuild CLI', () => {
 
       const lines: string[] = [];
       const report = await rebuildProjectionsIn(app, { waitSeconds: 2 }, (line) => lines.push(line));
-      expect(report.projections).toEqual([{ name: 'sample_tally', eventsApplied: 3, rows: { sample_tally: 3 } }]);
+      expect(report.projections).toEqual([{ name: 'sample_tally', eventsApplied: 3, rows: { sample_tally: 3 }, bulk: false }]);
       expect(lines[0]).toBe('rebuilding all projections (waiting up to 2 s for the projector leadership)');
       expect(lines[1]).toMatch(/^rebuilt 1 projection\(s\): replayed 3 event\(s\) up to position 3 in \d+\.\d\d s$/);
       expect(lines[2]).toBe('  sample_tally: 3 event(s) applied; rows: sample_tally=3');

@@ -47,7 +47,7 @@ export function formatRebuildReport(report: RebuildReport): string[] {
     const rows = Object.entries(projection.rows)
       .map(([table, count]) => `${table}=${count}`)
       .join(', ');
-    lines.push(`  ${projection.name}: ${projection.eventsApplied} event(s) applied; rows: ${rows}`);
+    lines.push(`  ${projection.name}: ${projection.eventsApplied} event(s) applied${projection.bulk ? ' (bulk load)' : ''}; rows: ${rows}`);
   }
   if (report.snapshot) {
     lines.push(

@@ -10,7 +10,8 @@
  *   3. the rebuild CLI (`npm run projections:rebuild`'s command) as a child process, timed, its progress passed through;
  *   4. the tables hashed again and compared: PASS when equal and at least 50,000 events/s, MISS otherwise.
  *
- * Options: --events N (default 1,000,000), --reuse (keep the database a previous --keep-db run left, skip 1 and 2),
+ * Options: --events N (default 1,000,000), --reuse (keep the database a previous --keep-db run left, skip 1 and 2, and
+ * compare with the tables as that run left them), --only a,b (rebuild only these projections: the CLI's --only),
  * --keep-db, --no-live (skip the live projector and the comparison), --no-build (use dist/ as it is),
  * --profile (the CLI under `node --cpu-prof`, profile in test/bench/.work/rebuild-profile). Environment:
  * BENCH_REBUILD_DATABASE_URL, BENCH_REDIS_URL, BENCH_REBUILD_CLI (another build's rebuild-projections.js, to compare),
@@ -291,9 +292,11 @@ async function timeRebuild(): Promise<RebuildRun> {
   }
   const command = rebuildCommand();
   if (process.env.BENCH_REBUILD_CLI) command[command.length - 1] = process.env.BENCH_REBUILD_CLI;
-  log(`- timing the rebuild CLI (${command.join(' ')})`);
+  const only = option('only');
+  const cliArgs = only ? ['--only', only] : [];
+  log(`- timing the rebuild CLI (${[...command, ...cliArgs].join(' ')})`);
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...command.slice(1, -1), ...nodeFlags, command[command.length - 1]], {
+  const child = spawn(process.execPath, [...command.slice(1, -1), ...nodeFlags, command[command.length - 1], ...cliArgs], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -334,6 +337,10 @@ async function main(): Promise<void> {
   if (live) {
     await runLiveProjector(target);
     liveHashes = await tableHashes();
+  } else if (flag('reuse') && !flag('no-live')) {
+    // The tables a --keep-db run left: live's, or a rebuild's that equalled live (PASS or an equal MISS).
+    log('- --reuse: the tables as the previous run left them are the reference');
+    liveHashes = await tableHashes();
   }
   const run = await timeRebuild();
   const events = run.events ?? target;
@@ -354,8 +361,11 @@ async function main(): Promise<void> {
     const differing = [...liveHashes.keys()].filter((table) => rebuilt.get(table)?.hash !== liveHashes!.get(table)!.hash);
     equal = differing.length === 0 && rebuilt.size === liveHashes.size;
     const tables = [...rebuilt.entries()].filter(([, value]) => value.rows > 0).map(([table, value]) => `${table} ${value.rows}`);
-    log(`rebuild equals live: ${equal ? 'yes' : `NO (${differing.join(', ')})`} over ${rebuilt.size} tables (${tables.join(', ')})`);
-  } else log('rebuild equals live: not checked (--no-live / --reuse)');
+    const reference = live ? 'live' : 'the tables before it (--reuse)';
+    log(
+      `rebuild equals ${reference}: ${equal ? 'yes' : `NO (${differing.join(', ')})`} over ${rebuilt.size} tables (${tables.join(', ')})`,
+    );
+  } else log('rebuild equals live: not checked (--no-live)');
   const pass = equal && rate >= TARGET_EVENTS_PER_SECOND;
   log(
     `${pass ? 'PASS' : 'MISS'}: ${Math.round(rate)} events/s against the target of ${TARGET_EVENTS_PER_SECOND}${equal ? '' : ', and the rebuild differs from live'}`,

@@ -1,22 +1,16 @@
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
-import { streamCategory, streamKey } from '#server/ledger/streams';
 import { AccountEventType } from '#server/modules/accounts/account.events';
-import { logAnnotationOf, toAccountEvent } from '#server/modules/accounts/account-event-codec';
-import { LOGS_STREAM, LogsEventType, toLogsPurged, toLogsRetentionApplied } from '#server/modules/logs/logs.events';
-import { QUOTA_CONSUMED, type QuotaConsumedData } from '#server/modules/accounts/index';
+import { LogsEventType } from '#server/modules/logs/logs.events';
+import { QUOTA_CONSUMED } from '#server/modules/accounts/index';
 import { applyInRuns, decodeEvent } from '../../runner/batch-folds';
+import type { BulkFold } from '../../runner/bulk-fold';
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
-import { accountLogLine } from './account-log-lines';
-import { channelTestConsumed, channelTestLogRow } from './channel-test-log-row';
-import { type ConsumeFacts, consumeFactsOf, storedConsumeText } from './consume-log-columns';
-import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
-import { ensureLogPartitions, purgeLogsBefore } from './log-partitions';
-import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event-codec';
-
-const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
+import { ensureLogPartitions } from './log-partitions';
+import { LogsBulkFold } from './logs-bulk-fold';
+import { accountRowOf, applyPurge, consumeRowOf, FACT_COLUMNS, isConsumeRow, purgeOf, type StoredConsumeRow } from './logs-rows';
 
 /**
  * For an insert whose $1 is the event's position and $3 its created_at: skip a row that a purge later in the ledger
@@ -24,29 +18,6 @@ const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
  * cannot bring purged rows back.
  */
 const NOT_PURGED_LATER = 'WHERE NOT EXISTS (SELECT 1 FROM log_purges p WHERE p.position > $1::bigint AND p.target_timestamp > $3::bigint)';
-
-/** The consume columns (consume-log-columns.ts): what the wording and `other` of a consume row are derived from. */
-const FACT_COLUMNS = 'model_ratio, completion_ratio, group_ratio, model_price, frt, cache_tokens, usage_source, end_reason';
-
-/** A consume row as stored: `content` / `other` NULL where its consume columns give them back exactly. */
-type StoredConsumeRow = Omit<ConsumeLogRow, 'content' | 'other'> & { content: string | null; other: string | null; facts: ConsumeFacts };
-
-function stored(row: ConsumeLogRow, facts: ConsumeFacts): StoredConsumeRow {
-  return { ...row, ...storedConsumeText(row, facts) };
-}
-
-/** The row of a relay charge (QuotaConsumed on the user's account stream). */
-function chargeRow(event: RecordedEvent, data: QuotaConsumedData, userId: number): StoredConsumeRow {
-  return stored(consumeLogRow(userId, data, event.createdAt), consumeFactsOf(data));
-}
-
-/** The row of a passed channel test (ChannelTestLogged on `logs`). */
-function channelTestRow(event: RecordedEvent): StoredConsumeRow {
-  return stored(channelTestLogRow(event.data, event.createdAt), consumeFactsOf(channelTestConsumed(event.data)));
-}
-
-/** The consume-shaped rows (relay charges, channel tests): inserted set-based when they come in a run. */
-const isConsumeRow = (event: RecordedEvent) => event.type === QUOTA_CONSUMED || event.type === LogsEventType.ChannelTestLogged;
 
 /**
  * `logs` (and `log_purges`): the rows of the log screen. Account events become type 3 (admin) and type 4 (system)
@@ -79,37 +50,30 @@ export class LogsProjection implements Projection {
   ];
 
   async apply(event: RecordedEvent, manager: EntityManager): Promise<void> {
-    const category = streamCategory(event.streamId);
-    if (event.type === LogsEventType.LogsPurged) {
-      if (event.streamId === LOGS_STREAM) await this.purge(event, toLogsPurged(event.data), manager);
+    if (event.type === LogsEventType.LogsPurged || event.type === LogsEventType.LogsRetentionApplied) {
+      const purge = purgeOf(event);
+      if (purge) await applyPurge(event, purge, manager);
       return;
     }
-    if (event.type === LogsEventType.LogsRetentionApplied) {
-      if (event.streamId === LOGS_STREAM)
-        await this.purge(event, { before: toLogsRetentionApplied(event.data).before, adminId: 0 }, manager);
+    if (isConsumeRow(event)) {
+      const row = consumeRowOf(event);
+      if (row) await this.insertRow(event, row, manager);
       return;
     }
-    if (event.type === LogsEventType.ChannelTestLogged) {
-      if (event.streamId === LOGS_STREAM) await this.channelTest(event, manager);
-      return;
-    }
-    if (category !== 'account') return;
-    const userId = streamKey(event.streamId);
-    if (event.type === QUOTA_CONSUMED) {
-      await this.consume(event, userId, manager);
-      return;
-    }
-    const annotation = logAnnotationOf(event);
-    const line = accountLogLine(toAccountEvent(event), annotation.quotaDisplay);
-    if (!line) return;
-    const createdAt = unixSeconds(event.createdAt);
-    await ensureLogPartitions(manager, [createdAt]);
+    const account = accountRowOf(event);
+    if (!account) return;
+    await ensureLogPartitions(manager, [account.createdAt]);
     await manager.query(
       `INSERT INTO logs (id, user_id, created_at, type, content, username, other)
        SELECT $1, $2, $3, $4, $5, $6, '' ${NOT_PURGED_LATER}
        ON CONFLICT (id, created_at) DO NOTHING`,
-      [event.position, userId, createdAt, line.type, line.content, annotation.username],
+      [event.position, account.userId, account.createdAt, account.line.type, account.line.content, account.username],
     );
+  }
+
+  /** A rebuild from empty tables: the rows made in memory and written with COPY, purges in their place (logs-bulk-fold.ts). */
+  bulkFold(): BulkFold {
+    return new LogsBulkFold();
   }
 
   /**
@@ -118,21 +82,6 @@ export class LogsProjection implements Projection {
    */
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {
     await applyInRuns(this, events, manager, isConsumeRow, (run) => this.insertConsumeRows(run, manager));
-  }
-
-  /**
-   * The consume row `apply` would write for a relay charge or a channel test (same checks, same order), or null
-   * when it writes none.
-   */
-  private consumeRowOf(event: RecordedEvent): StoredConsumeRow | null {
-    if (event.type === LogsEventType.ChannelTestLogged) {
-      return event.streamId === LOGS_STREAM ? channelTestRow(event) : null;
-    }
-    if (event.type !== QUOTA_CONSUMED || streamCategory(event.streamId) !== 'account') return null;
-    // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
-    const data = quotaConsumedData(event);
-    if (data.logConsume === false) return null;
-    return chargeRow(event, data, streamKey(event.streamId));
   }
 
   /**
@@ -145,7 +94,7 @@ export class LogsProjection implements Projection {
     const rows: Array<{ event: RecordedEvent; row: StoredConsumeRow }> = [];
     const seen = new Set<string>();
     for (const event of run) {
-      const row = decodeEvent(event, (e) => this.consumeRowOf(e));
+      const row = decodeEvent(event, consumeRowOf);
       if (!row || seen.has(event.id)) continue;
       seen.add(event.id);
       rows.push({ event, row });
@@ -198,18 +147,6 @@ export class LogsProjection implements Projection {
     );
   }
 
-  private async consume(event: RecordedEvent, userId: number, manager: EntityManager): Promise<void> {
-    // LogConsumeEnabled was off when the request settled (recorded in the event, so a rebuild skips it too).
-    const data = quotaConsumedData(event);
-    if (data.logConsume === false) return;
-    await this.insertRow(event, chargeRow(event, data, userId), manager);
-  }
-
-  /** The consume row of a channel test (user 1, "模型测试", not charged): a row, and nothing else. */
-  private async channelTest(event: RecordedEvent, manager: EntityManager): Promise<void> {
-    await this.insertRow(event, channelTestRow(event), manager);
-  }
-
   /** One row of the consume kind (a charge, or a channel test's), unless a later purge already covers its time. */
   private async insertRow(event: RecordedEvent, row: StoredConsumeRow, manager: EntityManager): Promise<void> {
     await ensureLogPartitions(manager, [row.createdAt]);
@@ -246,22 +183,6 @@ export class LogsProjection implements Projection {
         row.facts.usageSource,
         row.facts.endReason,
       ],
-    );
-  }
-
-  /**
-   * A purge (an admin's LogsPurged, or the retention job's LogsRetentionApplied with admin 0): every row created
-   * before `before` goes (whole month partitions dropped, the boundary month's rows deleted), and log_purges records
-   * how many.
-   */
-  private async purge(event: RecordedEvent, purge: { before: number; adminId: number }, manager: EntityManager): Promise<void> {
-    const done: unknown[] = await manager.query('SELECT 1 FROM log_purges WHERE event_id = $1', [event.id]);
-    // The runner applies each event once; this guard only keeps a hand-run replay from recording twice.
-    if (done.length) return;
-    const deleted = await purgeLogsBefore(manager, purge.before);
-    await manager.query(
-      'INSERT INTO log_purges (event_id, position, target_timestamp, deleted, admin_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [event.id, event.position, purge.before, deleted, purge.adminId, unixSeconds(event.createdAt)],
     );
   }
 }

@@ -7,7 +7,9 @@ import { advancingPerKey, applyInRuns, decodeEvent } from '../../runner/batch-fo
 import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
+import type { BulkFold } from '../../runner/bulk-fold';
 import { CHARGE_STATEMENT_KIND, chargeFacts, type StatementLine, statementLine } from './statement-line';
+import { StatementBulkFold } from './statement-bulk-fold';
 import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
 const COLUMNS = 'position, user_id, revision, created_at, kind, delta, balance, actor_type, actor_id, actor_role, reason, request_id, ref';
@@ -33,6 +35,11 @@ export class StatementProjection implements Projection {
   readonly handles = [...Object.values(AccountEventType), QUOTA_CONSUMED];
   /** The statement's filter by kind; the folds read the last line per user through statement_lines_user, which stays. */
   readonly deferredIndexes = ['statement_lines_user_kind'];
+
+  /** A rebuild from empty tables: the running balances in memory, the lines written with COPY (statement-bulk-fold.ts). */
+  bulkFold(): BulkFold {
+    return new StatementBulkFold();
+  }
 
   /** Runs of charges (nearly every event under load) in ONE statement each; every other event through `apply`. */
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void> {

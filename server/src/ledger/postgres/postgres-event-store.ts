@@ -9,17 +9,18 @@ import {
   type AppendOutcome,
   type AppendRequest,
   type AppendResult,
-  EventIdConflictError,
   type EventStore,
-  type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
   type Subscription,
-  WrongExpectedRevisionError,
 } from '../event-store.port';
 import { PullSubscription } from '../pull-subscription';
+import { type AppendRow, appendStatement, toOutcome } from './append-statements';
 import { SegmentCursor, type SegmentRow, segmentLines, eventOfLine } from './archive-segments';
+import { copyEventPage } from './binary-event-copy';
 import { LedgerListener } from './ledger-listener';
+
+export { appendStatement } from './append-statements';
 
 export interface PostgresEventStoreOptions {
   connectionString: string;
@@ -53,18 +54,6 @@ interface EventRow {
 const ARCHIVED_STREAM_CACHE_EVENTS = 50_000;
 
 const COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata, created_at';
-
-/**
- * The append statements. `'async'` adds `set_config('synchronous_commit', 'off', true)` (SET LOCAL) to the same
- * statement, i.e. to its implicit transaction only: the commit does not wait for the WAL flush, the pooled
- * connection keeps `synchronous_commit = on` for whatever runs on it next.
- */
-export function appendStatement(kind: 'one' | 'many', durability: AppendDurability = 'sync'): string {
-  const call = kind === 'one' ? 'ledger_append($1, $2, $3::jsonb)' : 'ledger_append_many($1::jsonb)';
-  return durability === 'async'
-    ? `SELECT appended.* FROM set_config('synchronous_commit', 'off', true) AS local_setting, ${call} AS appended`
-    : `SELECT * FROM ${call}`;
-}
 
 /**
  * The embedded event store, the `events` table: every write is one `ledger_append` or `ledger_append_many` statement,
@@ -238,20 +227,49 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAll(options: { after?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
-    const after = options.after ?? 0;
-    // Safe because positions become visible in order (ledger_append's lock): nothing can appear below `after` later.
+    return this.readAllWith(options.after ?? 0, options.maxCount, (after, maxCount) => this.selectPage(after, maxCount));
+  }
+
+  /**
+   * readAll for a replay that reads the whole ledger in big pages (the rebuild): the same events, archived ones
+   * included, with the table's pages read by COPY in binary and decoded here (binary-event-copy.ts) instead of a
+   * SELECT parsed row by row by pg.
+   */
+  async readAllInBulk(options: { after?: number; maxCount: number }): Promise<RecordedEvent[]> {
+    return this.readAllWith(options.after ?? 0, options.maxCount, async (after, maxCount) => {
+      const client = await this.pool.connect();
+      try {
+        return await copyEventPage(client, after, maxCount ?? Number.MAX_SAFE_INTEGER);
+      } finally {
+        client.release();
+      }
+    });
+  }
+
+  private async selectPage(after: number, maxCount: number | undefined): Promise<RecordedEvent[]> {
     const { rows } = await this.pool.query<EventRow>(
-      batchStatement(`SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [after, options.maxCount ?? null]),
+      batchStatement(`SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [after, maxCount ?? null]),
     );
-    // Positions are gapless: a first row right after `after` means nothing between is archived (the common case,
+    return rows.map(toRecordedEvent);
+  }
+
+  /** Events after `after` (at most `maxCount`): the table's through `readTable`, archived ones from their segments. */
+  private async readAllWith(
+    after: number,
+    maxCount: number | undefined,
+    readTable: (after: number, maxCount: number | undefined) => Promise<RecordedEvent[]>,
+  ): Promise<RecordedEvent[]> {
+    // Safe because positions become visible in order (ledger_append's lock): nothing can appear below `after` later.
+    const hot = await readTable(after, maxCount);
+    // Positions are gapless: a first event right after `after` means nothing between is archived (the common case,
     // at no extra cost). Otherwise the archived boundary says whether the segments hold what comes next.
-    if (rows.length > 0 && Number(rows[0].position) === after + 1) return rows.map(toRecordedEvent);
+    if (hot.length > 0 && hot[0].position === after + 1) return hot;
     const boundary = await this.archivedBoundary();
-    if (after >= boundary) return rows.map(toRecordedEvent);
-    const archived = await this.readArchived(after, options.maxCount ?? Number.MAX_SAFE_INTEGER);
-    const remaining = options.maxCount === undefined ? undefined : options.maxCount - archived.length;
+    if (after >= boundary) return hot;
+    const archived = await this.readArchived(after, maxCount ?? Number.MAX_SAFE_INTEGER);
+    const remaining = maxCount === undefined ? undefined : maxCount - archived.length;
     if (remaining === 0 || archived.length === 0) return archived;
-    return archived.concat(await this.readAll({ after: archived[archived.length - 1].position, maxCount: remaining }));
+    return archived.concat(await this.readAllWith(archived[archived.length - 1].position, remaining, readTable));
   }
 
   /** The highest archived position (0: nothing archived). */
@@ -356,32 +374,6 @@ export class PostgresEventStore implements EventStore {
     this.cursors.clear();
     await this.listener?.close();
     await this.pool.end().catch(() => undefined);
-  }
-}
-
-interface AppendRow {
-  outcome: string;
-  stream_revision: string | null;
-  last_position: string | null;
-  conflicting_ids: string[] | null;
-}
-
-/** One outcome row of ledger_append / ledger_append_many as the port's result or error. */
-function toOutcome(streamId: string, expected: ExpectedRevision, row: AppendRow): AppendOutcome {
-  switch (row.outcome) {
-    case 'ok':
-    case 'duplicate':
-      return { ok: true, result: { nextExpectedRevision: Number(row.stream_revision), position: Number(row.last_position ?? 0) } };
-    case 'wrong_expected_revision':
-      return {
-        ok: false,
-        error: new WrongExpectedRevisionError(streamId, expected, row.stream_revision === null ? 'no_stream' : Number(row.stream_revision)),
-      };
-    case 'partial_duplicate':
-    case 'id_in_other_stream':
-      return { ok: false, error: new EventIdConflictError(streamId, row.conflicting_ids ?? [], row.outcome) };
-    default:
-      return { ok: false, error: new Error(`ledger_append returned an unknown outcome "${row.outcome}"`) };
   }
 }
 

@@ -1,0 +1,76 @@
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { streamCategory, streamKey } from '#server/ledger/streams';
+import type { BulkFold, BulkRows } from '../../runner/bulk-fold';
+import { statementLine } from './statement-line';
+
+/** statement_lines' columns in the order the fold's rows give them. */
+export const STATEMENT_COLUMNS = [
+  'position',
+  'user_id',
+  'revision',
+  'created_at',
+  'kind',
+  'delta',
+  'balance',
+  'actor_type',
+  'actor_id',
+  'actor_role',
+  'reason',
+  'request_id',
+  'ref',
+] as const;
+
+/** A user's last line so far: the balance the next line starts from and the replay guard's revision. */
+interface Last {
+  balance: number;
+  revision: number;
+}
+
+/**
+ * The statement's rebuild fold (bulk-fold.ts): the running balance of every user in memory and one row per line,
+ * each line built by `statementLine` from the balance before it, exactly as `apply` builds it from the user's last
+ * stored line (with the same replay guard: an event whose revision is not past the user's last line adds nothing).
+ * Lines are final once made: every page's lines go out with `drain`; nothing is left for `finish`.
+ */
+export class StatementBulkFold implements BulkFold {
+  private readonly last = new Map<number, Last>();
+  private rows: unknown[][] = [];
+
+  add(event: RecordedEvent): void {
+    if (streamCategory(event.streamId) !== 'account') return;
+    const userId = streamKey(event.streamId);
+    const last = this.last.get(userId);
+    if (last !== undefined && last.revision >= event.revision) return;
+    const line = statementLine(event, userId, last === undefined ? 0 : last.balance);
+    if (last === undefined) this.last.set(userId, { balance: line.balance, revision: line.revision });
+    else {
+      last.balance = line.balance;
+      last.revision = line.revision;
+    }
+    this.rows.push([
+      line.position,
+      line.userId,
+      line.revision,
+      line.createdAt,
+      line.kind,
+      line.delta,
+      line.balance,
+      line.actorType,
+      line.actorId,
+      line.actorRole,
+      line.reason,
+      line.requestId,
+      line.ref,
+    ]);
+  }
+
+  drain(): BulkRows[] {
+    const rows = this.rows;
+    this.rows = [];
+    return [{ table: 'statement_lines', columns: STATEMENT_COLUMNS, rows }];
+  }
+
+  finish(): BulkRows[] {
+    return this.drain();
+  }
+}
