@@ -16,6 +16,8 @@ import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { QUOTA_CONSUMED } from '#server/modules/accounts/quota-consumed.event';
 import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event-codec';
 import { AccountBalancesProjection } from '#projections/read-models/account-balances/account-balances.projection';
+import { LogsProjection } from '#projections/read-models/logs/logs.projection';
+import { StatementProjection } from '#projections/read-models/statement/statement.projection';
 import { ChannelStatusProjection } from '#projections/read-models/channel-status/channel-status.projection';
 import { MidjourneyTasksProjection } from '#projections/read-models/midjourney-tasks/midjourney-tasks.projection';
 import { QuotaDataProjection } from '#projections/read-models/quota-data/quota-data.projection';
@@ -47,6 +49,8 @@ const candidates: Projection[] = [
   new TopUpOrdersProjection(),
   new TasksProjection(),
   new MidjourneyTasksProjection(),
+  new LogsProjection(),
+  new StatementProjection(),
 ];
 const projections = candidates.filter((projection) => projection.bulkFold && (only.size === 0 || only.has(projection.name)));
 
