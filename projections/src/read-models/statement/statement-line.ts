@@ -108,6 +108,8 @@ const TEXT_WIDTH = 255;
 export function storableText(value: unknown): string {
   if (typeof value !== 'string') return '';
   const clean = value.includes('\u0000') ? value.replace(/\u0000/g, '') : value;
+  // At most TEXT_WIDTH UTF-16 units is at most TEXT_WIDTH code points: nothing to cut, no array of characters.
+  if (clean.length <= TEXT_WIDTH) return clean;
   const chars = Array.from(clean);
   return chars.length > TEXT_WIDTH ? chars.slice(0, TEXT_WIDTH).join('') : clean;
 }
@@ -127,35 +129,34 @@ export function chargeFacts(data: Record<string, unknown>): ChargeFacts {
   return facts;
 }
 
-/** Everything of a line but its kind, amounts and reference: from the event's envelope. */
-function envelopeOf(event: RecordedEvent, userId: number) {
+/** The line of `event`: its envelope (actor, reason, request id) with the kind, amounts and reference given. */
+function lineOf(event: RecordedEvent, userId: number, kind: string, delta: number, balance: number, ref: StatementRef): StatementLine {
   // A relay charge's envelope is derived from its compact payload (v2 stores no metadata): the codec says it.
   const metadata = event.type === QUOTA_CONSUMED ? quotaConsumedMetadata(event) : event.metadata;
   const actor = metadata?.actor;
   const user = actor?.type === 'user';
+  // Written out rather than spread from an envelope object: one object per line (the rebuild makes a line per event).
   return {
     position: event.position,
     userId,
     revision: event.revision,
     createdAt: Math.floor(event.createdAt.getTime() / 1000),
-    actorType: user ? ('user' as const) : ('system' as const),
+    kind,
+    delta,
+    balance,
+    actorType: user ? 'user' : 'system',
     actorId: user ? actor.userId : null,
     actorRole: user ? actor.role : null,
     reason: storableText(metadata?.reasonCode),
     requestId: storableText(metadata?.correlationId),
+    ref,
   };
 }
 
 /** The line of a relay charge taking the balance from `previous`. */
 export function chargeLine(event: RecordedEvent, userId: number, charge: ChargeFacts, previous: number): StatementLine {
   const balance = applyQuotaConsumed({ ...initialAccountState, quota: previous }, charge.quota).quota;
-  return {
-    ...envelopeOf(event, userId),
-    kind: CHARGE_STATEMENT_KIND.kind,
-    delta: balance - previous,
-    balance,
-    ref: CHARGE_STATEMENT_KIND.ref(charge),
-  };
+  return lineOf(event, userId, CHARGE_STATEMENT_KIND.kind, balance - previous, balance, CHARGE_STATEMENT_KIND.ref(charge));
 }
 
 /**
@@ -167,5 +168,5 @@ export function statementLine(event: RecordedEvent, userId: number, previous: nu
   const domain = toAccountEvent(event);
   const balance = evolve({ ...initialAccountState, quota: previous }, domain).quota;
   const entry = ACCOUNT_STATEMENT_KINDS[domain.type] as KindEntry<AccountEvent['data']>;
-  return { ...envelopeOf(event, userId), kind: entry.kind, delta: balance - previous, balance, ref: entry.ref(domain.data) };
+  return lineOf(event, userId, entry.kind, balance - previous, balance, entry.ref(domain.data));
 }
