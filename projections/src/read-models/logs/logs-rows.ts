@@ -29,7 +29,27 @@ export type StoredConsumeRow = Omit<ConsumeLogRow, 'content' | 'other'> & {
 };
 
 function stored(row: ConsumeLogRow, facts: ConsumeFacts): StoredConsumeRow {
-  return { ...row, ...storedConsumeText(row, facts) };
+  const text = storedConsumeText(row, facts);
+  // Written out rather than two objects spread into a third: one object per row (a rebuild makes one per charge).
+  return {
+    userId: row.userId,
+    createdAt: row.createdAt,
+    type: row.type,
+    content: text.content,
+    username: row.username,
+    tokenName: row.tokenName,
+    modelName: row.modelName,
+    quota: row.quota,
+    promptTokens: row.promptTokens,
+    completionTokens: row.completionTokens,
+    useTime: row.useTime,
+    isStream: row.isStream,
+    channelId: row.channelId,
+    tokenId: row.tokenId,
+    group: row.group,
+    other: text.other,
+    facts: text.facts,
+  };
 }
 
 /** The row of a relay charge (QuotaConsumed on the user's account stream). */
