@@ -3,7 +3,7 @@ import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { LogsEventType } from '#server/modules/logs/logs.events';
 import type { BulkBarrier, BulkFold, BulkRows } from '../../runner/bulk-fold';
 import { ensureLogPartitions, logMonthOf } from './log-partitions';
-import { accountRowOf, applyPurge, consumeRowOf, isConsumeRow, purgeOf } from './logs-rows';
+import { accountRowOf, applyPurge, consumeRowOf, consumeRowValues, isConsumeRow, purgeOf } from './logs-rows';
 
 /** The columns of a consume row (a relay charge, a channel test), in the order the fold's rows give them. */
 export const CONSUME_COLUMNS = [
@@ -104,37 +104,7 @@ export class LogsBulkFold implements BulkFold {
     if (isConsumeRow(event)) {
       const row = consumeRowOf(event);
       if (row === null) return { row: null, account: false };
-      const facts = row.facts;
-      return {
-        account: false,
-        row: [
-          event.position,
-          row.userId,
-          row.createdAt,
-          row.type,
-          row.content,
-          row.username,
-          row.tokenName,
-          row.modelName,
-          row.quota,
-          row.promptTokens,
-          row.completionTokens,
-          row.useTime,
-          row.isStream,
-          row.channelId,
-          row.tokenId,
-          row.group,
-          row.other,
-          facts.modelRatio,
-          facts.completionRatio,
-          facts.groupRatio,
-          facts.modelPrice,
-          facts.frt,
-          facts.cacheTokens,
-          facts.usageSource,
-          facts.endReason,
-        ],
-      };
+      return { account: false, row: consumeRowValues(event.position, row) };
     }
     if (event.type === LogsEventType.LogsPurged || event.type === LogsEventType.LogsRetentionApplied) return { row: null, account: false };
     const account = accountRowOf(event);

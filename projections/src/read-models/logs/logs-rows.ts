@@ -52,6 +52,42 @@ function stored(row: ConsumeLogRow, facts: ConsumeFacts): StoredConsumeRow {
   };
 }
 
+/**
+ * A stored consume row's values in the column order of the consume insert (`id, user_id, created_at, type, content,
+ * username, token_name, model_name, quota, prompt_tokens, completion_tokens, use_time, is_stream, channel_id, token_id,
+ * "group", other`, then FACT_COLUMNS): apply's parameters and the rebuild's COPY row.
+ */
+export function consumeRowValues(position: number, row: StoredConsumeRow): unknown[] {
+  const facts = row.facts;
+  return [
+    position,
+    row.userId,
+    row.createdAt,
+    row.type,
+    row.content,
+    row.username,
+    row.tokenName,
+    row.modelName,
+    row.quota,
+    row.promptTokens,
+    row.completionTokens,
+    row.useTime,
+    row.isStream,
+    row.channelId,
+    row.tokenId,
+    row.group,
+    row.other,
+    facts.modelRatio,
+    facts.completionRatio,
+    facts.groupRatio,
+    facts.modelPrice,
+    facts.frt,
+    facts.cacheTokens,
+    facts.usageSource,
+    facts.endReason,
+  ];
+}
+
 /** The row of a relay charge (QuotaConsumed on the user's account stream). */
 export function chargeRow(event: RecordedEvent, data: QuotaConsumedData, userId: number): StoredConsumeRow {
   return stored(consumeLogRow(userId, data, event.createdAt), consumeFactsOf(data));

@@ -10,7 +10,16 @@ import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import { ensureLogPartitions } from './log-partitions';
 import { LogsBulkFold } from './logs-bulk-fold';
-import { accountRowOf, applyPurge, consumeRowOf, FACT_COLUMNS, isConsumeRow, purgeOf, type StoredConsumeRow } from './logs-rows';
+import {
+  accountRowOf,
+  applyPurge,
+  consumeRowOf,
+  consumeRowValues,
+  FACT_COLUMNS,
+  isConsumeRow,
+  purgeOf,
+  type StoredConsumeRow,
+} from './logs-rows';
 
 /**
  * For an insert whose $1 is the event's position and $3 its created_at: skip a row that a purge later in the ledger
@@ -156,33 +165,7 @@ export class LogsProjection implements Projection {
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25
        ${NOT_PURGED_LATER}
        ON CONFLICT (id, created_at) DO NOTHING`,
-      [
-        event.position,
-        row.userId,
-        row.createdAt,
-        row.type,
-        row.content,
-        row.username,
-        row.tokenName,
-        row.modelName,
-        row.quota,
-        row.promptTokens,
-        row.completionTokens,
-        row.useTime,
-        row.isStream,
-        row.channelId,
-        row.tokenId,
-        row.group,
-        row.other,
-        row.facts.modelRatio,
-        row.facts.completionRatio,
-        row.facts.groupRatio,
-        row.facts.modelPrice,
-        row.facts.frt,
-        row.facts.cacheTokens,
-        row.facts.usageSource,
-        row.facts.endReason,
-      ],
+      consumeRowValues(event.position, row),
     );
   }
 }

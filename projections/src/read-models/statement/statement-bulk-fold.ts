@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { streamCategory, streamKey } from '#server/ledger/streams';
 import type { BulkFold, BulkRows } from '../../runner/bulk-fold';
-import { statementLine } from './statement-line';
+import { statementLine, statementLineValues } from './statement-line';
 
 /** statement_lines' columns in the order the fold's rows give them. */
 export const STATEMENT_COLUMNS = [
@@ -47,21 +47,7 @@ export class StatementBulkFold implements BulkFold {
       last.balance = line.balance;
       last.revision = line.revision;
     }
-    this.rows.push([
-      line.position,
-      line.userId,
-      line.revision,
-      line.createdAt,
-      line.kind,
-      line.delta,
-      line.balance,
-      line.actorType,
-      line.actorId,
-      line.actorRole,
-      line.reason,
-      line.requestId,
-      line.ref,
-    ]);
+    this.rows.push(statementLineValues(line));
   }
 
   drain(): BulkRows[] {

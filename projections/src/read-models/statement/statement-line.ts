@@ -170,3 +170,26 @@ export function statementLine(event: RecordedEvent, userId: number, previous: nu
   const entry = ACCOUNT_STATEMENT_KINDS[domain.type] as KindEntry<AccountEvent['data']>;
   return lineOf(event, userId, entry.kind, balance - previous, balance, entry.ref(domain.data));
 }
+
+/**
+ * A line's values in the column order of `statement_lines` (`position, user_id, revision, created_at, kind, delta,
+ * balance, actor_type, actor_id, actor_role, reason, request_id, ref`): apply's insert parameters and the rebuild's
+ * COPY row. `ref` stays an object (apply's insert sends it as JSON text).
+ */
+export function statementLineValues(line: StatementLine): unknown[] {
+  return [
+    line.position,
+    line.userId,
+    line.revision,
+    line.createdAt,
+    line.kind,
+    line.delta,
+    line.balance,
+    line.actorType,
+    line.actorId,
+    line.actorRole,
+    line.reason,
+    line.requestId,
+    line.ref,
+  ];
+}

@@ -8,7 +8,7 @@ import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import type { BulkFold } from '../../runner/bulk-fold';
-import { CHARGE_STATEMENT_KIND, chargeFacts, type StatementLine, statementLine } from './statement-line';
+import { CHARGE_STATEMENT_KIND, chargeFacts, type StatementLine, statementLine, statementLineValues } from './statement-line';
 import { StatementBulkFold } from './statement-bulk-fold';
 import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
@@ -58,18 +58,7 @@ export class StatementProjection implements Projection {
     if (last && Number(last.revision) >= event.revision) return;
     const line = statementLine(event, userId, last ? Number(last.balance) : 0);
     await manager.query(`INSERT INTO statement_lines (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
-      line.position,
-      line.userId,
-      line.revision,
-      line.createdAt,
-      line.kind,
-      line.delta,
-      line.balance,
-      line.actorType,
-      line.actorId,
-      line.actorRole,
-      line.reason,
-      line.requestId,
+      ...statementLineValues(line).slice(0, -1),
       JSON.stringify(line.ref),
     ]);
   }
