@@ -1,24 +1,7 @@
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import { streamCategory, streamKey } from '#server/ledger/streams';
 import type { BulkFold, BulkRows } from '../../runner/bulk-fold';
-import { statementLine, statementLineValues } from './statement-line';
-
-/** statement_lines' columns in the order the fold's rows give them. */
-export const STATEMENT_COLUMNS = [
-  'position',
-  'user_id',
-  'revision',
-  'created_at',
-  'kind',
-  'delta',
-  'balance',
-  'actor_type',
-  'actor_id',
-  'actor_role',
-  'reason',
-  'request_id',
-  'ref',
-] as const;
+import { STATEMENT_COLUMNS, statementLine, statementLineValues } from './statement-line';
 
 /** A user's last line so far: the balance the next line starts from and the replay guard's revision. */
 interface Last {

@@ -171,6 +171,23 @@ export function statementLine(event: RecordedEvent, userId: number, previous: nu
   return lineOf(event, userId, entry.kind, balance - previous, balance, entry.ref(domain.data));
 }
 
+/** statement_lines' columns, in the order statementLineValues gives a line's values. */
+export const STATEMENT_COLUMNS = [
+  'position',
+  'user_id',
+  'revision',
+  'created_at',
+  'kind',
+  'delta',
+  'balance',
+  'actor_type',
+  'actor_id',
+  'actor_role',
+  'reason',
+  'request_id',
+  'ref',
+] as const;
+
 /**
  * A line's values in the column order of `statement_lines` (`position, user_id, revision, created_at, kind, delta,
  * balance, actor_type, actor_id, actor_role, reason, request_id, ref`): apply's insert parameters and the rebuild's

@@ -8,11 +8,18 @@ import type { Projection } from '../../runner/projection';
 import { queryPrepared } from '../../runner/prepared-query';
 import { ReadModelProjection } from '../../runner/read-model-projection.decorator';
 import type { BulkFold } from '../../runner/bulk-fold';
-import { CHARGE_STATEMENT_KIND, chargeFacts, type StatementLine, statementLine, statementLineValues } from './statement-line';
+import {
+  CHARGE_STATEMENT_KIND,
+  chargeFacts,
+  STATEMENT_COLUMNS,
+  type StatementLine,
+  statementLine,
+  statementLineValues,
+} from './statement-line';
 import { StatementBulkFold } from './statement-bulk-fold';
 import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
-const COLUMNS = 'position, user_id, revision, created_at, kind, delta, balance, actor_type, actor_id, actor_role, reason, request_id, ref';
+const COLUMNS = STATEMENT_COLUMNS.join(', ');
 
 const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
 
