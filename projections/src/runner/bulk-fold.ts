@@ -38,4 +38,9 @@ export interface BulkFold {
   drain(): BulkRows[];
   /** Every row still held (the folded aggregates): called once, after the last event. */
   finish(): BulkRows[];
+  /**
+   * Called once, after `finish`: SQL the fold's last rows need once every row is written (an upsert into them), or
+   * null. Runs in the bulk load's transaction, before the checkpoint moves.
+   */
+  finishBarrier?(): BulkBarrier | null;
 }

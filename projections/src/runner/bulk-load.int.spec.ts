@@ -7,11 +7,15 @@ import { BulkLoad, type BulkProjection } from './bulk-load';
 import { copyField, copyRows, copyText } from './copy-rows';
 import { ProjectionApplyError, ProjectionEventError } from './projection';
 
-/** A toy projection: `Noted` events become rows of bulk_toy_notes; `Cleared` deletes them (a barrier); `Bad` cannot be decoded. */
+/**
+ * A toy projection: `Noted` events become rows of bulk_toy_notes; `Cleared` deletes them (a barrier); `Bad` cannot be
+ * decoded; `Tally` adds to the totals row of its text once every row is written (the finish barrier), or names a
+ * column that does not exist (`broken`).
+ */
 class NotesProjection implements BulkProjection {
   readonly name = 'bulk-toy';
   readonly tables = ['bulk_toy_notes', 'bulk_toy_totals'];
-  readonly handles = ['Noted', 'Cleared', 'Bad'];
+  readonly handles = ['Noted', 'Cleared', 'Bad', 'Tally'];
 
   async apply(): Promise<void> {
     throw new Error('not used: this spec is about the bulk path');
@@ -20,11 +24,13 @@ class NotesProjection implements BulkProjection {
   bulkFold(): BulkFold {
     let notes: unknown[][] = [];
     const totals = new Map<string, number>();
+    const tallies: RecordedEvent[] = [];
     return {
       barrierBefore: (event) =>
         event.type === 'Cleared' ? (manager: EntityManager) => manager.query('DELETE FROM bulk_toy_notes').then(() => undefined) : null,
       add: (event) => {
         if (event.type === 'Bad') throw new ProjectionEventError(event, new Error('cannot decode'));
+        if (event.type === 'Tally') tallies.push(event);
         if (event.type !== 'Noted') return;
         const text = String(event.data.text);
         notes.push([event.position, text, event.data.extra ?? null, event.createdAt]);
@@ -38,6 +44,15 @@ class NotesProjection implements BulkProjection {
       finish: (): BulkRows[] => [
         { table: 'bulk_toy_totals', columns: ['text', 'count'], rows: [...totals].map(([text, count]) => [text, count]) },
       ],
+      finishBarrier: () =>
+        tallies.length === 0
+          ? null
+          : async (manager: EntityManager) => {
+              for (const tally of tallies) {
+                const column = tally.data.broken ? 'no_such_column' : 'count';
+                await manager.query(`UPDATE bulk_toy_totals SET ${column} = count + 1 WHERE text = $1`, [tally.data.text]);
+              }
+            },
     };
   }
 }
@@ -157,4 +172,21 @@ describe('BulkLoad', () => {
     expect(await rows('SELECT count(*)::int AS n FROM bulk_toy_notes')).toEqual([{ n: 0 }]);
     expect(await rows(`SELECT position FROM projection_checkpoints WHERE name = 'bulk-toy'`)).toEqual([{ position: '0' }]);
   }, 20_000);
+  it('given a finish barrier, then it runs after every row is written and before the checkpoint moves; if it fails, nothing is left', async () => {
+    const first = await BulkLoad.start(dataSource, projection, 0);
+    const notes = [event('Noted', { text: 'late' }), event('Tally', { text: 'late' }), event('Tally', { text: 'late' })];
+    await first.feed(notes);
+    await first.finish(notes[2].position);
+    expect(await rows(`SELECT count FROM bulk_toy_totals WHERE text = 'late'`)).toEqual([{ count: 3 }]);
+
+    await dataSource.query('TRUNCATE bulk_toy_notes, bulk_toy_totals');
+    await dataSource.query(`UPDATE projection_checkpoints SET position = 0 WHERE name = 'bulk-toy'`);
+    const second = await BulkLoad.start(dataSource, projection, 0);
+    const broken = [event('Noted', { text: 'x' }), event('Tally', { text: 'x', broken: true })];
+    await second.feed(broken);
+    const failure = await second.finish(broken[1].position).catch((error: unknown) => error);
+    expect(String(failure)).toMatch(/bulk-toy: its last rows failed: .*no_such_column/);
+    expect(await rows('SELECT count(*)::int AS n FROM bulk_toy_totals')).toEqual([{ n: 0 }]);
+    expect(await rows(`SELECT position FROM projection_checkpoints WHERE name = 'bulk-toy'`)).toEqual([{ position: '0' }]);
+  });
 });

@@ -109,6 +109,12 @@ export class BulkLoad {
   async complete(position: number): Promise<void> {
     this.write(this.fold.finish());
     await this.settle();
+    const barrier = this.fold.finishBarrier?.();
+    if (barrier) {
+      await barrier(this.runner.manager).catch((error: unknown) => {
+        throw new Error(`Projection ${this.projection.name}: its last rows failed: ${messageOf(error)}`);
+      });
+    }
     await this.runner.query(
       `UPDATE projection_checkpoints SET position = $2, updated_at = now(), last_error = NULL, last_error_at = NULL
         WHERE name = $1`,

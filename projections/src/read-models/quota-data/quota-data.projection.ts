@@ -40,7 +40,7 @@ export class QuotaDataProjection implements Projection {
 
   /** A rebuild from empty tables, folded in memory (quota-data-bulk-fold.ts). */
   bulkFold(): BulkFold {
-    return new QuotaDataBulkFold();
+    return new QuotaDataBulkFold((events, manager) => this.applyBatch(events, manager));
   }
 
   /** A batch: its charges in ONE statement, folded per row. */
