@@ -33,9 +33,9 @@ export class ExpiredLeases {
       const tokenIds = await this.redis.smembers(account.tokens);
       const tokenKeys = tokenIds.flatMap((tokenId) => {
         const token = this.keys.token(userId, Number(tokenId));
-        return [token.settled, token.resv];
+        return [token.bal, token.settled, token.resv];
       });
-      const keys = [account.settled, account.resv, account.leases, ...tokenKeys];
+      const keys = [account.bal, account.settled, account.resv, account.leases, ...tokenKeys];
       const count = await this.redis.tgExpire(keys.length, ...keys, now, head);
       expired += count;
       if (count > 0) await this.redis.zadd(this.keys.refreshUsers, 'GT', head, id);

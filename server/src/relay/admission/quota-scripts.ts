@@ -3,24 +3,73 @@
  * slot (Redis Cluster) and one script sees them atomically.
  *
  * Per balance (the account, and a limited token):
- *   <bal>      hash  base = balance from the projection, pos = projection checkpoint that base is valid at
+ *   <bal>      hash  base = balance from the projection, pos = projection checkpoint that base is valid at,
+ *                    held = Σ amounts of the settled entries (kept by every script that adds or prunes one)
  *   <settled>  zset  member "<requestId>:<amount>", score = ledger position of the request's QuotaConsumed event
  *                    (or, for an expired lease, the head position when it expired: see expire())
  *   <resv>     hash  requestId -> reserved amount, for requests in flight
- * available = base − Σ settled with score > pos − Σ reservations.
- * Settled entries at or below pos are already inside base and are pruned.
+ * available = base − held − Σ reservations.
+ * Settled entries at or below pos are already inside base: SET_BASE prunes them (and takes them out of held) when
+ * pos moves, and nothing adds one, so every entry of the set is above pos and counts.
+ *
+ * `held` is what keeps admission's cost flat: the settled set grows by a charge per request for as long as the
+ * projector is behind (34,000 entries after 18 s of saturation in the benchmark, the projector starved of CPU), and
+ * summing it on every RESERVE and GROW made each one 30–35 ms of Redis time, so latency went to seconds and throughput
+ * fell by half (docs/benchmark.md, 2026-11-26). Now a script reads one field; adding an entry and pruning one each
+ * cost O(1) per entry, once. A hash without the field (written before it existed) gets it from the set, once.
  */
 
-const AVAILABLE = `
-local function available(bal, settled, resv)
-  local h = redis.call('HMGET', bal, 'base', 'pos')
-  if not h[1] then return nil end
-  local total = tonumber(h[1])
-  local pos = tonumber(h[2])
-  redis.call('ZREMRANGEBYSCORE', settled, '-inf', pos)
-  for _, member in ipairs(redis.call('ZRANGE', settled, 0, -1)) do
-    total = total - tonumber(string.match(member, ':(%-?%d+)$'))
+/**
+ * The settled side of a base, shared by every script that reads or writes it: `held` (the field, computed from the set
+ * where it is missing), `addSettled` (entries in, each new one's amount into held) and `each` (a variadic command in
+ * chunks, well below Lua's stack limit for `unpack`).
+ */
+const HELD = `
+local CHUNK = 500
+local function each(cmd, key, list, width)
+  for first = 1, #list, CHUNK * width do
+    redis.call(cmd, key, unpack(list, first, math.min(first + CHUNK * width - 1, #list)))
   end
+end
+local function amountOf(member) return tonumber(string.match(member, ':(%-?%d+)$')) end
+local function held(bal, settled)
+  local stored = redis.call('HGET', bal, 'held')
+  if stored then return tonumber(stored) end
+  local pos = redis.call('HGET', bal, 'pos')
+  if pos then redis.call('ZREMRANGEBYSCORE', settled, '-inf', pos) end
+  local total = 0
+  for _, member in ipairs(redis.call('ZRANGE', settled, 0, -1)) do total = total + amountOf(member) end
+  redis.call('HSET', bal, 'held', total)
+  return total
+end
+-- entries: score, member, score, member … (every score above the base's pos). A member already in the set (a charge
+-- shipped again) only has its score updated, as ZADD does; its amount is in held already.
+local function addSettled(bal, settled, entries)
+  if #entries == 0 then return end
+  local total = held(bal, settled)
+  local members, seen = {}, {}
+  for i = 2, #entries, 2 do members[#members + 1] = entries[i] end
+  for first = 1, #members, CHUNK do
+    local last = math.min(first + CHUNK - 1, #members)
+    local scores = redis.call('ZMSCORE', settled, unpack(members, first, last))
+    for i = first, last do
+      local member = members[i]
+      if not scores[i - first + 1] and not seen[member] then
+        seen[member] = true
+        total = total + amountOf(member)
+      end
+    end
+  end
+  each('ZADD', settled, entries, 2)
+  redis.call('HSET', bal, 'held', total)
+end
+`;
+
+const AVAILABLE = `${HELD}
+local function available(bal, settled, resv)
+  local base = redis.call('HGET', bal, 'base')
+  if not base then return nil end
+  local total = tonumber(base) - held(bal, settled)
   for _, amount in ipairs(redis.call('HVALS', resv)) do
     total = total - tonumber(amount)
   end
@@ -105,13 +154,13 @@ return left
  * set (unless the base already includes that position).
  * KEYS: acctBal, acctSettled, acctResv, leases, tokBal, tokSettled, tokResv   ARGV: requestId, amount, position, withToken
  */
-export const SETTLE = `
+export const SETTLE = `${HELD}
 local requestId, amount, position, withToken = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
 local function settle(bal, settled, resv)
   redis.call('HDEL', resv, requestId)
   local pos = tonumber(redis.call('HGET', bal, 'pos') or '-1')
   if position > pos and amount ~= '0' then
-    redis.call('ZADD', settled, position, requestId .. ':' .. amount)
+    addSettled(bal, settled, {position, requestId .. ':' .. amount})
   end
 end
 settle(KEYS[1], KEYS[2], KEYS[3])
@@ -135,15 +184,9 @@ return 1
  * sum of its charges, and the deletions and settled entries go in a few variadic commands (in chunks, well below
  * Lua's stack limit for `unpack`). A batch of ~40 charges of one user was 8 commands a charge, now ~4 in all.
  */
-export const SETTLE_MANY = `
+export const SETTLE_MANY = `${HELD}
 local withToken = ARGV[1] == '1'
-local CHUNK = 500
 local function basePos(bal) return tonumber(redis.call('HGET', bal, 'pos') or '-1') end
-local function each(cmd, key, list, width)
-  for first = 1, #list, CHUNK * width do
-    redis.call(cmd, key, unpack(list, first, math.min(first + CHUNK * width - 1, #list)))
-  end
-end
 local function shrink(resv, reservationId, amount)
   local left = tonumber(redis.call('HGET', resv, reservationId) or '0') - amount
   if left > 0 then redis.call('HSET', resv, reservationId, left) else redis.call('HDEL', resv, reservationId) end
@@ -181,8 +224,8 @@ end
 each('HDEL', KEYS[3], requests, 1)
 if withToken then each('HDEL', KEYS[7], requests, 1) end
 each('ZREM', KEYS[4], requests, 1)
-each('ZADD', KEYS[2], userSettled, 2)
-each('ZADD', KEYS[6], tokenSettled, 2)
+addSettled(KEYS[1], KEYS[2], userSettled)
+if withToken then addSettled(KEYS[5], KEYS[6], tokenSettled) end
 return 1
 `;
 
@@ -243,28 +286,26 @@ return renewed
  * expired reservation becomes a settled-like entry at that head position: it keeps counting until the projection
  * passes that position, when the base includes the charge if there was one, and the entry is pruned either way.
  * Nothing is charged twice and nothing stays held.
- * KEYS: acctSettled, acctResv, leases, then a (tokSettled, tokResv) pair for every token the user reserved on.
- * ARGV: nowMs, headPosition
+ * An entry at or below the base's pos would be inside the base already: none is added (the reservation just goes).
+ * KEYS: acctBal, acctSettled, acctResv, leases, then a (tokBal, tokSettled, tokResv) triple for every token the user
+ * reserved on.  ARGV: nowMs, headPosition
  */
-export const EXPIRE = `
-local now, head = ARGV[1], ARGV[2]
-local count = (#KEYS - 3) / 2
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+export const EXPIRE = `${HELD}
+local now, head = ARGV[1], tonumber(ARGV[2])
+local count = (#KEYS - 4) / 3
+local function retire(bal, settled, resv, requestId)
+  local amount = redis.call('HGET', resv, requestId)
+  if not amount then return end
+  redis.call('HDEL', resv, requestId)
+  if head > tonumber(redis.call('HGET', bal, 'pos') or '-1') then addSettled(bal, settled, {head, requestId .. ':' .. amount}) end
+end
+local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
 for _, requestId in ipairs(expired) do
-  local amount = redis.call('HGET', KEYS[2], requestId)
-  if amount then
-    redis.call('HDEL', KEYS[2], requestId)
-    redis.call('ZADD', KEYS[1], head, requestId .. ':' .. amount)
-  end
+  retire(KEYS[1], KEYS[2], KEYS[3], requestId)
   for i = 1, count do
-    local tokSettled, tokResv = KEYS[3 + 2 * i - 1], KEYS[3 + 2 * i]
-    local tokenAmount = redis.call('HGET', tokResv, requestId)
-    if tokenAmount then
-      redis.call('HDEL', tokResv, requestId)
-      redis.call('ZADD', tokSettled, head, requestId .. ':' .. tokenAmount)
-    end
+    retire(KEYS[4 + 3 * i - 2], KEYS[4 + 3 * i - 1], KEYS[4 + 3 * i], requestId)
   end
-  redis.call('ZREM', KEYS[3], requestId)
+  redis.call('ZREM', KEYS[4], requestId)
 end
 return #expired
 `;
@@ -274,12 +315,16 @@ return #expired
  * moves forward and the hash never expires: settled entries at or below `pos` have been pruned, so a base older
  * than `pos` would silently forget them. KEYS: bal, settled  ARGV: base, pos, onlyIfLoaded (1|0)
  */
-export const SET_BASE = `
+export const SET_BASE = `${HELD}
 local pos = tonumber(redis.call('HGET', KEYS[1], 'pos') or '-1')
 if ARGV[3] == '1' and pos < 0 then return 0 end
 if tonumber(ARGV[2]) > pos then
-  redis.call('HSET', KEYS[1], 'base', ARGV[1], 'pos', ARGV[2])
+  -- The entries the new base includes leave the set and held: O(entries pruned), each entry once.
+  local total = held(KEYS[1], KEYS[2])
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])) do total = total - amountOf(member) end
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+  if redis.call('ZCARD', KEYS[2]) == 0 then total = 0 end
+  redis.call('HSET', KEYS[1], 'base', ARGV[1], 'pos', ARGV[2], 'held', total)
   return 1
 end
 return 0
