@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { testRedisPrefix, testRedisUrl } from '#test/support/database';
+import { testRedisUrl } from '#test/support/database';
 import { SETTLE_MANY } from './quota-scripts';
+import { type ScriptTestKeys, scriptTestKeys } from './script-test-keys';
 
 /**
  * SETTLE_MANY on its own, against real Redis: what one batch of charges does to the reservations, the leases and the
@@ -14,35 +14,12 @@ describe('SETTLE_MANY (real Redis)', () => {
   });
   afterAll(() => redis.disconnect());
 
-  function keysOf() {
-    const tag = `${testRedisPrefix()}settle-many:{u:${randomUUID()}}`;
-    return {
-      acctBal: `${tag}:acct`,
-      acctSettled: `${tag}:acct:settled`,
-      acctResv: `${tag}:acct:resv`,
-      leases: `${tag}:leases`,
-      tokBal: `${tag}:tok:1`,
-      tokSettled: `${tag}:tok:1:settled`,
-      tokResv: `${tag}:tok:1:resv`,
-    };
-  }
-  type Keys = ReturnType<typeof keysOf>;
+  const keysOf = () => scriptTestKeys('settle-many');
+  type Keys = ScriptTestKeys;
   type Charge = [reservation: string, requestId: string, amount: number, position: number, kind: 'r' | 'b'];
 
   const settleMany = (keys: Keys, withToken: boolean, charges: Charge[]) =>
-    redis.eval(
-      SETTLE_MANY,
-      7,
-      keys.acctBal,
-      keys.acctSettled,
-      keys.acctResv,
-      keys.leases,
-      keys.tokBal,
-      keys.tokSettled,
-      keys.tokResv,
-      withToken ? 1 : 0,
-      ...charges.flat(),
-    );
+    redis.eval(SETTLE_MANY, 7, ...keys.seven, withToken ? 1 : 0, ...charges.flat());
 
   async function state(keys: Keys) {
     const settled = async (key: string) => {

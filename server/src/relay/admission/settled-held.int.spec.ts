@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { testRedisPrefix, testRedisUrl } from '#test/support/database';
+import { testRedisUrl } from '#test/support/database';
 import { EXPIRE, RESERVE, SET_BASE, SETTLE, SETTLE_MANY } from './quota-scripts';
+import { type ScriptTestKeys, scriptTestKeys } from './script-test-keys';
 
 /**
  * The `held` field of a base (quota-scripts.ts): the sum of its settled entries, kept by every script that adds or
@@ -16,29 +17,16 @@ describe('settled entries and held (real Redis)', () => {
   });
   afterAll(() => redis.disconnect());
 
-  function keysOf() {
-    const tag = `${testRedisPrefix()}held:{u:${randomUUID()}}`;
-    return {
-      acctBal: `${tag}:acct`,
-      acctSettled: `${tag}:acct:settled`,
-      acctResv: `${tag}:acct:resv`,
-      leases: `${tag}:leases`,
-      tokBal: `${tag}:tok:1`,
-      tokSettled: `${tag}:tok:1:settled`,
-      tokResv: `${tag}:tok:1:resv`,
-      tokens: `${tag}:tokens`,
-    };
-  }
-  type Keys = ReturnType<typeof keysOf>;
-  const seven = (k: Keys) => [k.acctBal, k.acctSettled, k.acctResv, k.leases, k.tokBal, k.tokSettled, k.tokResv];
+  const keysOf = () => scriptTestKeys('held');
+  type Keys = ScriptTestKeys;
 
   const setBase = (bal: string, settled: string, base: number, pos: number, onlyIfLoaded = 0) =>
     redis.eval(SET_BASE, 2, bal, settled, base, pos, onlyIfLoaded);
   const reserve = (k: Keys, id: string, amount: number) =>
-    redis.eval(RESERVE, 8, ...seven(k), k.tokens, id, amount, Date.now() + 60_000, 1, 1) as Promise<[number, number, number]>;
-  const settle = (k: Keys, id: string, amount: number, position: number) => redis.eval(SETTLE, 7, ...seven(k), id, amount, position, 1);
+    redis.eval(RESERVE, 8, ...k.seven, k.tokens, id, amount, Date.now() + 60_000, 1, 1) as Promise<[number, number, number]>;
+  const settle = (k: Keys, id: string, amount: number, position: number) => redis.eval(SETTLE, 7, ...k.seven, id, amount, position, 1);
   const settleMany = (k: Keys, charges: Array<[reservation: string, requestId: string, amount: number, position: number]>) =>
-    redis.eval(SETTLE_MANY, 7, ...seven(k), 1, ...charges.flatMap((charge) => [...charge, 'r']));
+    redis.eval(SETTLE_MANY, 7, ...k.seven, 1, ...charges.flatMap((charge) => [...charge, 'r']));
   const expire = (k: Keys, head: number) =>
     redis.eval(EXPIRE, 7, k.acctBal, k.acctSettled, k.acctResv, k.leases, k.tokBal, k.tokSettled, k.tokResv, Date.now() + 120_000, head);
 
