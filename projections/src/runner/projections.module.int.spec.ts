@@ -17,7 +17,7 @@ import { ProjectionLagService } from './projection-lag';
 import { ProjectionRegistry } from './projection-registry';
 import { ProjectionRunner } from './projection-runner';
 import { ProjectionWaiter } from './projection-waiter';
-import { ProjectionsModule } from './projections.module';
+import { ProjectionsModule, type ProjectionsModuleOptions } from './projections.module';
 import { ReadModelProjection } from './read-model-projection.decorator';
 
 /** A feature module's projection, registered only by being a decorated provider (and using DI like any other). */
@@ -50,14 +50,13 @@ describe('ProjectionsModule', () => {
   let database: TestDatabase;
   let config: AppConfig;
 
-  const boot = async (run: boolean): Promise<INestApplicationContext> => {
+  const boot = async (
+    run: boolean,
+    runner: ProjectionsModuleOptions['runner'] = { lingerMs: 5, leadershipPollMs: 100 },
+    appConfig: AppConfig = config,
+  ): Promise<INestApplicationContext> => {
     @Module({
-      imports: [
-        InfrastructureModule.forRoot(config),
-        LedgerModule,
-        ProjectionsModule.forRoot({ run, runner: { lingerMs: 5, leadershipPollMs: 100 } }),
-        SampleFeatureModule,
-      ],
+      imports: [InfrastructureModule.forRoot(appConfig), LedgerModule, ProjectionsModule.forRoot({ run, runner }), SampleFeatureModule],
     })
     class TestAppModule {}
     const app = await NestFactory.createApplicationContext(TestAppModule, { logger: false });
@@ -129,6 +128,18 @@ describe('ProjectionsModule', () => {
       const report = await runner.rebuild({ waitMs: 2000 });
       expect(report.projections).toEqual([{ name: 'sample_signups', eventsApplied: 2, rows: { sample_signups: 2 }, bulk: false }]);
       await app.get(ProjectionWaiter).waitFor(position, 1000);
+    } finally {
+      await app.close();
+    }
+  });
+  it('given PROJECTOR_LINGER_MS and no linger of its own, then the runner lets a lone event wait that long before it commits', async () => {
+    const app = await boot(true, { leadershipPollMs: 100 }, { ...config, PROJECTOR_LINGER_MS: 600 });
+    try {
+      const store = app.get<EventStore>(EVENT_STORE);
+      const started = Date.now();
+      const { position } = await store.appendToStream('sample-user-linger', [signedUp('lin')]);
+      await app.get(ProjectionWaiter).waitFor(position, 5000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(550);
     } finally {
       await app.close();
     }

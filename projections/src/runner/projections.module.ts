@@ -92,7 +92,7 @@ export class ProjectionsModule {
               store,
               dataSource,
               databaseUrl: config.DATABASE_URL,
-              options: options.runner,
+              options: { lingerMs: config.PROJECTOR_LINGER_MS, ...options.runner },
               onCheckpoint: (position) => waiter.notify(position),
             }),
           inject: [ProjectionRegistry, EVENT_STORE, DataSource, APP_CONFIG, ProjectionWaiter],

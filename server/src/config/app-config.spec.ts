@@ -23,6 +23,7 @@ describe('parseConfig', () => {
         RELAY_CHARGE_DURABILITY: 'Ledger',
         GEMINI_SAFETY_SETTING: ' BLOCK_ONLY_HIGH ',
         SETTLEMENT_LINGER_MS: '0',
+        PROJECTOR_LINGER_MS: '50',
       }),
     ).toMatchObject({
       PORT: 8080,
@@ -35,8 +36,10 @@ describe('parseConfig', () => {
       RELAY_CHARGE_DURABILITY: 'ledger',
       GEMINI_SAFETY_SETTING: 'BLOCK_ONLY_HIGH',
       SETTLEMENT_LINGER_MS: 0,
+      PROJECTOR_LINGER_MS: 50,
     });
     expect(parseConfig({}).SETTLEMENT_LINGER_MS).toBeUndefined();
+    expect(parseConfig({}).PROJECTOR_LINGER_MS).toBe(10);
   });
 
   it.each([
@@ -50,6 +53,7 @@ describe('parseConfig', () => {
     [{ CHANNEL_FAILURE_RATE: '1.5' }, 'CHANNEL_FAILURE_RATE must be a number 0..1 (got "1.5")'],
     [{ IDLE_GC_MIN_GROWTH_MB: '0' }, 'IDLE_GC_MIN_GROWTH_MB must be a number > 0 (got "0")'],
     [{ SETTLEMENT_LINGER_MS: '-1' }, 'SETTLEMENT_LINGER_MS must be an integer >= 0 (got "-1")'],
+    [{ PROJECTOR_LINGER_MS: '-5' }, 'PROJECTOR_LINGER_MS must be an integer >= 0 (got "-5")'],
     [
       { LEDGER_ARCHIVE_DIR: 's3://bucket/prefix' },
       'LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "s3://bucket/prefix")',

@@ -183,6 +183,12 @@ const variables = {
   MAIL_BACKOFF_MS: integer(5000, 0),
   /** How long a console command waits for the read models to show its own write. */
   READ_YOUR_WRITES_TIMEOUT_MS: integer(5000, 0),
+  /**
+   * How long the projector lets a partial batch wait for more events before it commits it: longer means fewer, larger
+   * transactions (less CPU per charge under load) and a later view of each charge, console writes included
+   * (docs/benchmark.md, "The projector's linger").
+   */
+  PROJECTOR_LINGER_MS: integer(10, 0),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   /** Where the built console lives; served at `/`. */
   CONSOLE_DIST: text('console/dist'),
