@@ -12,27 +12,16 @@ import { SearchLogsQuery } from '#server/modules/logs/usecases/search-logs/searc
 import type { QuotaConsumedData } from '#server/modules/accounts/index';
 import { channelTestLogRow } from './channel-test-log-row';
 import { consumeLogRow } from './consume-log-row';
+import { random as seeded } from '../../../test/mixed-ledger';
 import { LogsProjection } from './logs.projection';
 
 const BASE = Date.UTC(2024, 10, 20) / 1000;
-
-/** Small seeded PRNG (mulberry32): the same events on every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Doubles whose decimal forms are awkward (binary fractions, tiny, huge, ties of toFixed(2)). */
 const AWKWARD = [0.075, 0.1 + 0.2, 1 / 3, 1e-7, 123456.789, 2.5, 0.005, 0.125, 1e21, 5e-324, 0, -0, 37.5, 0.015, 1.005, 15];
 
 function events(count: number): RecordedEvent[] {
-  const random = prng(20);
+  const random = seeded(20);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
   const out: RecordedEvent[] = [];
   for (let i = 1; i <= count; i++) {

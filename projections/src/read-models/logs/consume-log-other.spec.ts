@@ -2,6 +2,7 @@ import { sortedJson } from '#server/common/json/sorted-json';
 import type { QuotaConsumedData } from '#server/modules/accounts/index';
 import { quotaConsumedEndReason, quotaConsumedUsageSource } from '#server/modules/accounts/quota-consumed-event-codec';
 import { consumeLogOther } from './consume-log-row';
+import { random } from '../../../test/mixed-ledger';
 
 /**
  * consumeLogOther writes a charge without relay extras out by hand; its yardstick is the object it stands for through
@@ -34,18 +35,6 @@ function throughSortedJson(data: Partial<QuotaConsumedData>): string {
   const endReason = quotaConsumedEndReason(data as Record<string, unknown>);
   if (endReason !== undefined) other.end_reason = endReason;
   return sortedJson(other);
-}
-
-/** A small deterministic generator (mulberry32), so a failure names a seed that reproduces it. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const NUMBERS: unknown[] = [undefined, 0, -0, 1, -1, 0.075, 0.1 + 0.2, 1e21, 5e-7, 2 ** 40, NaN, Infinity, -Infinity, '4', null];
