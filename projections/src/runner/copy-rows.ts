@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { QueryRunner } from 'typeorm';
@@ -70,6 +70,20 @@ export async function copyRows(runner: QueryRunner, batch: BulkRows): Promise<nu
   if (batch.rows.length === 0) return 0;
   const client = (await runner.connect()) as PoolClient;
   const stream = client.query(copyFrom(copyStatement(batch)));
-  await pipeline(Readable.from(copyText(batch.rows, batch.columns.length), { objectMode: false }), stream);
+  const done = finished(stream);
+  try {
+    // Straight into the COPY stream, waiting for 'drain' when it asks (no Readable and pipeline around a generator:
+    // their per-chunk machinery was 3 % of a rebuild's CPU).
+    for (const chunk of copyText(batch.rows, batch.columns.length)) {
+      if (!stream.write(chunk)) await once(stream, 'drain');
+    }
+    stream.end();
+  } catch (error) {
+    // A row that cannot be written (or the stream failing meanwhile): CopyFail, so the COPY is rolled back whole.
+    stream.destroy(error instanceof Error ? error : new Error(String(error)));
+    await done.catch(() => undefined);
+    throw error;
+  }
+  await done;
   return stream.rowCount;
 }

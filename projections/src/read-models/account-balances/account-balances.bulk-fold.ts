@@ -9,6 +9,7 @@ import { applyQuotaConsumed, chargedQuota } from './quota-consumed-fold';
 
 /** One account's row while the rebuild folds: its state and the revision of the last event folded in. */
 interface Folded {
+  /** Never initialAccountState itself: evolve and applyQuotaConsumed return a new object, which the fold then owns. */
   state: AccountState;
   revision: number;
 }
@@ -30,6 +31,17 @@ export class AccountBalancesBulkFold implements BulkFold {
     // Mirrors apply's guard (`row.revision >= event.revision` skips; the charge's `WHERE b.revision < $8`): a rebuild
     // hands each event over once, in order, so it never skips there; it keeps the fold equal to apply regardless.
     if (folded !== undefined && folded.revision >= event.revision) return;
+    if (folded !== undefined && event.type === QUOTA_CONSUMED) {
+      // The charge, nearly every event: applyQuotaConsumed's three fields changed in the state this fold owns (a
+      // copy made by the first event of the account), instead of a new object per charge.
+      const quota = chargedQuota(quotaConsumedRecord(event));
+      const state = folded.state;
+      state.quota -= quota;
+      state.usedQuota += quota;
+      state.requestCount += 1;
+      folded.revision = event.revision;
+      return;
+    }
     const state = folded?.state ?? initialAccountState;
     const next =
       event.type === QUOTA_CONSUMED

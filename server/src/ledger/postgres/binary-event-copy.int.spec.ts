@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { newEvent, systemActor, userActor } from '../event-envelope';
-import { decodeEventRows, eventPageCopy } from './binary-event-copy';
+import type { EventMetadata } from '../event-store.port';
+import { COMPACT_V3, decodeEventRows, eventPageCopy } from './binary-event-copy';
 import { PostgresEventStore } from './postgres-event-store';
 
 /** Data that exercises every encoding the decoder meets: escapes, non-ASCII text, nested JSON, big and odd numbers. */
@@ -35,6 +37,34 @@ describe('readAllInBulk (COPY in binary)', () => {
       );
       await store.appendToStream(`stream-${batch % 4}-ü`, events);
     }
+    // A compact charge comes as its v3 text alone; anything merely like one must come whole, as readAll gives it.
+    const v3 = JSON.stringify([
+      1,
+      '203.0.113.9',
+      'ü "name"\\',
+      3,
+      'key\n\t',
+      'default',
+      'gpt-4o-mini',
+      2,
+      '模型',
+      12,
+      20,
+      0.075,
+      4,
+      1,
+      136,
+    ]);
+    // The metadata of a compact charge: `{}` (quota-consumed-event-codec.ts).
+    const charge = (type: string, data: Record<string, unknown>) => ({ id: randomUUID(), type, data, metadata: {} as EventMetadata });
+    await store.appendToStream('account-7', [
+      charge('QuotaConsumed', { v3 }),
+      charge('QuotaConsumed', { v3, note: 'an extra key' }),
+      charge('QuotaConsumed', { v3: 3 }),
+      charge('QuotaConsumed', { v2: v3 }),
+      charge('NotACharge', { v3 }),
+      charge('QuotaConsumed', { v3: '' }),
+    ]);
   });
   afterAll(async () => {
     await store.close();
@@ -43,7 +73,8 @@ describe('readAllInBulk (COPY in binary)', () => {
 
   it('given events of every shape, when read whole or in pages of any size, then they are exactly what readAll gives', async () => {
     const all = await store.readAll();
-    expect(all).toHaveLength(54);
+    expect(all).toHaveLength(60);
+    expect(all.slice(54).map((event) => Object.keys(event.data))).toEqual([['v3'], ['v3', 'note'], ['v3'], ['v2'], ['v3'], ['v3']]);
     expect(await store.readAllInBulk({ maxCount: 1000 })).toEqual(all);
     for (const size of [1, 5, 53]) {
       const paged = [];
@@ -54,8 +85,19 @@ describe('readAllInBulk (COPY in binary)', () => {
       expect(paged).toEqual(all);
     }
     expect(await store.readAllInBulk({ after: 50, maxCount: 3 })).toEqual(all.slice(50, 53));
-    expect(await store.readAllInBulk({ after: 54, maxCount: 3 })).toEqual([]);
+    expect(await store.readAllInBulk({ after: 60, maxCount: 3 })).toEqual([]);
     expect(all[0].createdAt).toBeInstanceOf(Date);
+  });
+
+  it('takes the v3 text alone only from a charge whose data is exactly {"v3": "<text>"}', async () => {
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ position: string }>(`SELECT position FROM events WHERE ${COMPACT_V3} ORDER BY position`);
+      expect(rows.map((row) => Number(row.position))).toEqual([55, 60]);
+    } finally {
+      await client.end();
+    }
   });
 
   it('refuses what is not a whole number rather than putting it into SQL, and input that is not its COPY output', () => {

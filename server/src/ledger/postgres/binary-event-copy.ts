@@ -12,9 +12,17 @@ import type { EventMetadata, RecordedEvent } from '../event-store.port';
  * byte), bigint and timestamptz as 8-byte integers. The events are the same objects readAll gives, field for field.
  */
 
-/** The columns in the order the decoder reads them. `event_id::text`: the uuid as readAll gives it, not its 16 bytes. */
-const SELECT_COLUMNS = 'position, stream_id, revision, event_id::text, type, data, metadata, created_at';
-const FIELDS = 8;
+/**
+ * The columns in the order the decoder reads them. `event_id::text`: the uuid as readAll gives it, not its 16 bytes.
+ * A compact charge (`data` exactly `{"v3": "<text>"}`, docs/ledger.md) comes as its text alone, in the column after
+ * `data` (then NULL): Postgres hands the string over as it is stored, where `data` whole would be that text escaped
+ * inside JSON, parsed here only to give the same string back (the codec parses the text itself, once).
+ */
+export const COMPACT_V3 = `type = 'QuotaConsumed' AND jsonb_typeof(data -> 'v3') = 'string' AND data - 'v3' = '{}'::jsonb`;
+const SELECT_COLUMNS =
+  `position, stream_id, revision, event_id::text, type, CASE WHEN ${COMPACT_V3} THEN NULL ELSE data END, ` +
+  `CASE WHEN ${COMPACT_V3} THEN data ->> 'v3' END, metadata, created_at`;
+const FIELDS = 9;
 
 /** Milliseconds from the Unix epoch to Postgres's (2000-01-01), where binary timestamps count from. */
 const POSTGRES_EPOCH_MS = 946_684_800_000;
@@ -45,9 +53,13 @@ export function decodeEventRows(buffer: Buffer): RecordedEvent[] {
   const int64 = (offset: number) => buffer.readInt32BE(offset) * TWO_32 + buffer.readUInt32BE(offset + 4);
   const text = (offset: number, length: number) => buffer.toString('utf8', offset, offset + length);
   /** The field at `at`: its start and length (checked present); `at` moves past it. */
-  const field = (expected?: number): number => {
+  const field = (expected?: number, nullable = false): number => {
     const length = buffer.readInt32BE(at);
-    if (length < 0) throw new Error('COPY binary: a NULL in a NOT NULL column of events');
+    if (length < 0) {
+      if (!nullable) throw new Error('COPY binary: a NULL in a NOT NULL column of events');
+      at += 4;
+      return -1;
+    }
     if (expected !== undefined && length !== expected)
       throw new Error(`COPY binary: a field of ${length} bytes where ${expected} were expected`);
     at += 4 + length;
@@ -73,7 +85,10 @@ export function decodeEventRows(buffer: Buffer): RecordedEvent[] {
     const typeAt = at + 4;
     const typeLength = field();
     const dataAt = at + 4;
-    const dataLength = field();
+    const dataLength = field(undefined, true);
+    const v3At = at + 4;
+    const v3Length = field(undefined, true);
+    if (dataLength < 0 === v3Length < 0) throw new Error('COPY binary: an event with both or neither of data and its v3 text');
     const metadataAt = at + 4;
     const metadataLength = field();
     const createdAt = at + 4;
@@ -84,7 +99,7 @@ export function decodeEventRows(buffer: Buffer): RecordedEvent[] {
       revision: int64(revisionAt),
       position: int64(positionAt),
       type: text(typeAt, typeLength),
-      data: json(dataAt, dataLength) as Record<string, unknown>,
+      data: dataLength < 0 ? { v3: text(v3At, v3Length) } : (json(dataAt, dataLength) as Record<string, unknown>),
       metadata: json(metadataAt, metadataLength) as EventMetadata,
       // Microseconds since 2000-01-01 down to whole milliseconds (floor), as pg's timestamp parser keeps them.
       createdAt: new Date(Math.floor(int64(createdAt) / 1000) + POSTGRES_EPOCH_MS),
