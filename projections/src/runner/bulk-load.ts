@@ -65,8 +65,16 @@ export class BulkLoad {
   /** Folds the events of one page (those the projection handles, after its checkpoint) and queues its rows. */
   async feed(events: readonly RecordedEvent[]): Promise<void> {
     this.throwIfFailed();
+    // Whether the type is handled, looked up again only when it changes (the reader gives neighbours of one type
+    // the same string, so this is mostly a comparison of references).
+    let lastType: string | undefined;
+    let handled = false;
     for (const event of events) {
-      if (event.position <= this.after || !this.handled.has(event.type)) continue;
+      if (event.type !== lastType) {
+        lastType = event.type;
+        handled = this.handled.has(lastType);
+      }
+      if (!handled || event.position <= this.after) continue;
       let barrier: BulkBarrier | null | undefined;
       try {
         barrier = this.fold.barrierBefore?.(event);

@@ -55,6 +55,8 @@ export class LogsBulkFold implements BulkFold {
   private accountRows: unknown[][] = [];
   /** Months whose partition this load has made sure of (forgotten after a purge, which may drop some). */
   private months = new Set<string>();
+  /** The bounds of the month of the last row checked (in `months`): most rows fall in it, with no date arithmetic. */
+  private lastMonth = { from: 0, to: 0 };
   /** The row barrierBefore built for the event add() gets next (barrierBefore is asked first about every event). */
   private next: { event: RecordedEvent; row: unknown[] | null; account: boolean } | null = null;
 
@@ -65,15 +67,20 @@ export class LogsBulkFold implements BulkFold {
       return async (manager: EntityManager) => {
         await applyPurge(event, purge, manager);
         this.months = new Set();
+        this.lastMonth = { from: 0, to: 0 };
       };
     }
     const built = this.rowOf(event);
     this.next = { event, ...built };
     if (built.row === null) return null;
     const createdAt = built.row[2] as number;
+    if (createdAt >= this.lastMonth.from && createdAt < this.lastMonth.to) return null;
     const month = logMonthOf(createdAt);
-    if (month === null || this.months.has(month.name)) return null;
+    if (month === null) return null;
+    const known = this.months.has(month.name);
     this.months.add(month.name);
+    this.lastMonth = month;
+    if (known) return null;
     return (manager: EntityManager) => ensureLogPartitions(manager, [createdAt]);
   }
 

@@ -69,6 +69,19 @@ export function decodeEventRows(buffer: Buffer): RecordedEvent[] {
     if (buffer[start] !== 1) throw new Error(`COPY binary: jsonb version ${buffer[start]}`);
     return JSON.parse(text(start + 1, length - 1));
   };
+  // The previous event's type, given again when the bytes are the same (most neighbours are charges): one string
+  // shared by the page's events, which the projections' type lookups then compare by reference.
+  let lastType = '';
+  let lastTypeAt = -1;
+  let lastTypeLength = -1;
+  const typeOf = (offset: number, length: number): string => {
+    if (length !== lastTypeLength || buffer.compare(buffer, lastTypeAt, lastTypeAt + length, offset, offset + length) !== 0) {
+      lastType = text(offset, length);
+      lastTypeLength = length;
+    }
+    lastTypeAt = offset;
+    return lastType;
+  };
   for (;;) {
     const count = buffer.readInt16BE(at);
     at += 2;
@@ -98,7 +111,7 @@ export function decodeEventRows(buffer: Buffer): RecordedEvent[] {
       streamId: text(streamAt, streamLength),
       revision: int64(revisionAt),
       position: int64(positionAt),
-      type: text(typeAt, typeLength),
+      type: typeOf(typeAt, typeLength),
       data: dataLength < 0 ? { v3: text(v3At, v3Length) } : (json(dataAt, dataLength) as Record<string, unknown>),
       metadata: json(metadataAt, metadataLength) as EventMetadata,
       // Microseconds since 2000-01-01 down to whole milliseconds (floor), as pg's timestamp parser keeps them.
