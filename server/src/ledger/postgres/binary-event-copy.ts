@@ -1,10 +1,8 @@
-import type { PoolClient } from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import type { EventMetadata, RecordedEvent } from '../event-store.port';
 
 /**
- * Reads a page of `events` with `COPY (SELECT …) TO STDOUT (FORMAT binary)` (pg-copy-streams; the pg client has no
- * COPY of its own) and decodes the rows here: the replay's reader (PostgresEventStore.readAllInBulk). Against a
+ * A page of `events` as `COPY (SELECT …) TO STDOUT (FORMAT binary)` (read by copy-page-worker.ts, on a thread of its
+ * own) decoded here: the replay's reader (PostgresEventStore.readAllInBulk). Against a
  * SELECT through pg it saves the per-row work pg does for any query (a row object per row, a type parser per field:
  * the timestamp's text parsed by a regular expression, the bigints as text) and, against COPY's text format, the
  * un-escaping of every `data` (a compact charge's payload is a JSON string inside JSON, full of backslashes that the
@@ -35,14 +33,6 @@ export function eventPageCopy(after: number, maxCount: number): string {
   if (!Number.isSafeInteger(maxCount) || maxCount < 1)
     throw new RangeError(`readAllInBulk: maxCount must be a whole number ≥ 1, got ${maxCount}`);
   return `COPY (SELECT ${SELECT_COLUMNS} FROM events WHERE position > ${after} ORDER BY position LIMIT ${maxCount}) TO STDOUT (FORMAT binary)`;
-}
-
-/** The page, read on `client` (a pooled connection the caller releases). */
-export async function copyEventPage(client: PoolClient, after: number, maxCount: number): Promise<RecordedEvent[]> {
-  const stream = client.query(copyTo(eventPageCopy(after, maxCount)));
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return decodeEventRows(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 }
 
 /** Decodes COPY binary output of SELECT_COLUMNS into events. Throws on anything but that exact shape. */

@@ -17,7 +17,8 @@ import {
 import { PullSubscription } from '../pull-subscription';
 import { type AppendRow, appendStatement, toOutcome } from './append-statements';
 import { SegmentCursor, type SegmentRow, segmentLines, eventOfLine } from './archive-segments';
-import { copyEventPage } from './binary-event-copy';
+import { decodeEventRows, eventPageCopy } from './binary-event-copy';
+import { CopyPageWorker } from './copy-page-worker';
 import { LedgerListener } from './ledger-listener';
 
 export { appendStatement } from './append-statements';
@@ -72,8 +73,12 @@ export class PostgresEventStore implements EventStore {
   /** Archived events per stream (never change once archived); see archivedEventsOf. */
   private readonly archivedStreams = new Map<string, { lastRevision: number; events: RecordedEvent[] }>();
   private archivedStreamEvents = 0;
+  private readonly connectionString: string;
+  /** readAllInBulk's reader, started by its first page. */
+  private pageReader: CopyPageWorker | null = null;
 
   constructor(options: PostgresEventStoreOptions) {
+    this.connectionString = options.connectionString;
     const poolConfig: PoolConfig = { connectionString: options.connectionString, max: options.poolSize ?? 10 };
     this.pool = new Pool(poolConfig);
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
@@ -237,12 +242,9 @@ export class PostgresEventStore implements EventStore {
    */
   async readAllInBulk(options: { after?: number; maxCount: number }): Promise<RecordedEvent[]> {
     return this.readAllWith(options.after ?? 0, options.maxCount, async (after, maxCount) => {
-      const client = await this.pool.connect();
-      try {
-        return await copyEventPage(client, after, maxCount ?? Number.MAX_SAFE_INTEGER);
-      } finally {
-        client.release();
-      }
+      // Read on a worker thread (copy-page-worker.ts), decoded here.
+      this.pageReader ??= new CopyPageWorker(this.connectionString);
+      return decodeEventRows(await this.pageReader.copy(eventPageCopy(after, maxCount ?? Number.MAX_SAFE_INTEGER)));
     });
   }
 
@@ -373,6 +375,7 @@ export class PostgresEventStore implements EventStore {
     for (const cursor of this.cursors.values()) await cursor.close().catch(() => undefined);
     this.cursors.clear();
     await this.listener?.close();
+    await this.pageReader?.close();
     await this.pool.end().catch(() => undefined);
   }
 }

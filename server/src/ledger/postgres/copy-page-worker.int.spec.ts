@@ -1,0 +1,51 @@
+import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { CopyPageWorker } from './copy-page-worker';
+
+describe('CopyPageWorker (COPY TO read on a worker thread)', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: false });
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('gives each statement its own bytes, in any number at once, and goes on after one Postgres refuses', async () => {
+    const reader = new CopyPageWorker(database.url);
+    try {
+      const sql = (n: number) => `COPY (SELECT g, repeat('ü', g) FROM generate_series(1, ${n}) g) TO STDOUT`;
+      const expected = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1}\t${'ü'.repeat(i + 1)}\n`).join('');
+      const [small, large, none] = await Promise.all([reader.copy(sql(3)), reader.copy(sql(2000)), reader.copy(sql(0))]);
+      expect(small.toString('utf8')).toBe(expected(3));
+      expect(large.toString('utf8')).toBe(expected(2000));
+      expect(none.length).toBe(0);
+      await expect(reader.copy('COPY (SELECT * FROM no_such_table) TO STDOUT')).rejects.toThrow(/no_such_table/);
+      expect((await reader.copy(sql(2))).toString('utf8')).toBe(expected(2));
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('when closed, rejects the read in flight and every later one', async () => {
+    const reader = new CopyPageWorker(database.url);
+    const slow = expect(reader.copy('COPY (SELECT pg_sleep(5)) TO STDOUT')).rejects.toThrow(/closed/);
+    const started = Date.now();
+    await reader.close();
+    await slow;
+    await expect(reader.copy('COPY (SELECT 1) TO STDOUT')).rejects.toThrow(/closed/);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('given a database it cannot reach, then each read rejects with the reason', async () => {
+    const url = new URL(database.url);
+    url.pathname = '/tollgate_no_such_database';
+    const reader = new CopyPageWorker(url.toString());
+    try {
+      await expect(reader.copy('COPY (SELECT 1) TO STDOUT')).rejects.toThrow(/tollgate_no_such_database/);
+      await expect(reader.copy('COPY (SELECT 1) TO STDOUT')).rejects.toThrow(/tollgate_no_such_database/);
+    } finally {
+      await reader.close();
+    }
+  });
+});
