@@ -1,0 +1,196 @@
+/**
+ * Rows in COPY's binary format (`COPY … FROM STDIN (FORMAT binary)`), the rebuild's usual way of writing them
+ * (copy-rows.ts). Against the text format it spares both sides the text of every number (here String() and the
+ * escaping of each field, in Postgres the parsing of each integer and float), and it is written straight into
+ * Buffers: no string per row or per chunk for the collector to move. Each field is its length (int32) and its bytes;
+ * each row starts with its field count (int16); the stream starts with the signature and ends with -1.
+ *
+ * Only for the column types below, and only for the JS values each naturally holds (a number or bigint for an
+ * integer within its range, a finite number for a float, a boolean, a string without NUL for text, a string or an
+ * object for jsonb, a canonical uuid, a valid Date). Anything else in a batch (a table with another type, a numeric
+ * string, an integer out of range) makes `binaryRows` return null, and the batch goes as text exactly as before, so
+ * Postgres takes or refuses it as it always did.
+ */
+
+export type ColumnKind = 'int2' | 'int4' | 'int8' | 'float8' | 'bool' | 'text' | 'jsonb' | 'uuid' | 'timestamptz';
+
+/** Postgres type names (pg_type.typname) written in binary, by the kind of value they take. */
+export const BINARY_KINDS: Readonly<Record<string, ColumnKind>> = {
+  int2: 'int2',
+  int4: 'int4',
+  int8: 'int8',
+  float8: 'float8',
+  bool: 'bool',
+  text: 'text',
+  varchar: 'text', // varcharrecv checks the length limit as varchar's text input does
+  bpchar: 'text', // bpcharrecv pads and checks as character(n)'s text input does
+  jsonb: 'jsonb',
+  uuid: 'uuid',
+  timestamptz: 'timestamptz',
+};
+
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+/** Bytes of a chunk handed to the COPY stream (a field longer than that gets a chunk of its own size). */
+const CHUNK = 128 * 1024;
+const TWO_32 = 4_294_967_296;
+/** Milliseconds from the Unix epoch to Postgres's (2000-01-01), where binary timestamps count from. */
+const POSTGRES_EPOCH_MS = 946_684_800_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INT8_MIN = -(2n ** 63n);
+const INT8_MAX = 2n ** 63n - 1n;
+
+/** A value the binary encoding does not take: the batch goes as text. */
+class NotBinary extends Error {}
+const NOT_BINARY = new NotBinary();
+
+class ChunkWriter {
+  readonly chunks: Buffer[] = [];
+  buffer = Buffer.allocUnsafe(CHUNK);
+  at = 0;
+
+  /** Room for `bytes` more in the current chunk (a new chunk when it has not). */
+  room(bytes: number): void {
+    if (this.at + bytes <= this.buffer.length) return;
+    if (this.at > 0) this.chunks.push(this.buffer.subarray(0, this.at));
+    this.buffer = Buffer.allocUnsafe(Math.max(CHUNK, bytes));
+    this.at = 0;
+  }
+
+  int16(value: number): void {
+    this.room(2);
+    this.at = this.buffer.writeInt16BE(value, this.at);
+  }
+
+  /** A field of `length` bytes follows: its length word (-1: NULL). */
+  int32(value: number): void {
+    this.room(4);
+    this.at = this.buffer.writeInt32BE(value, this.at);
+  }
+
+  /** A field of 8 bytes holding a safe integer, two's complement. */
+  int64Field(value: number): void {
+    this.room(12);
+    const high = Math.floor(value / TWO_32);
+    this.buffer.writeInt32BE(8, this.at);
+    this.buffer.writeInt32BE(high, this.at + 4);
+    this.buffer.writeUInt32BE(value - high * TWO_32, this.at + 8);
+    this.at += 12;
+  }
+
+  /** A field holding `text` as UTF-8, after `prefix` bytes (jsonb's version byte). */
+  textField(text: string, prefix?: number): void {
+    const extra = prefix === undefined ? 0 : 1;
+    // At most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units).
+    this.room(4 + extra + text.length * 3);
+    const start = this.at + 4;
+    if (prefix !== undefined) this.buffer[start] = prefix;
+    const written = this.buffer.write(text, start + extra, 'utf8');
+    this.buffer.writeInt32BE(written + extra, this.at);
+    this.at = start + extra + written;
+  }
+
+  end(): Buffer[] {
+    this.int16(-1);
+    this.chunks.push(this.buffer.subarray(0, this.at));
+    return this.chunks;
+  }
+}
+
+function integer(out: ChunkWriter, value: unknown, bytes: 2 | 4, min: number, max: number): void {
+  let number: number;
+  if (typeof value === 'number') number = value;
+  else if (typeof value === 'bigint' && value >= BigInt(min) && value <= BigInt(max)) number = Number(value);
+  else throw NOT_BINARY;
+  if (!Number.isInteger(number) || number < min || number > max) throw NOT_BINARY;
+  out.room(4 + bytes);
+  out.at = out.buffer.writeInt32BE(bytes, out.at);
+  out.at = bytes === 2 ? out.buffer.writeInt16BE(number, out.at) : out.buffer.writeInt32BE(number, out.at);
+}
+
+function field(out: ChunkWriter, kind: ColumnKind, value: unknown): void {
+  if (value === null || value === undefined) {
+    out.int32(-1);
+    return;
+  }
+  switch (kind) {
+    case 'text':
+      if (typeof value !== 'string' || value.includes('\u0000')) throw NOT_BINARY;
+      out.textField(value);
+      return;
+    case 'int8':
+      if (typeof value === 'number') {
+        if (!Number.isSafeInteger(value)) throw NOT_BINARY;
+        out.int64Field(value);
+      } else if (typeof value === 'bigint' && value >= INT8_MIN && value <= INT8_MAX) {
+        out.room(12);
+        out.at = out.buffer.writeInt32BE(8, out.at);
+        out.at = out.buffer.writeBigInt64BE(value, out.at);
+      } else throw NOT_BINARY;
+      return;
+    case 'int4':
+      integer(out, value, 4, -2_147_483_648, 2_147_483_647);
+      return;
+    case 'int2':
+      integer(out, value, 2, -32_768, 32_767);
+      return;
+    case 'float8':
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw NOT_BINARY;
+      out.room(12);
+      out.at = out.buffer.writeInt32BE(8, out.at);
+      // -0 as 0: the text format writes String(-0), "0", and so does pg for a parameter.
+      out.at = out.buffer.writeDoubleBE(value === 0 ? 0 : value, out.at);
+      return;
+    case 'bool':
+      if (typeof value !== 'boolean') throw NOT_BINARY;
+      out.room(5);
+      out.at = out.buffer.writeInt32BE(1, out.at);
+      out.buffer[out.at++] = value ? 1 : 0;
+      return;
+    case 'jsonb': {
+      // As the text format: a string is the JSON text itself, an object or array is written as its JSON.
+      const json = typeof value === 'string' ? value : typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : null;
+      if (json === null || json.includes('\u0000')) throw NOT_BINARY;
+      out.textField(json, 1);
+      return;
+    }
+    case 'uuid':
+      if (typeof value !== 'string' || !UUID.test(value)) throw NOT_BINARY;
+      out.room(20);
+      out.at = out.buffer.writeInt32BE(16, out.at);
+      out.at += out.buffer.write(value.replace(/-/g, ''), out.at, 'hex');
+      return;
+    case 'timestamptz': {
+      const ms = value instanceof Date ? value.getTime() : Number.NaN;
+      if (!Number.isFinite(ms)) throw NOT_BINARY;
+      // Whole milliseconds (what toISOString writes) as microseconds since 2000-01-01, exact within ±285 years of it.
+      const micros = (ms - POSTGRES_EPOCH_MS) * 1000;
+      if (!Number.isSafeInteger(micros)) throw NOT_BINARY;
+      out.int64Field(micros);
+      return;
+    }
+  }
+}
+
+/**
+ * `rows` (each `kinds.length` values, in column order) as COPY binary chunks, or null when a value is not one the
+ * binary encoding takes (the caller then writes the batch as text). Throws on a row of the wrong width.
+ */
+export function binaryRows(rows: readonly unknown[][], kinds: readonly ColumnKind[]): Buffer[] | null {
+  const width = kinds.length;
+  const out = new ChunkWriter();
+  out.room(SIGNATURE.length + 8);
+  out.at += SIGNATURE.copy(out.buffer, out.at);
+  out.at = out.buffer.writeInt32BE(0, out.at); // flags
+  out.at = out.buffer.writeInt32BE(0, out.at); // header extension length
+  try {
+    for (const row of rows) {
+      if (row.length !== width) throw new TypeError(`COPY: a row of ${row.length} values for ${width} columns`);
+      out.int16(width);
+      for (let i = 0; i < width; i++) field(out, kinds[i], row[i]);
+    }
+  } catch (error) {
+    if (error === NOT_BINARY) return null;
+    throw error;
+  }
+  return out.end();
+}
