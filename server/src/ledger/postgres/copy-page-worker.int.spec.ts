@@ -37,6 +37,13 @@ describe('CopyPageWorker (COPY TO read on a worker thread)', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it('given a worker that died, then reads reject with the reason and close still returns', async () => {
+    const reader = new CopyPageWorker(database.url);
+    await (reader as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await expect(reader.copy('COPY (SELECT 1) TO STDOUT')).rejects.toThrow(/the ledger page reader stopped/);
+    await reader.close();
+  });
+
   it('given a database it cannot reach, then each read rejects with the reason', async () => {
     const url = new URL(database.url);
     url.pathname = '/tollgate_no_such_database';

@@ -18,6 +18,13 @@ const client = new Client({ connectionString: workerData.connectionString });
 client.on('error', () => undefined); // a lost connection fails the request in flight; the next one reports it too
 const connected = client.connect();
 parentPort.on('message', async (request) => {
+  if (request.close) {
+    // A clean goodbye to Postgres (Terminate), then the thread ends by itself: nothing else holds it open.
+    await connected.catch(() => undefined);
+    await client.end().catch(() => undefined);
+    parentPort.close();
+    return;
+  }
   try {
     await connected;
     const chunks = [];
@@ -50,6 +57,9 @@ export class CopyPageWorker {
   private readonly pending = new Map<number, { resolve: (bytes: Buffer) => void; reject: (error: Error) => void }>();
   private nextId = 0;
   private failure: Error | null = null;
+  private closed = false;
+  /** Resolves when the thread has ended, however it ended. */
+  private readonly exited: Promise<void>;
 
   constructor(connectionString: string) {
     this.worker = new Worker(WORKER_SOURCE, {
@@ -60,7 +70,12 @@ export class CopyPageWorker {
     this.worker.unref();
     this.worker.on('message', (reply: Reply) => this.settle(reply));
     this.worker.on('error', (error: Error) => this.fail(new Error(`the ledger page reader failed: ${error.message}`)));
-    this.worker.on('exit', (code: number) => this.fail(new Error(`the ledger page reader stopped (exit code ${code})`)));
+    this.exited = new Promise((resolve) => {
+      this.worker.once('exit', (code: number) => {
+        this.fail(new Error(`the ledger page reader stopped (exit code ${code})`));
+        resolve();
+      });
+    });
   }
 
   /** The bytes `sql` (a `COPY … TO STDOUT` statement) sends; rejects with Postgres's message when it fails. */
@@ -74,10 +89,19 @@ export class CopyPageWorker {
     });
   }
 
-  /** Stops the worker (and its connection); a read still pending is rejected. */
-  async close(): Promise<void> {
+  /**
+   * Stops the worker: its connection ends cleanly once a read in flight is done (or at once when there is none),
+   * and after `graceMs` the thread is stopped regardless. A read still pending is rejected.
+   */
+  async close(graceMs = 2000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.fail(new Error('the ledger page reader is closed'));
-    await this.worker.terminate();
+    this.worker.ref();
+    this.worker.postMessage({ close: true });
+    const timer = setTimeout(() => void this.worker.terminate(), graceMs);
+    await this.exited;
+    clearTimeout(timer);
   }
 
   private settle(reply: Reply): void {
