@@ -90,8 +90,8 @@ export class CopyPageWorker {
   }
 
   /**
-   * Stops the worker: its connection ends cleanly once a read in flight is done (or at once when there is none),
-   * and after `graceMs` the thread is stopped regardless. A read still pending is rejected.
+   * Stops the worker: it ends its connection (a Terminate message, a read in flight abandoned) and its thread ends;
+   * after `graceMs` the thread is stopped regardless. A read still pending is rejected.
    */
   async close(graceMs = 2000): Promise<void> {
     if (this.closed) return;
