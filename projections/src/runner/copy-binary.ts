@@ -1,3 +1,5 @@
+import { COPY_BINARY_SIGNATURE, POSTGRES_EPOCH_MS, TWO_32 } from '#server/infrastructure/database/copy-binary-format';
+
 /**
  * Rows in COPY's binary format (`COPY … FROM STDIN (FORMAT binary)`), the rebuild's usual way of writing them
  * (copy-rows.ts). Against the text format it spares both sides the text of every number (here String() and the
@@ -29,12 +31,8 @@ export const BINARY_KINDS: Readonly<Record<string, ColumnKind>> = {
   timestamptz: 'timestamptz',
 };
 
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /** Bytes of a chunk handed to the COPY stream (a field longer than that gets a chunk of its own size). */
 const CHUNK = 128 * 1024;
-const TWO_32 = 4_294_967_296;
-/** Milliseconds from the Unix epoch to Postgres's (2000-01-01), where binary timestamps count from. */
-const POSTGRES_EPOCH_MS = 946_684_800_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT8_MIN = -(2n ** 63n);
 const INT8_MAX = 2n ** 63n - 1n;
@@ -178,8 +176,8 @@ function field(out: ChunkWriter, kind: ColumnKind, value: unknown): void {
 export function binaryRows(rows: readonly unknown[][], kinds: readonly ColumnKind[]): Buffer[] | null {
   const width = kinds.length;
   const out = new ChunkWriter();
-  out.room(SIGNATURE.length + 8);
-  out.at += SIGNATURE.copy(out.buffer, out.at);
+  out.room(COPY_BINARY_SIGNATURE.length + 8);
+  out.at += COPY_BINARY_SIGNATURE.copy(out.buffer, out.at);
   out.at = out.buffer.writeInt32BE(0, out.at); // flags
   out.at = out.buffer.writeInt32BE(0, out.at); // header extension length
   try {

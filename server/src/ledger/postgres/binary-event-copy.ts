@@ -1,3 +1,4 @@
+import { COPY_BINARY_SIGNATURE, POSTGRES_EPOCH_MS, TWO_32 } from '#server/infrastructure/database/copy-binary-format';
 import type { EventMetadata, RecordedEvent } from '../event-store.port';
 
 /**
@@ -22,11 +23,6 @@ const SELECT_COLUMNS =
   `CASE WHEN ${COMPACT_V3} THEN data ->> 'v3' END, metadata, created_at`;
 const FIELDS = 9;
 
-/** Milliseconds from the Unix epoch to Postgres's (2000-01-01), where binary timestamps count from. */
-const POSTGRES_EPOCH_MS = 946_684_800_000;
-const TWO_32 = 4_294_967_296;
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-
 /** The COPY statement of the page after `after`, at most `maxCount` events (both checked whole numbers: no input text). */
 export function eventPageCopy(after: number, maxCount: number): string {
   if (!Number.isSafeInteger(after) || after < 0) throw new RangeError(`readAllInBulk: after must be a whole number ≥ 0, got ${after}`);
@@ -37,7 +33,7 @@ export function eventPageCopy(after: number, maxCount: number): string {
 
 /** Decodes COPY binary output of SELECT_COLUMNS into events. Throws on anything but that exact shape. */
 export function decodeEventRows(buffer: Buffer): RecordedEvent[] {
-  if (buffer.length < 19 || !buffer.subarray(0, 11).equals(SIGNATURE)) throw new Error('COPY binary: no PGCOPY header');
+  if (buffer.length < 19 || !buffer.subarray(0, 11).equals(COPY_BINARY_SIGNATURE)) throw new Error('COPY binary: no PGCOPY header');
   let at = 15 + 4 + buffer.readUInt32BE(15); // signature, flags, header extension (its length, then its bytes)
   const events: RecordedEvent[] = [];
   const int64 = (offset: number) => buffer.readInt32BE(offset) * TWO_32 + buffer.readUInt32BE(offset + 4);
