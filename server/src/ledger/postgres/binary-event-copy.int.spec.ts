@@ -100,6 +100,16 @@ describe('readAllInBulk (COPY in binary)', () => {
     }
   });
 
+  it('given the thread of its page reader ended, then the next page starts a new one; once the store is closed, none', async () => {
+    const own = await PostgresEventStore.connect({ connectionString: database.url, listen: false });
+    const expected = await own.readAll({ maxCount: 3 });
+    expect(await own.readAllInBulk({ maxCount: 3 })).toEqual(expected);
+    await (own as unknown as { pageReader: { worker: { terminate(): Promise<number> } } }).pageReader.worker.terminate();
+    expect(await own.readAllInBulk({ maxCount: 3 })).toEqual(expected);
+    await own.close();
+    await expect(own.readAllInBulk({ maxCount: 3 })).rejects.toThrow(/the event store is closed/);
+  });
+
   it('refuses what is not a whole number rather than putting it into SQL, and input that is not its COPY output', () => {
     expect(() => eventPageCopy(-1, 5)).toThrow(/after must be a whole number/);
     expect(() => eventPageCopy(Number.NaN, 5)).toThrow(/after must be a whole number/);

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '#test/support/database';
 import { CopyPageWorker } from './copy-page-worker';
 
@@ -42,6 +43,42 @@ describe('CopyPageWorker (COPY TO read on a worker thread)', () => {
     await (reader as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
     await expect(reader.copy('COPY (SELECT 1) TO STDOUT')).rejects.toThrow(/the ledger page reader stopped/);
     await reader.close();
+  });
+
+  it('given its connection broke (a terminated backend), then the next read connects again and succeeds', async () => {
+    const reader = new CopyPageWorker(database.url);
+    const admin = new Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      expect((await reader.copy('COPY (SELECT 1) TO STDOUT')).toString()).toBe('1\n');
+      const killed = await admin.query(
+        'SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      expect(killed.rows.length).toBeGreaterThan(0); // the reader's backend (and any an earlier test left behind)
+      expect((await reader.copy('COPY (SELECT 2) TO STDOUT')).toString()).toBe('2\n');
+      expect((await reader.copy('COPY (SELECT 3) TO STDOUT')).toString()).toBe('3\n');
+    } finally {
+      await admin.end();
+      await reader.close();
+    }
+  });
+
+  it('given a database it cannot reach yet, then reads fail with the reason until it can, then succeed', async () => {
+    const url = new URL(database.url);
+    const name = `${url.pathname.slice(1)}_later`;
+    url.pathname = `/${name}`;
+    const reader = new CopyPageWorker(url.toString());
+    const admin = new Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await expect(reader.copy('COPY (SELECT 1) TO STDOUT')).rejects.toThrow(new RegExp(name));
+      await admin.query(`CREATE DATABASE "${name}"`);
+      expect((await reader.copy('COPY (SELECT 1) TO STDOUT')).toString()).toBe('1\n');
+    } finally {
+      await reader.close();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
   });
 
   it('given a database it cannot reach, then each read rejects with the reason', async () => {

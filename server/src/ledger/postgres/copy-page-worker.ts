@@ -7,6 +7,10 @@ import { Worker } from 'node:worker_threads';
  * socket, and Postgres stops sending (measured: 5.3 s of a million-event rebuild spent waiting for pages). On its own
  * thread the read goes on, and the page arrives whole, handed over without a copy (a transferred ArrayBuffer).
  *
+ * Like a pool, the worker connects again after its connection broke (a Postgres restart, a terminated backend) and
+ * after a failed connect, so a long-lived process's later rebuilds do not inherit the failure; the store replaces a
+ * reader whose thread ended.
+ *
  * The worker's code is plain JavaScript given as a string, so it runs the same in a compiled build and in the specs;
  * it loads `pg` and `pg-copy-streams` from the paths this module resolves.
  */
@@ -14,31 +18,65 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { Client } = require(workerData.pg);
 const { to: copyTo } = require(workerData.pgCopyStreams);
-const client = new Client({ connectionString: workerData.connectionString });
-client.on('error', () => undefined); // a lost connection fails the request in flight; the next one reports it too
-const connected = client.connect();
+
+// The connection, opened at the first read and again after it broke (a Postgres restart, a terminated backend).
+let current = null;
+function open() {
+  const client = new Client({ connectionString: workerData.connectionString });
+  const connection = { client, broken: false, ready: null };
+  client.on('error', () => (connection.broken = true));
+  client.on('end', () => (connection.broken = true));
+  connection.ready = client.connect();
+  return connection;
+}
+
+async function bytesOf(client, sql) {
+  const chunks = [];
+  let length = 0;
+  for await (const chunk of client.query(copyTo(sql))) {
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
+// A read that failed because the connection broke is tried once more on a new one (a COPY TO only reads).
+async function read(sql) {
+  for (let attempt = 0; ; attempt++) {
+    current ??= open();
+    const connection = current;
+    try {
+      await connection.ready;
+    } catch (error) {
+      current = null; // not reachable now: the next read connects again
+      throw error;
+    }
+    try {
+      return await bytesOf(connection.client, sql);
+    } catch (error) {
+      if (!connection.broken) throw error; // Postgres refused the statement; the connection is fine
+      current = null;
+      connection.client.end().catch(() => undefined);
+      if (attempt > 0) throw error;
+    }
+  }
+}
+
 parentPort.on('message', async (request) => {
   if (request.close) {
     // A clean goodbye to Postgres (Terminate), then the thread ends by itself: nothing else holds it open.
-    await connected.catch(() => undefined);
-    await client.end().catch(() => undefined);
+    if (current) await current.ready.then(() => current.client.end(), () => undefined).catch(() => undefined);
     parentPort.close();
     return;
   }
   try {
-    await connected;
-    const chunks = [];
-    let length = 0;
-    for await (const chunk of client.query(copyTo(request.sql))) {
-      chunks.push(chunk);
-      length += chunk.length;
-    }
-    const bytes = new Uint8Array(length);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.length;
-    }
+    const bytes = await read(request.sql);
     parentPort.postMessage({ id: request.id, bytes }, [bytes.buffer]);
   } catch (error) {
     parentPort.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
@@ -76,6 +114,11 @@ export class CopyPageWorker {
         resolve();
       });
     });
+  }
+
+  /** Whether reads can still be asked (not closed, the thread not ended). */
+  get running(): boolean {
+    return this.failure === null;
   }
 
   /** The bytes `sql` (a `COPY … TO STDOUT` statement) sends; rejects with Postgres's message when it fails. */

@@ -76,6 +76,7 @@ export class PostgresEventStore implements EventStore {
   private readonly connectionString: string;
   /** readAllInBulk's reader, started by its first page. */
   private pageReader: CopyPageWorker | null = null;
+  private closed = false;
 
   constructor(options: PostgresEventStoreOptions) {
     this.connectionString = options.connectionString;
@@ -242,8 +243,9 @@ export class PostgresEventStore implements EventStore {
    */
   async readAllInBulk(options: { after?: number; maxCount: number }): Promise<RecordedEvent[]> {
     return this.readAllWith(options.after ?? 0, options.maxCount, async (after, maxCount) => {
-      // Read on a worker thread (copy-page-worker.ts), decoded here.
-      this.pageReader ??= new CopyPageWorker(this.connectionString);
+      // Read on a worker thread (copy-page-worker.ts), decoded here; a reader whose thread ended is replaced.
+      if (this.closed) throw new Error('the event store is closed');
+      if (!this.pageReader?.running) this.pageReader = new CopyPageWorker(this.connectionString);
       return decodeEventRows(await this.pageReader.copy(eventPageCopy(after, maxCount ?? Number.MAX_SAFE_INTEGER)));
     });
   }
@@ -370,6 +372,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     this.subscriptions.clear();
     for (const cursor of this.cursors.values()) await cursor.close().catch(() => undefined);
