@@ -107,9 +107,15 @@ describe('console channels: bulk actions', () => {
     // bulk-off (switched off by hand), and bulk-revoked when the test run above auto-disabled it.
     const disabled = (await api.must<ChannelRow[]>('GET', '/api/channel/search?keyword=')).filter((row) => row.status !== 1);
     expect(disabled.map((row) => row.name)).toContain('bulk-off');
+    // The first deletion's notice may still be showing the same text: wait for this deletion's own answer.
+    const answered = page.waitForResponse(
+      (response) => response.request().method() === 'DELETE' && new URL(response.url()).pathname === '/api/channel/disabled',
+    );
     await page.getByRole('button', { name: '删除禁用通道' }).click();
     await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();
+    expect(((await (await answered).json()) as { data: number }).data).toBe(disabled.length);
     await expectText(page, `已删除 ${disabled.length} 个通道！`);
+    await channelRow(page, 'bulk-off').waitFor({ state: 'detached' });
     expect(await ids(disabled.map((row) => row.name))).toEqual([]);
     expect(await ids(['bulk-good-1', 'bulk-good-2'])).toHaveLength(2);
   });

@@ -21,6 +21,11 @@ const { to: copyTo } = require(workerData.pgCopyStreams);
 
 // The connection, opened at the first read and again after it broke (a Postgres restart, a terminated backend).
 let current = null;
+// Set by the close request: no read starts, retries or answers after it.
+let closing = false;
+// Reads run one at a time on the one connection (pg would queue them anyway, and deprecates being asked to).
+let queue = Promise.resolve();
+let reading = false;
 function open() {
   const client = new Client({ connectionString: workerData.connectionString });
   const connection = { client, broken: false, ready: null };
@@ -46,6 +51,14 @@ async function bytesOf(client, sql) {
   return bytes;
 }
 
+// Whether a failed read leaves the connection usable: only when Postgres refused the statement itself (an ERROR).
+// A FATAL or PANIC (a terminated backend, a shutdown) or an error from below the protocol (a reset, a closed socket)
+// means the connection is gone, whether or not its 'error' or 'end' event has been seen yet: that answer can reach
+// the read before the events do.
+function leftUsable(connection, error) {
+  return !connection.broken && error !== null && typeof error === 'object' && error.severity === 'ERROR';
+}
+
 // A read that failed because the connection broke is tried once more on a new one (a COPY TO only reads).
 async function read(sql) {
   for (let attempt = 0; ; attempt++) {
@@ -60,27 +73,41 @@ async function read(sql) {
     try {
       return await bytesOf(connection.client, sql);
     } catch (error) {
-      if (!connection.broken) throw error; // Postgres refused the statement; the connection is fine
-      current = null;
+      if (leftUsable(connection, error)) throw error; // Postgres refused the statement; the connection is fine
+      if (current === connection) current = null;
       connection.client.end().catch(() => undefined);
-      if (attempt > 0) throw error;
+      if (attempt > 0 || closing) throw error;
     }
   }
 }
 
-parentPort.on('message', async (request) => {
-  if (request.close) {
-    // A clean goodbye to Postgres (Terminate), then the thread ends by itself: nothing else holds it open.
-    if (current) await current.ready.then(() => current.client.end(), () => undefined).catch(() => undefined);
-    parentPort.close();
-    return;
-  }
+async function serve(request) {
+  if (closing) return; // the calling thread rejected it when it asked to close
+  reading = true;
   try {
     const bytes = await read(request.sql);
-    parentPort.postMessage({ id: request.id, bytes }, [bytes.buffer]);
+    if (!closing) parentPort.postMessage({ id: request.id, bytes }, [bytes.buffer]);
   } catch (error) {
-    parentPort.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+    if (!closing) parentPort.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+  } finally {
+    reading = false;
   }
+}
+
+// Idle, a clean goodbye to Postgres (Terminate). With a read in flight, its socket is closed instead: Postgres reads
+// a Terminate only once the statement is done, and the read is abandoned anyway. Then the thread ends by itself.
+async function shutdown() {
+  closing = true;
+  const connection = current;
+  current = null;
+  if (connection && reading) connection.client.connection.stream.destroy();
+  else if (connection) await connection.ready.then(() => connection.client.end(), () => undefined).catch(() => undefined);
+  parentPort.close();
+}
+
+parentPort.on('message', (request) => {
+  if (request.close) void shutdown();
+  else queue = queue.then(() => serve(request));
 });
 `;
 
