@@ -54,6 +54,24 @@ const rows: unknown[][] = [
     null,
     new Date(-1),
   ],
+  // Words whose bytes are all set or cross 2^31 and 2^32, text on both sides of the ASCII loop's length and with a
+  // character past ASCII after an ASCII start, jsonb text past that length, the largest uuid.
+  [
+    6,
+    -1,
+    -1,
+    2 ** 32,
+    Number.MIN_VALUE,
+    false,
+    'a'.repeat(64),
+    'abcé',
+    'é',
+    `{"k": "${'v'.repeat(200)}"}`,
+    'FFFFFFFF-ffff-FFFF-ffff-FFFFFFFFFFFF',
+    new Date(Date.UTC(1970, 0, 1, 0, 0, 0, 1)),
+  ],
+  [7, 255, 2 ** 31 - 1, -(2 ** 32), 2 ** 53, true, 'a'.repeat(65) + 'ü', 'z'.repeat(12), 'ab€', '"é"', '12345678-9abc-def0-1234-56789abcdef0', new Date(2 ** 40)],
+  [8, 256, 2 ** 16, -(2 ** 31) - 1, -1.5, false, `${'b'.repeat(63)}\u007f`, '\u0080', '', '[]', null, new Date(-(2 ** 40))],
 ];
 
 describe('COPY in binary (copy-binary.ts through copyRows)', () => {
@@ -107,7 +125,22 @@ describe('COPY in binary (copy-binary.ts through copyRows)', () => {
     const k = (await kinds())!;
     const row = (overrides: Record<number, unknown>) => rows[0].map((value, i) => (i in overrides ? overrides[i] : value));
     // Not binary: a numeric string, an integer out of range, a float where an integer goes, text with NUL, a bad uuid.
-    for (const odd of [{ 2: '42' }, { 1: 40_000 }, { 3: 2 ** 60 }, { 2: 1.5 }, { 6: 'a\u0000b' }, { 10: 'not-a-uuid' }, { 5: 't' }]) {
+    for (const odd of [
+      { 2: '42' },
+      { 1: 40_000 },
+      { 3: 2 ** 60 },
+      { 2: 1.5 },
+      { 6: 'a\u0000b' },
+      { 6: 'é\u0000' }, // a NUL after the ASCII loop stopped
+      { 6: `${'x'.repeat(100)}\u0000` }, // a NUL in text too long for the loop
+      { 9: '"\u0000"' },
+      { 10: 'not-a-uuid' },
+      { 10: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1g' }, // not a hex digit
+      { 10: 'a0eebc99x9c0b-4ef8-bb6d-6bb9bd380a11' }, // no dash where one goes
+      { 10: 'a0eebc999c0b4ef8bb6d6bb9bd380a11' }, // Postgres takes it as text; binary takes only the canonical form
+      { 10: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380aé1' },
+      { 5: 't' },
+    ]) {
       expect(binaryRows([row(odd)], k)).toBeNull();
     }
     await dataSource.query('TRUNCATE copy_bin');

@@ -33,13 +33,23 @@ export const BINARY_KINDS: Readonly<Record<string, ColumnKind>> = {
 
 /** Bytes of a chunk handed to the COPY stream (a field longer than that gets a chunk of its own size). */
 const CHUNK = 128 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Where a canonical uuid's text has its dashes, and where each of its 16 bytes' two hex digits start. */
+const UUID_DASHES = [8, 13, 18, 23];
+const UUID_PAIRS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+/** The value of each hex digit by its character code (-1: not one). */
+const HEX = Int8Array.from({ length: 128 }, (_, code) => {
+  const digit = String.fromCharCode(code).toLowerCase();
+  return /[0-9a-f]/.test(digit) ? parseInt(digit, 16) : -1;
+});
 const INT8_MIN = -(2n ** 63n);
 const INT8_MAX = 2n ** 63n - 1n;
 
 /** A value the binary encoding does not take: the batch goes as text. */
 class NotBinary extends Error {}
 const NOT_BINARY = new NotBinary();
+
+/** Strings up to this many UTF-16 units are written by a loop here while they are ASCII; longer ones by Buffer.write. */
+const SHORT_TEXT = 64;
 
 class ChunkWriter {
   readonly chunks: Buffer[] = [];
@@ -54,37 +64,90 @@ class ChunkWriter {
     this.at = 0;
   }
 
+  // The words are written byte by byte (a Uint8Array store keeps the low 8 bits): Buffer's writeInt32BE and its
+  // kin check their arguments on every call, and a row is mostly such words.
+
   int16(value: number): void {
     this.room(2);
-    this.at = this.buffer.writeInt16BE(value, this.at);
+    const buffer = this.buffer;
+    const at = this.at;
+    buffer[at] = value >> 8;
+    buffer[at + 1] = value;
+    this.at = at + 2;
   }
 
   /** A field of `length` bytes follows: its length word (-1: NULL). */
   int32(value: number): void {
     this.room(4);
-    this.at = this.buffer.writeInt32BE(value, this.at);
+    this.at = word(this.buffer, this.at, value);
+  }
+
+  /** A field of 4 bytes holding an integer within int32. */
+  int32Field(value: number): void {
+    this.room(8);
+    const buffer = this.buffer;
+    this.at = word(buffer, word(buffer, this.at, 4), value);
+  }
+
+  /** A field of 2 bytes holding an integer within int16. */
+  int16Field(value: number): void {
+    this.room(6);
+    const buffer = this.buffer;
+    const at = word(buffer, this.at, 2);
+    buffer[at] = value >> 8;
+    buffer[at + 1] = value;
+    this.at = at + 2;
   }
 
   /** A field of 8 bytes holding a safe integer, two's complement. */
   int64Field(value: number): void {
     this.room(12);
     const high = Math.floor(value / TWO_32);
-    this.buffer.writeInt32BE(8, this.at);
-    this.buffer.writeInt32BE(high, this.at + 4);
-    this.buffer.writeUInt32BE(value - high * TWO_32, this.at + 8);
-    this.at += 12;
+    const buffer = this.buffer;
+    // The low word is below 2^32: `| 0` keeps its bits (as a negative int32 when the top one is set).
+    this.at = word(buffer, word(buffer, word(buffer, this.at, 8), high), (value - high * TWO_32) | 0);
   }
 
-  /** A field holding `text` as UTF-8, after `prefix` bytes (jsonb's version byte). */
+  /** A field holding `text` as UTF-8, after `prefix` bytes (jsonb's version byte); NOT_BINARY when it holds a NUL. */
   textField(text: string, prefix?: number): void {
-    const extra = prefix === undefined ? 0 : 1;
+    const length = text.length;
     // At most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units).
-    this.room(4 + extra + text.length * 3);
+    this.room(5 + length * 3);
+    const buffer = this.buffer;
     const start = this.at + 4;
-    if (prefix !== undefined) this.buffer[start] = prefix;
-    const written = this.buffer.write(text, start + extra, 'utf8');
-    this.buffer.writeInt32BE(written + extra, this.at);
-    this.at = start + extra + written;
+    let at = start;
+    if (prefix !== undefined) buffer[at++] = prefix;
+    let i = 0;
+    if (length <= SHORT_TEXT) {
+      for (; i < length; i++) {
+        const unit = text.charCodeAt(i);
+        if (unit >= 0x80 || unit === 0) break;
+        buffer[at++] = unit;
+      }
+    }
+    if (i < length) {
+      const rest = i === 0 ? text : text.slice(i);
+      if (rest.includes('\u0000')) throw NOT_BINARY;
+      at += buffer.write(rest, at, 'utf8');
+    }
+    word(buffer, this.at, at - start);
+    this.at = at;
+  }
+
+  /** A field of 16 bytes from a uuid in its canonical text (8-4-4-4-12 hex digits, either case); else NOT_BINARY. */
+  uuidField(text: string): void {
+    if (text.length !== 36) throw NOT_BINARY;
+    this.room(20);
+    const buffer = this.buffer;
+    for (const dash of UUID_DASHES) if (text.charCodeAt(dash) !== 0x2d) throw NOT_BINARY;
+    let at = word(buffer, this.at, 16);
+    for (const pair of UUID_PAIRS) {
+      const high = HEX[text.charCodeAt(pair)] ?? -1;
+      const low = HEX[text.charCodeAt(pair + 1)] ?? -1;
+      if (high < 0 || low < 0) throw NOT_BINARY;
+      buffer[at++] = (high << 4) | low;
+    }
+    this.at = at;
   }
 
   end(): Buffer[] {
@@ -94,15 +157,23 @@ class ChunkWriter {
   }
 }
 
+/** `value`'s 32 bits, big-endian, at `at` (room made by the caller); the offset after them. */
+function word(buffer: Buffer, at: number, value: number): number {
+  buffer[at] = value >> 24;
+  buffer[at + 1] = value >> 16;
+  buffer[at + 2] = value >> 8;
+  buffer[at + 3] = value;
+  return at + 4;
+}
+
 function integer(out: ChunkWriter, value: unknown, bytes: 2 | 4, min: number, max: number): void {
   let number: number;
   if (typeof value === 'number') number = value;
   else if (typeof value === 'bigint' && value >= BigInt(min) && value <= BigInt(max)) number = Number(value);
   else throw NOT_BINARY;
   if (!Number.isInteger(number) || number < min || number > max) throw NOT_BINARY;
-  out.room(4 + bytes);
-  out.at = out.buffer.writeInt32BE(bytes, out.at);
-  out.at = bytes === 2 ? out.buffer.writeInt16BE(number, out.at) : out.buffer.writeInt32BE(number, out.at);
+  if (bytes === 2) out.int16Field(number);
+  else out.int32Field(number);
 }
 
 function field(out: ChunkWriter, kind: ColumnKind, value: unknown): void {
@@ -112,7 +183,7 @@ function field(out: ChunkWriter, kind: ColumnKind, value: unknown): void {
   }
   switch (kind) {
     case 'text':
-      if (typeof value !== 'string' || value.includes('\u0000')) throw NOT_BINARY;
+      if (typeof value !== 'string') throw NOT_BINARY;
       out.textField(value);
       return;
     case 'int8':
@@ -121,7 +192,7 @@ function field(out: ChunkWriter, kind: ColumnKind, value: unknown): void {
         out.int64Field(value);
       } else if (typeof value === 'bigint' && value >= INT8_MIN && value <= INT8_MAX) {
         out.room(12);
-        out.at = out.buffer.writeInt32BE(8, out.at);
+        out.at = word(out.buffer, out.at, 8);
         out.at = out.buffer.writeBigInt64BE(value, out.at);
       } else throw NOT_BINARY;
       return;
@@ -134,28 +205,26 @@ function field(out: ChunkWriter, kind: ColumnKind, value: unknown): void {
     case 'float8':
       if (typeof value !== 'number' || !Number.isFinite(value)) throw NOT_BINARY;
       out.room(12);
-      out.at = out.buffer.writeInt32BE(8, out.at);
+      out.at = word(out.buffer, out.at, 8);
       // -0 as 0: the text format writes String(-0), "0", and so does pg for a parameter.
       out.at = out.buffer.writeDoubleBE(value === 0 ? 0 : value, out.at);
       return;
     case 'bool':
       if (typeof value !== 'boolean') throw NOT_BINARY;
       out.room(5);
-      out.at = out.buffer.writeInt32BE(1, out.at);
+      out.at = word(out.buffer, out.at, 1);
       out.buffer[out.at++] = value ? 1 : 0;
       return;
     case 'jsonb': {
       // As the text format: a string is the JSON text itself, an object or array is written as its JSON.
       const json = typeof value === 'string' ? value : typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : null;
-      if (json === null || json.includes('\u0000')) throw NOT_BINARY;
+      if (json === null) throw NOT_BINARY;
       out.textField(json, 1);
       return;
     }
     case 'uuid':
-      if (typeof value !== 'string' || !UUID.test(value)) throw NOT_BINARY;
-      out.room(20);
-      out.at = out.buffer.writeInt32BE(16, out.at);
-      out.at += out.buffer.write(value.replace(/-/g, ''), out.at, 'hex');
+      if (typeof value !== 'string') throw NOT_BINARY;
+      out.uuidField(value);
       return;
     case 'timestamptz': {
       const ms = value instanceof Date ? value.getTime() : Number.NaN;
@@ -178,8 +247,8 @@ export function binaryRows(rows: readonly unknown[][], kinds: readonly ColumnKin
   const out = new ChunkWriter();
   out.room(COPY_BINARY_SIGNATURE.length + 8);
   out.at += COPY_BINARY_SIGNATURE.copy(out.buffer, out.at);
-  out.at = out.buffer.writeInt32BE(0, out.at); // flags
-  out.at = out.buffer.writeInt32BE(0, out.at); // header extension length
+  out.at = word(out.buffer, out.at, 0); // flags
+  out.at = word(out.buffer, out.at, 0); // header extension length
   try {
     for (const row of rows) {
       if (row.length !== width) throw new TypeError(`COPY: a row of ${row.length} values for ${width} columns`);
