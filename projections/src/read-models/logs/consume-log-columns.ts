@@ -183,3 +183,27 @@ export function storedConsumeText(
   if (!contentDerived && !otherDerived) return { content: row.content, other: row.other, facts: NO_FACTS };
   return { content: contentDerived ? null : row.content, other: otherDerived ? null : row.other, facts: known };
 }
+
+const INT4 = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= INT4_MAX;
+
+/**
+ * Whether both texts of a charge derive back from its columns, decided from the charge alone: no wording of its own,
+ * no relay extras in `other`, no model mapping, answered by its only channel (a whole id within int4, or a path of
+ * exactly that id), and a usage source and end reason the code lists know (or none). That is nearly every charge;
+ * for it storedConsumeText would build both texts, derive both back, find them equal and store NULL for each, so
+ * the logs projection skips the texts altogether. Conservative: a charge it says no to goes through
+ * storedConsumeText, which keeps whatever does not derive (spec: both ways give the same row for every edge).
+ */
+export function chargeTextsDerive(data: Partial<QuotaConsumedData>, facts: ConsumeFacts): boolean {
+  if (typeof data.content === 'string' || facts.usageSource === -1 || facts.endReason === -1) return false;
+  const extra: unknown = data.other;
+  if (extra !== undefined && extra !== null && typeof extra === 'object' && (Array.isArray(extra) || Object.keys(extra).length > 0)) {
+    return false;
+  }
+  const upstream: unknown = data.upstreamModel;
+  if (typeof upstream === 'string' && upstream !== '' && upstream !== data.modelName) return false;
+  const channelId: unknown = data.channelId;
+  if (!INT4(channelId)) return false;
+  const path: unknown = data.channelPath;
+  return path === undefined || (Array.isArray(path) && path.length === 1 && path[0] === channelId);
+}

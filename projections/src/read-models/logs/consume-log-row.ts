@@ -136,6 +136,20 @@ export function consumeLogContent(data: Partial<QuotaConsumedData>): string {
  * versions; v0.3 logged the mapped name), with the upstream name in `other` when they differ.
  */
 export function consumeLogRow(userId: number, data: Partial<QuotaConsumedData>, ledgerTime: Date): ConsumeLogRow {
+  return consumeLogColumns(userId, data, ledgerTime, consumeLogContent(data), consumeLogOther(data));
+}
+
+/**
+ * consumeLogRow's columns with the texts given: the wording and `other` it would build, or whatever the caller stores
+ * in their place (the logs projection: NULL when the columns give them back, consume-log-columns.ts).
+ */
+export function consumeLogColumns<Text>(
+  userId: number,
+  data: Partial<QuotaConsumedData>,
+  ledgerTime: Date,
+  content: Text,
+  other: Text,
+): Omit<ConsumeLogRow, 'content' | 'other'> & { content: Text; other: Text } {
   const admitted = data.createdAt;
   const createdAt =
     typeof admitted === 'number' && Number.isSafeInteger(admitted) && admitted > 0 ? admitted : Math.floor(ledgerTime.getTime() / 1000);
@@ -143,7 +157,7 @@ export function consumeLogRow(userId: number, data: Partial<QuotaConsumedData>, 
     userId,
     createdAt,
     type: LogType.Consume,
-    content: consumeLogContent(data),
+    content,
     username: text(data.username, WIDTH.username),
     tokenName: text(data.tokenName, WIDTH.tokenName),
     modelName: text(data.modelName, WIDTH.modelName),
@@ -155,6 +169,6 @@ export function consumeLogRow(userId: number, data: Partial<QuotaConsumedData>, 
     channelId: count(data.channelId),
     tokenId: count(data.tokenId),
     group: text(data.group, WIDTH.group),
-    other: consumeLogOther(data),
+    other,
   };
 }

@@ -7,8 +7,8 @@ import { quotaConsumedData } from '#server/modules/accounts/quota-consumed-event
 import { LOGS_STREAM, LogsEventType, toLogsPurged, toLogsRetentionApplied } from '#server/modules/logs/logs.events';
 import { accountLogLine, type LogLine } from './account-log-lines';
 import { channelTestConsumed, channelTestLogRow } from './channel-test-log-row';
-import { type ConsumeFacts, consumeFactsOf, storedConsumeText } from './consume-log-columns';
-import { type ConsumeLogRow, consumeLogRow } from './consume-log-row';
+import { chargeTextsDerive, type ConsumeFacts, consumeFactsOf, storedConsumeText, storedFacts } from './consume-log-columns';
+import { consumeLogColumns, type ConsumeLogRow, consumeLogRow } from './consume-log-row';
 import { purgeLogsBefore } from './log-partitions';
 
 /**
@@ -90,7 +90,12 @@ export function consumeRowValues(position: number, row: StoredConsumeRow): unkno
 
 /** The row of a relay charge (QuotaConsumed on the user's account stream). */
 export function chargeRow(event: RecordedEvent, data: QuotaConsumedData, userId: number): StoredConsumeRow {
-  return stored(consumeLogRow(userId, data, event.createdAt), consumeFactsOf(data));
+  const facts = consumeFactsOf(data);
+  if (!chargeTextsDerive(data, facts)) return stored(consumeLogRow(userId, data, event.createdAt), facts);
+  // Both texts derive back (nearly every charge): neither is built, both are NULL, as storedConsumeText would leave them.
+  const row = consumeLogColumns(userId, data, event.createdAt, null, null) as StoredConsumeRow;
+  row.facts = storedFacts(facts);
+  return row;
 }
 
 /** The row of a passed channel test (ChannelTestLogged on `logs`). */
