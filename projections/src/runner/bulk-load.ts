@@ -9,7 +9,11 @@ export type BulkProjection = Projection & Required<Pick<Projection, 'bulkFold'>>
 
 export const canBulkLoad = (projection: Projection): projection is BulkProjection => typeof projection.bulkFold === 'function';
 
-/** Pages of rows written but not yet acknowledged before `feed` waits for Postgres (the fold runs ahead of COPY by this much). */
+/**
+ * Pages of rows written but not yet acknowledged that `feed` leaves in flight: past that it waits for the oldest
+ * ones, down to this many, never for all of them, so Postgres always has rows to take while the next page is
+ * folded (the fold runs ahead of COPY by this much).
+ */
 const WRITES_AHEAD = 2;
 
 /**
@@ -23,7 +27,8 @@ export class BulkLoad {
   private readonly fold: BulkFold;
   private readonly handled: ReadonlySet<string>;
   private writes: Promise<void> = Promise.resolve();
-  private writesPending = 0;
+  /** The writes queued and not finished, oldest first (they run one after another, so they finish in this order). */
+  private readonly pending: Array<Promise<void>> = [];
   private failure: { error: unknown } | null = null;
   /** Events of the types the projection handles folded so far. */
   eventsApplied = 0;
@@ -96,7 +101,11 @@ export class BulkLoad {
       this.eventsApplied++;
     }
     this.write(this.fold.drain());
-    if (this.writesPending > WRITES_AHEAD) await this.settle();
+    if (this.pending.length > WRITES_AHEAD) {
+      // Waiting for the write that leaves WRITES_AHEAD behind it; those keep Postgres busy meanwhile.
+      await this.pending[this.pending.length - 1 - WRITES_AHEAD];
+      this.throwIfFailed();
+    }
   }
 
   /** Writes what the fold still holds, moves the checkpoint to `position` and commits it all. */
@@ -148,22 +157,23 @@ export class BulkLoad {
   private write(batches: readonly BulkRows[]): void {
     const due = batches.filter((batch) => batch.rows.length > 0);
     if (due.length === 0) return;
-    this.writesPending++;
-    this.writes = this.writes.then(async () => {
+    const written = this.writes.then(async () => {
       let table = '';
       try {
         for (const batch of due) {
           if (this.failure) return;
           table = batch.table;
-          const written = await copyRows(this.runner, batch);
-          this.rows.set(table, (this.rows.get(table) ?? 0) + written);
+          const count = await copyRows(this.runner, batch);
+          this.rows.set(table, (this.rows.get(table) ?? 0) + count);
         }
       } catch (error) {
         this.failure ??= { error: new Error(`Projection ${this.projection.name}: COPY into ${table} failed: ${messageOf(error)}`) };
       } finally {
-        this.writesPending--;
+        this.pending.shift();
       }
     });
+    this.pending.push(written);
+    this.writes = written;
   }
 
   /** Waits for every queued write; throws the first that failed. */
