@@ -2,6 +2,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import type { BulkBarrier, BulkFold, BulkRows } from './bulk-fold';
 import { copyRows } from './copy-rows';
+import { uniqueConstraintsOf } from './deferred-indexes';
 import { type Projection, ProjectionApplyError, ProjectionEventError } from './projection';
 
 /** A projection that can fold a rebuild in memory. */
@@ -30,6 +31,8 @@ export class BulkLoad {
   /** The writes queued and not finished, oldest first (they run one after another, so they finish in this order). */
   private readonly pending: Array<Promise<void>> = [];
   private failure: { error: unknown } | null = null;
+  /** Whether beforeBarrier has added the dropped UNIQUE constraints back. */
+  private constraintsBack = false;
   /** Events of the types the projection handles folded so far. */
   eventsApplied = 0;
   /** Rows written per table. */
@@ -89,6 +92,7 @@ export class BulkLoad {
       if (barrier) {
         this.write(this.fold.drain());
         await this.settle();
+        await this.beforeBarrier();
         await barrier(this.runner.manager).catch((error: unknown) => {
           throw new ProjectionApplyError(this.projection.name, event, error);
         });
@@ -128,6 +132,7 @@ export class BulkLoad {
     await this.settle();
     const barrier = this.fold.finishBarrier?.();
     if (barrier) {
+      await this.beforeBarrier();
       await barrier(this.runner.manager).catch((error: unknown) => {
         throw new Error(`Projection ${this.projection.name}: its last rows failed: ${messageOf(error)}`);
       });
@@ -152,6 +157,19 @@ export class BulkLoad {
   async abort(): Promise<void> {
     await this.writes.catch(() => undefined);
     await release(this.runner);
+  }
+
+  /**
+   * Before the load's first barrier: the UNIQUE constraints the rebuild dropped from its tables are added back, in its
+   * transaction, since a barrier's SQL may need them (an upsert's ON CONFLICT). Until then the rows went in without
+   * them (unique by construction; adding a constraint checks that they are).
+   */
+  private async beforeBarrier(): Promise<void> {
+    if (this.constraintsBack) return;
+    this.constraintsBack = true;
+    for (const constraint of await uniqueConstraintsOf(this.runner.manager, this.projection.tables)) {
+      await this.runner.query(constraint.definition);
+    }
   }
 
   private write(batches: readonly BulkRows[]): void {

@@ -21,8 +21,10 @@ export interface DeferredIndex {
 /**
  * Drops the `deferredIndexes` of `projections` that exist and are plain indexes (not unique, not backing a
  * constraint: those stay, ON CONFLICT and the guards need them), remembering each definition; with `allPlainOf`,
- * also every plain index of those projections' tables (a bulk load reads none of its tables' indexes). Returns what
- * it dropped.
+ * also every plain index and every UNIQUE constraint of those projections' tables (a bulk load reads none of its
+ * tables' indexes, and its rows are unique by construction; its BulkLoad adds the constraints back before any SQL of
+ * its own runs, `uniqueConstraintsOf`). Primary keys stay: their rows come in key order, and keeping one up costs
+ * less than building it again. Returns what it dropped.
  */
 export async function dropDeferredIndexes(
   dataSource: DataSource,
@@ -33,15 +35,22 @@ export async function dropDeferredIndexes(
   const tables = (options.allPlainOf ?? []).flatMap((projection) => projection.tables);
   if (names.length === 0 && tables.length === 0) return [];
   return dataSource.transaction(async (manager: EntityManager) => {
-    const rows: Array<{ name: string; table: string; definition: string }> = await manager.query(
-      `SELECT i.relname AS name, t.relname AS "table", pg_get_indexdef(i.oid) AS definition
+    const rows: Array<{ name: string; table: string; definition: string; constraint: boolean }> = await manager.query(
+      `SELECT i.relname AS name, t.relname AS "table", pg_get_indexdef(i.oid) AS definition, false AS "constraint"
          FROM pg_index x
          JOIN pg_class i ON i.oid = x.indexrelid
          JOIN pg_class t ON t.oid = x.indrelid
          JOIN pg_namespace n ON n.oid = i.relnamespace AND n.nspname = current_schema()
         WHERE (i.relname = ANY($1) OR t.relname = ANY($2)) AND NOT x.indisunique
           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.oid)
-        ORDER BY i.relname`,
+       UNION ALL
+       SELECT c.conname, t.relname,
+              format('ALTER TABLE %I ADD CONSTRAINT %I %s', t.relname, c.conname, pg_get_constraintdef(c.oid)), true
+         FROM pg_constraint c
+         JOIN pg_class t ON t.oid = c.conrelid
+         JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = current_schema()
+        WHERE c.contype = 'u' AND t.relname = ANY($2) AND c.conparentid = 0
+        ORDER BY 1`,
       [names, tables],
     );
     for (const row of rows) {
@@ -50,15 +59,20 @@ export async function dropDeferredIndexes(
          ON CONFLICT (index_name) DO NOTHING`,
         [row.name, row.table, row.definition],
       );
-      await manager.query(`DROP INDEX ${quoteIdentifier(row.name)}`);
+      await manager.query(
+        row.constraint
+          ? `ALTER TABLE ${quoteIdentifier(row.table)} DROP CONSTRAINT ${quoteIdentifier(row.name)}`
+          : `DROP INDEX ${quoteIdentifier(row.name)}`,
+      );
     }
-    return rows;
+    return rows.map(({ name, table, definition }) => ({ name, table, definition }));
   });
 }
 
 /**
- * Creates every index `projection_deferred_indexes` names (dropped by a rebuild that finished its replay, or died)
- * and deletes its row, one index per transaction, two at a time. An index that exists again is only struck off. Returns the names.
+ * Creates every index (or UNIQUE constraint) `projection_deferred_indexes` names (dropped by a rebuild that finished
+ * its replay, or died) and deletes its row, one per transaction, two at a time. One that exists again (a bulk load
+ * added its constraints back) is only struck off. Returns the names.
  */
 export async function restoreDeferredIndexes(dataSource: DataSource): Promise<string[]> {
   const rows: Array<{ index_name: string; definition: string }> = await dataSource.query(
@@ -73,6 +87,22 @@ export async function restoreDeferredIndexes(dataSource: DataSource): Promise<st
     });
   });
   return rows.map((row) => row.index_name);
+}
+
+/**
+ * The UNIQUE constraints of `tables` that a rebuild dropped (dropDeferredIndexes' `allPlainOf`) and that are not
+ * back yet, as the statements that add them: a bulk load runs them in its own transaction before its first barrier,
+ * whose SQL may need them (an upsert's ON CONFLICT), and restoreDeferredIndexes then finds them present.
+ */
+export async function uniqueConstraintsOf(manager: EntityManager, tables: readonly string[]): Promise<DeferredIndex[]> {
+  const rows: Array<{ name: string; table: string; definition: string }> = await manager.query(
+    `SELECT index_name AS name, table_name AS "table", definition FROM projection_deferred_indexes
+      WHERE table_name = ANY($1) AND definition LIKE 'ALTER TABLE % ADD CONSTRAINT % UNIQUE %'
+        AND to_regclass(quote_ident(index_name)) IS NULL
+      ORDER BY index_name`,
+    [tables],
+  );
+  return rows;
 }
 
 /**
