@@ -2,7 +2,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
 import type { BulkBarrier, BulkFold, BulkRows } from './bulk-fold';
 import { copyRows } from './copy-rows';
-import { uniqueConstraintsOf } from './deferred-indexes';
+import { createDeferredIndexesOf } from './deferred-indexes';
 import { type Projection, ProjectionApplyError, ProjectionEventError } from './projection';
 
 /** A projection that can fold a rebuild in memory. */
@@ -31,7 +31,7 @@ export class BulkLoad {
   /** The writes queued and not finished, oldest first (they run one after another, so they finish in this order). */
   private readonly pending: Array<Promise<void>> = [];
   private failure: { error: unknown } | null = null;
-  /** Whether beforeBarrier has added the dropped UNIQUE constraints back. */
+  /** Whether the UNIQUE constraints the rebuild dropped from its tables are back (before the first barrier). */
   private constraintsBack = false;
   /** Events of the types the projection handles folded so far. */
   eventsApplied = 0;
@@ -130,9 +130,13 @@ export class BulkLoad {
   async complete(position: number): Promise<void> {
     this.write(this.fold.finish());
     await this.settle();
+    // Every index and constraint the rebuild dropped from its tables, built from the rows now that they are all
+    // there: in this transaction, so a constraint the rows break fails the load (every load rolls back) instead of
+    // an index build after the commit, and the loads' builds run side by side, one backend each.
+    await createDeferredIndexesOf(this.runner.manager, this.projection.tables);
+    this.constraintsBack = true;
     const barrier = this.fold.finishBarrier?.();
     if (barrier) {
-      await this.beforeBarrier();
       await barrier(this.runner.manager).catch((error: unknown) => {
         throw new Error(`Projection ${this.projection.name}: its last rows failed: ${messageOf(error)}`);
       });
@@ -160,16 +164,14 @@ export class BulkLoad {
   }
 
   /**
-   * Before the load's first barrier: the UNIQUE constraints the rebuild dropped from its tables are added back, in its
-   * transaction, since a barrier's SQL may need them (an upsert's ON CONFLICT). Until then the rows went in without
-   * them (unique by construction; adding a constraint checks that they are).
+   * Before the load's first barrier during the replay: the UNIQUE constraints the rebuild dropped from its tables are
+   * added back, in its transaction, since a barrier's SQL may need them (an upsert's ON CONFLICT). Until then the
+   * rows went in without them (unique by construction; adding a constraint checks that they are).
    */
   private async beforeBarrier(): Promise<void> {
     if (this.constraintsBack) return;
     this.constraintsBack = true;
-    for (const constraint of await uniqueConstraintsOf(this.runner.manager, this.projection.tables)) {
-      await this.runner.query(constraint.definition);
-    }
+    await createDeferredIndexesOf(this.runner.manager, this.projection.tables, { uniqueOnly: true });
   }
 
   private write(batches: readonly BulkRows[]): void {

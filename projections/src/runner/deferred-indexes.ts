@@ -22,8 +22,8 @@ export interface DeferredIndex {
  * Drops the `deferredIndexes` of `projections` that exist and are plain indexes (not unique, not backing a
  * constraint: those stay, ON CONFLICT and the guards need them), remembering each definition; with `allPlainOf`,
  * also every plain index and every UNIQUE constraint of those projections' tables (a bulk load reads none of its
- * tables' indexes, and its rows are unique by construction; its BulkLoad adds the constraints back before any SQL of
- * its own runs, `uniqueConstraintsOf`). Primary keys stay: their rows come in key order, and keeping one up costs
+ * tables' indexes, and its rows are unique by construction; its BulkLoad creates them again in its own transaction,
+ * `createDeferredIndexesOf`: the constraints before its first barrier, the rest once its last rows are written). Primary keys stay: their rows come in key order, and keeping one up costs
  * less than building it again. Returns what it dropped.
  */
 export async function dropDeferredIndexes(
@@ -71,8 +71,8 @@ export async function dropDeferredIndexes(
 
 /**
  * Creates every index (or UNIQUE constraint) `projection_deferred_indexes` names (dropped by a rebuild that finished
- * its replay, or died) and deletes its row, one per transaction, two at a time. One that exists again (a bulk load
- * added its constraints back) is only struck off. Returns the names.
+ * its replay, or died) and deletes its row, one per transaction, two at a time. One that exists again is only struck
+ * off. Returns the names.
  */
 export async function restoreDeferredIndexes(dataSource: DataSource): Promise<string[]> {
   const rows: Array<{ index_name: string; definition: string }> = await dataSource.query(
@@ -90,19 +90,29 @@ export async function restoreDeferredIndexes(dataSource: DataSource): Promise<st
 }
 
 /**
- * The UNIQUE constraints of `tables` that a rebuild dropped (dropDeferredIndexes' `allPlainOf`) and that are not
- * back yet, as the statements that add them: a bulk load runs them in its own transaction before its first barrier,
- * whose SQL may need them (an upsert's ON CONFLICT), and restoreDeferredIndexes then finds them present.
+ * Creates, with `manager` (a bulk load's transaction), what `projection_deferred_indexes` names for `tables` and is not
+ * there yet, and strikes each off in the same transaction: a load that commits has its indexes and constraints, one
+ * that rolls back leaves the rows for restoreDeferredIndexes. `uniqueOnly`: only the UNIQUE constraints, which the
+ * SQL of a barrier may need (an upsert's ON CONFLICT) while the plain indexes are still better built at the end.
+ * Returns the names created.
  */
-export async function uniqueConstraintsOf(manager: EntityManager, tables: readonly string[]): Promise<DeferredIndex[]> {
-  const rows: Array<{ name: string; table: string; definition: string }> = await manager.query(
-    `SELECT index_name AS name, table_name AS "table", definition FROM projection_deferred_indexes
-      WHERE table_name = ANY($1) AND definition LIKE 'ALTER TABLE % ADD CONSTRAINT % UNIQUE %'
-        AND to_regclass(quote_ident(index_name)) IS NULL
+export async function createDeferredIndexesOf(
+  manager: EntityManager,
+  tables: readonly string[],
+  options: { uniqueOnly?: boolean } = {},
+): Promise<string[]> {
+  const rows: Array<{ index_name: string; definition: string }> = await manager.query(
+    `SELECT index_name, definition FROM projection_deferred_indexes
+      WHERE table_name = ANY($1) AND to_regclass(quote_ident(index_name)) IS NULL
+        AND (NOT $2 OR definition LIKE 'ALTER TABLE % ADD CONSTRAINT % UNIQUE %')
       ORDER BY index_name`,
-    [tables],
+    [tables, options.uniqueOnly === true],
   );
-  return rows;
+  for (const row of rows) {
+    await manager.query(onWholeTable(row.definition));
+    await manager.query('DELETE FROM projection_deferred_indexes WHERE index_name = $1', [row.index_name]);
+  }
+  return rows.map((row) => row.index_name);
 }
 
 /**
