@@ -180,7 +180,8 @@ describe('BulkLoad', () => {
       );
       return row;
     };
-    const deferred = async () => (await rows('SELECT index_name FROM projection_deferred_indexes ORDER BY 1')).map((row: { index_name: string }) => row.index_name);
+    const deferred = async () =>
+      (await rows('SELECT index_name FROM projection_deferred_indexes ORDER BY 1')).map((row: { index_name: string }) => row.index_name);
     await dataSource.query('CREATE INDEX bulk_toy_notes_text ON bulk_toy_notes (text)');
     await dataSource.query('ALTER TABLE bulk_toy_notes ADD CONSTRAINT bulk_toy_notes_once UNIQUE (text, at)');
     try {

@@ -70,7 +70,20 @@ const rows: unknown[][] = [
     'FFFFFFFF-ffff-FFFF-ffff-FFFFFFFFFFFF',
     new Date(Date.UTC(1970, 0, 1, 0, 0, 0, 1)),
   ],
-  [7, 255, 2 ** 31 - 1, -(2 ** 32), 2 ** 53, true, 'a'.repeat(65) + 'ü', 'z'.repeat(12), 'ab€', '"é"', '12345678-9abc-def0-1234-56789abcdef0', new Date(2 ** 40)],
+  [
+    7,
+    255,
+    2 ** 31 - 1,
+    -(2 ** 32),
+    2 ** 53,
+    true,
+    'a'.repeat(65) + 'ü',
+    'z'.repeat(12),
+    'ab€',
+    '"é"',
+    '12345678-9abc-def0-1234-56789abcdef0',
+    new Date(2 ** 40),
+  ],
   [8, 256, 2 ** 16, -(2 ** 31) - 1, -1.5, false, `${'b'.repeat(63)}\u007f`, '\u0080', '', '[]', null, new Date(-(2 ** 40))],
 ];
 

@@ -23,8 +23,9 @@ export interface DeferredIndex {
  * constraint: those stay, ON CONFLICT and the guards need them), remembering each definition; with `allPlainOf`,
  * also every plain index and every UNIQUE constraint of those projections' tables (a bulk load reads none of its
  * tables' indexes, and its rows are unique by construction; its BulkLoad creates them again in its own transaction,
- * `createDeferredIndexesOf`: the constraints before its first barrier, the rest once its last rows are written). Primary keys stay: their rows come in key order, and keeping one up costs
- * less than building it again. Returns what it dropped.
+ * `createDeferredIndexesOf`: the constraints before its first barrier, the rest once its last rows are written).
+ * Primary keys stay: their rows come in key order, and keeping one up costs less than building it again. Returns
+ * what it dropped.
  */
 export async function dropDeferredIndexes(
   dataSource: DataSource,

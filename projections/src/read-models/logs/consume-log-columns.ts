@@ -184,7 +184,8 @@ export function storedConsumeText(
   return { content: contentDerived ? null : row.content, other: otherDerived ? null : row.other, facts: known };
 }
 
-const INT4 = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= INT4_MAX;
+const INT4 = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= INT4_MAX;
 
 /**
  * Whether both texts of a charge derive back from its columns, decided from the charge alone: no wording of its own,

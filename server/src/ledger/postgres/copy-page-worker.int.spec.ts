@@ -75,10 +75,10 @@ describe('CopyPageWorker (COPY TO read on a worker thread)', () => {
       const sql =
         "COPY (SELECT CASE WHEN nextval('copy_worker_attempts') = 1 THEN (SELECT 0 FROM pg_sleep(0) WHERE pg_terminate_backend(pg_backend_pid())) ELSE 7 END) TO STDOUT";
       expect((await reader.copy(sql)).toString()).toBe('7\n');
-      expect((await admin.query("SELECT last_value FROM copy_worker_attempts")).rows[0].last_value).toBe('2');
+      expect((await admin.query('SELECT last_value FROM copy_worker_attempts')).rows[0].last_value).toBe('2');
       // A statement Postgres refuses is not tried again.
       await expect(reader.copy("COPY (SELECT nextval('copy_worker_attempts') / 0) TO STDOUT")).rejects.toThrow(/division by zero/);
-      expect((await admin.query("SELECT last_value FROM copy_worker_attempts")).rows[0].last_value).toBe('3');
+      expect((await admin.query('SELECT last_value FROM copy_worker_attempts')).rows[0].last_value).toBe('3');
     } finally {
       await reader.close();
       await admin.query('DROP SEQUENCE IF EXISTS copy_worker_attempts');
