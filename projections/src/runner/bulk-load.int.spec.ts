@@ -185,7 +185,7 @@ describe('BulkLoad', () => {
     await dataSource.query('CREATE INDEX bulk_toy_notes_text ON bulk_toy_notes (text)');
     await dataSource.query('ALTER TABLE bulk_toy_notes ADD CONSTRAINT bulk_toy_notes_once UNIQUE (text, at)');
     try {
-      await dropDeferredIndexes(dataSource, [], { allPlainOf: [projection] });
+      await dropDeferredIndexes(dataSource, [], { bulkLoaded: [projection] });
       expect(await present()).toEqual({ index: false, constraint: false });
       expect(await deferred()).toEqual(['bulk_toy_notes_once', 'bulk_toy_notes_text']);
 
@@ -200,7 +200,7 @@ describe('BulkLoad', () => {
 
       await dataSource.query('TRUNCATE bulk_toy_notes, bulk_toy_totals');
       await dataSource.query(`UPDATE projection_checkpoints SET position = 0 WHERE name = 'bulk-toy'`);
-      await dropDeferredIndexes(dataSource, [], { allPlainOf: [projection] });
+      await dropDeferredIndexes(dataSource, [], { bulkLoaded: [projection] });
       const second = await BulkLoad.start(dataSource, projection, 0);
       const twins = [event('Noted', { text: 'twin' }), event('Noted', { text: 'twin' })];
       twins[1].createdAt = twins[0].createdAt; // the same (text, at) twice: what a fold must never write

@@ -20,7 +20,7 @@ export interface DeferredIndex {
 
 /**
  * Drops the `deferredIndexes` of `projections` that exist and are plain indexes (not unique, not backing a
- * constraint: those stay, ON CONFLICT and the guards need them), remembering each definition; with `allPlainOf`,
+ * constraint: those stay, ON CONFLICT and the guards need them), remembering each definition; with `bulkLoaded`,
  * also every plain index and every UNIQUE constraint of those projections' tables (a bulk load reads none of its
  * tables' indexes, and its rows are unique by construction; its BulkLoad creates them again in its own transaction,
  * `createDeferredIndexesOf`: the constraints before its first barrier, the rest once its last rows are written).
@@ -30,10 +30,10 @@ export interface DeferredIndex {
 export async function dropDeferredIndexes(
   dataSource: DataSource,
   projections: readonly Projection[],
-  options: { allPlainOf?: readonly Projection[] } = {},
+  options: { bulkLoaded?: readonly Projection[] } = {},
 ): Promise<DeferredIndex[]> {
   const names = projections.flatMap((projection) => projection.deferredIndexes ?? []);
-  const tables = (options.allPlainOf ?? []).flatMap((projection) => projection.tables);
+  const tables = (options.bulkLoaded ?? []).flatMap((projection) => projection.tables);
   if (names.length === 0 && tables.length === 0) return [];
   return dataSource.transaction(async (manager: EntityManager) => {
     const rows: Array<{ name: string; table: string; definition: string; constraint: boolean }> = await manager.query(
