@@ -26,7 +26,7 @@ function monthsAgo(back: number): string {
  * function and the compiled CLI (exit 0); a flipped byte, a deleted segment, a truncated file, a broken gzip whose
  * checksum was recorded as such, a line missing from a segment, and a manifest that disagrees with the table are each
  * reported by segment and position (CLI: exit 3, one line on stderr); the check changes neither files nor rows. An
- * object-store URL in LEDGER_ARCHIVE_DIR stops the CLI before it reads anything.
+ * object-store URL other than s3:// in LEDGER_ARCHIVE_DIR stops the CLI before it reads anything.
  */
 describe('ledger archive --verify', () => {
   let target: TestApp;
@@ -115,13 +115,13 @@ describe('ledger archive --verify', () => {
         `events holds positions ${second.lastPosition + 1}-${head}; snapshot ${report.snapshotId} at position \\d+ covers the archive`,
       ),
     );
-    // An object-store URL is refused before anything is read (docs/ledger.md, "Object stores").
-    expect(await cli(['--verify'], { LEDGER_ARCHIVE_DIR: 's3://bucket/ledger' })).toEqual({
+    // An object-store URL that is not s3:// is refused before anything is read (docs/ledger.md, "Object stores").
+    expect(await cli(['--verify'], { LEDGER_ARCHIVE_DIR: 'gs://bucket/ledger' })).toEqual({
       code: 1,
       stdout: '',
       stderr:
-        'ledger:archive failed: Invalid configuration: LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; ' +
-        'mount the bucket (s3fs, gcsfuse) and give its folder (got "s3://bucket/ledger")\n',
+        'ledger:archive failed: Invalid configuration: LEDGER_ARCHIVE_DIR must be a local folder or an s3://bucket[/prefix] URL ' +
+        '(for another object store, mount the bucket and give its folder) (got "gs://bucket/ledger")\n',
     });
     // Bad arguments: a clear message, exit 2.
     expect(await cli(['--verify', '--before', '2026-01'])).toEqual({

@@ -9,7 +9,7 @@ import { APP_CONFIG, type AppConfig, parseConfig } from '../config/app-config';
 import { dataSourceOptions } from '../infrastructure/database/data-source';
 import { resolvePostgres } from '../infrastructure/resolve-postgres';
 import { eventStoreKind } from '../ledger/create-event-store';
-import { ledgerArchiveDirectory } from '../ledger/postgres/archive-segments';
+import { ledgerArchiveStore } from '../ledger/postgres/archive-segments';
 import { ArchiveUnsoundError, formatVerification, verifyArchive } from '../modules/ledger-archive/archive-verifier';
 import {
   ArchiveInputError,
@@ -34,20 +34,24 @@ export async function archiveLedgerIn(
     );
   }
   const registry = app.get(ProjectionRegistry, { strict: false });
-  const directory = ledgerArchiveDirectory(config);
-  print(`archiving ledger events created before ${options.before} into ${directory}`);
-  const report = await archiveLedger(
-    { dataSource: app.get(DataSource, { strict: false }), projections: registry.all(), directory },
-    options,
-  );
-  for (const line of formatArchiveReport(report)) print(line);
-  if (!options.stopBeforeDelete) {
-    // The run read back every segment it wrote: what is left to check is cheap (the manifest against the table, the
-    // positions joining the hot table, the snapshot, every older segment's size), so no segment is read again.
-    const verified = await verifyArchive(app.get(DataSource, { strict: false }), directory, { contents: false });
-    for (const line of formatVerification(verified)) print(line);
+  const directory = ledgerArchiveStore(config);
+  print(`archiving ledger events created before ${options.before} into ${directory.location}`);
+  try {
+    const report = await archiveLedger(
+      { dataSource: app.get(DataSource, { strict: false }), projections: registry.all(), directory },
+      options,
+    );
+    for (const line of formatArchiveReport(report)) print(line);
+    if (!options.stopBeforeDelete) {
+      // The run read back every segment it wrote: what is left to check is cheap (the manifest against the table, the
+      // positions joining the hot table, the snapshot, every older segment's size), so no segment is read again.
+      const verified = await verifyArchive(app.get(DataSource, { strict: false }), directory, { contents: false });
+      for (const line of formatVerification(verified)) print(line);
+    }
+    return report;
+  } finally {
+    directory.close();
   }
-  return report;
 }
 
 /** `--verify`: the archive as a whole, read only (a read-only connection; not even a migration is run). */
@@ -66,9 +70,13 @@ async function verifyMain(print: (line: string) => void): Promise<void> {
   });
   try {
     await dataSource.initialize();
-    const directory = ledgerArchiveDirectory({ ...env, DATABASE_URL: postgres.url });
-    print(`verifying the ledger archive in ${directory}`);
-    for (const line of formatVerification(await verifyArchive(dataSource, directory))) print(line);
+    const directory = ledgerArchiveStore({ ...env, DATABASE_URL: postgres.url });
+    print(`verifying the ledger archive in ${directory.location}`);
+    try {
+      for (const line of formatVerification(await verifyArchive(dataSource, directory))) print(line);
+    } finally {
+      directory.close();
+    }
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await postgres.stop?.();

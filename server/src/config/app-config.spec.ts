@@ -55,23 +55,45 @@ describe('parseConfig', () => {
     [{ SETTLEMENT_LINGER_MS: '-1' }, 'SETTLEMENT_LINGER_MS must be an integer >= 0 (got "-1")'],
     [{ PROJECTOR_LINGER_MS: '-5' }, 'PROJECTOR_LINGER_MS must be an integer >= 0 (got "-5")'],
     [
-      { LEDGER_ARCHIVE_DIR: 's3://bucket/prefix' },
-      'LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "s3://bucket/prefix")',
-    ],
-    [
       { LEDGER_ARCHIVE_DIR: 'gs://bucket' },
-      'LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "gs://bucket")',
+      'LEDGER_ARCHIVE_DIR must be a local folder or an s3://bucket[/prefix] URL (for another object store, mount the bucket and give its folder) (got "gs://bucket")',
     ],
     [
       { LEDGER_ARCHIVE_DIR: 'file:///mnt/archive' },
-      'LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "file:///mnt/archive")',
+      'LEDGER_ARCHIVE_DIR must be a local folder or an s3://bucket[/prefix] URL (for another object store, mount the bucket and give its folder) (got "file:///mnt/archive")',
+    ],
+    [
+      { LEDGER_ARCHIVE_DIR: 's3://' },
+      'LEDGER_ARCHIVE_DIR must be a local folder or an s3://bucket[/prefix] URL (for another object store, mount the bucket and give its folder) (got "s3://")',
+    ],
+    [{ LEDGER_ARCHIVE_S3_ENDPOINT: 'minio:9000' }, 'LEDGER_ARCHIVE_S3_ENDPOINT must be an http:// or https:// URL (got "minio:9000")'],
+    [
+      { LEDGER_ARCHIVE_S3_FORCE_PATH_STYLE: 'maybe' },
+      'LEDGER_ARCHIVE_S3_FORCE_PATH_STYLE must be on or off (or true/false, 1/0, yes/no) (got "maybe")',
+    ],
+    [
+      { LEDGER_ARCHIVE_S3_ACCESS_KEY_ID: 'AKIA' },
+      'LEDGER_ARCHIVE_S3_ACCESS_KEY_ID and LEDGER_ARCHIVE_S3_SECRET_ACCESS_KEY go together: set both, or neither for the AWS SDK chain',
     ],
   ])('refuses %j at start: %s', (env, message) => {
     expect(() => parseConfig(env)).toThrow(`Invalid configuration: ${message}`);
   });
 
-  it('takes a folder for LEDGER_ARCHIVE_DIR, a mounted bucket or a relative path included', () => {
+  it('takes a folder or an s3:// URL for LEDGER_ARCHIVE_DIR, a mounted bucket or a relative path included', () => {
     expect(parseConfig({ LEDGER_ARCHIVE_DIR: '/mnt/s3-bucket/tollgate' }).LEDGER_ARCHIVE_DIR).toBe('/mnt/s3-bucket/tollgate');
+    expect(parseConfig({ LEDGER_ARCHIVE_DIR: 's3://bucket/prefix' }).LEDGER_ARCHIVE_DIR).toBe('s3://bucket/prefix');
+    const s3 = parseConfig({
+      LEDGER_ARCHIVE_DIR: 's3://bucket',
+      LEDGER_ARCHIVE_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      LEDGER_ARCHIVE_S3_FORCE_PATH_STYLE: 'off',
+      LEDGER_ARCHIVE_S3_ACCESS_KEY_ID: 'key',
+      LEDGER_ARCHIVE_S3_SECRET_ACCESS_KEY: 'secret',
+    });
+    expect([s3.LEDGER_ARCHIVE_S3_ENDPOINT, s3.LEDGER_ARCHIVE_S3_REGION, s3.LEDGER_ARCHIVE_S3_FORCE_PATH_STYLE]).toEqual([
+      'http://127.0.0.1:9000',
+      'us-east-1',
+      false,
+    ]);
     expect(parseConfig({ LEDGER_ARCHIVE_DIR: 'data/archive' }).LEDGER_ARCHIVE_DIR).toBe('data/archive');
     expect(parseConfig({}).LEDGER_ARCHIVE_DIR).toBeUndefined();
   });

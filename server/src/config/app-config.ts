@@ -105,10 +105,36 @@ function optionalText(documentedDefault: string): Variable<z.ZodType<string | un
 /** Any `scheme://…`: an object-store URL (s3://, gs://, az://), or a file:// one; what a folder variable refuses. */
 export const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\//i;
 
-/** A folder of the local file system (a mounted bucket is one); a URL is refused at start, naming the variable. */
-function localFolder(documentedDefault: string): Variable<z.ZodType<string | undefined, string | undefined>> {
-  const accepted = 'a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder';
-  return { schema: variable(accepted, (raw) => (URL_PATTERN.test(raw) ? undefined : raw)), documentedDefault };
+/**
+ * The archive's root: a folder of the local file system (a mounted bucket is one) or an `s3://bucket[/prefix]` URL
+ * (an S3 bucket or an S3-compatible store). Any other URL is refused at start, naming the variable.
+ */
+function archiveRoot(documentedDefault: string): Variable<z.ZodType<string | undefined, string | undefined>> {
+  const accepted = 'a local folder or an s3://bucket[/prefix] URL (for another object store, mount the bucket and give its folder)';
+  const parse = (raw: string) => (!URL_PATTERN.test(raw) ? raw : /^s3:\/\/[^/?#]+(\/[^?#]*)?$/i.test(raw) ? raw : undefined);
+  return { schema: variable(accepted, parse), documentedDefault };
+}
+
+/** An http(s) URL (an endpoint). */
+function optionalHttpUrl(documentedDefault: string): Variable<z.ZodType<string | undefined, string | undefined>> {
+  const parse = (raw: string) => {
+    try {
+      const url = new URL(raw);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? raw : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return { schema: variable('an http:// or https:// URL', parse), documentedDefault };
+}
+
+/** A switch without a fixed default (the code picks one from other settings). */
+function optionalFlag(documentedDefault: string): Variable<z.ZodType<boolean | undefined, string | undefined>> {
+  const parse = (raw: string) => {
+    const value = raw.toLowerCase();
+    return SWITCH_ON.includes(value) ? true : SWITCH_OFF.includes(value) ? false : undefined;
+  };
+  return { schema: variable('on or off (or true/false, 1/0, yes/no)', parse), documentedDefault };
 }
 
 /**
@@ -157,10 +183,22 @@ const variables = {
   RELAY_JOURNAL_DIR: optionalText('`DATA_DIR/journal`'),
   /**
    * Root of the ledger archive (default DATA_DIR/archive): `npm run ledger:archive` writes the old events' monthly
-   * segments to <root>/<database>, and the Postgres event store reads them back from there. A local folder only
-   * (docs/ledger.md, "Object stores"): a URL stops every process at start.
+   * segments to <root>/<database>, and the Postgres event store reads them back from there. A local folder or an
+   * `s3://bucket[/prefix]` URL (docs/ledger.md, "Object stores"); any other URL stops every process at start.
    */
-  LEDGER_ARCHIVE_DIR: localFolder('`DATA_DIR/archive`'),
+  LEDGER_ARCHIVE_DIR: archiveRoot('`DATA_DIR/archive`'),
+  /** With an s3:// archive: an S3-compatible endpoint (MinIO, Ceph, R2…); unset, AWS S3 itself. */
+  LEDGER_ARCHIVE_S3_ENDPOINT: optionalHttpUrl('AWS S3'),
+  /** With an s3:// archive: the bucket's region (the signing region of an S3-compatible store). */
+  LEDGER_ARCHIVE_S3_REGION: text('us-east-1'),
+  /** With an s3:// archive: path-style requests (endpoint/bucket/key), which most S3-compatible stores need. */
+  LEDGER_ARCHIVE_S3_FORCE_PATH_STYLE: optionalFlag('`on` with an endpoint, else `off`'),
+  /**
+   * With an s3:// archive: an access key pair (both or neither); neither, the AWS SDK's own chain (AWS_ACCESS_KEY_ID
+   * and AWS_SECRET_ACCESS_KEY, a profile, an instance or pod role).
+   */
+  LEDGER_ARCHIVE_S3_ACCESS_KEY_ID: optionalText('the AWS SDK chain'),
+  LEDGER_ARCHIVE_S3_SECRET_ACCESS_KEY: optionalText('the AWS SDK chain'),
   /** > 0: the worker role archives, once a day, the ledger events older than this many whole months (0: never). */
   LEDGER_ARCHIVE_KEEP_MONTHS: integer(0, 0, 1200),
   /** Allows `apt-get install redis-server` when no Redis can be found. */
@@ -310,6 +348,11 @@ export function parseConfig(env: Record<string, string | undefined>): EnvConfig 
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
+  }
+  if ((result.data.LEDGER_ARCHIVE_S3_ACCESS_KEY_ID === undefined) !== (result.data.LEDGER_ARCHIVE_S3_SECRET_ACCESS_KEY === undefined)) {
+    throw new Error(
+      'Invalid configuration: LEDGER_ARCHIVE_S3_ACCESS_KEY_ID and LEDGER_ARCHIVE_S3_SECRET_ACCESS_KEY go together: set both, or neither for the AWS SDK chain',
+    );
   }
   return result.data;
 }

@@ -2,7 +2,7 @@ import { type AppConfig, CONFIG_DEFAULTS } from '../config/app-config';
 import type { EventStore } from './event-store.port';
 import { EsdbEventStore } from './eventstoredb/esdb-event-store';
 import { isEsdbUrl, redactUrl } from './eventstoredb/esdb-mapping';
-import { ledgerArchiveDirectory } from './postgres/archive-segments';
+import { type ArchiveConfig, ledgerArchiveStore } from './postgres/archive-segments';
 import { PostgresEventStore } from './postgres/postgres-event-store';
 
 export type EventStoreKind = 'postgres' | 'eventstoredb';
@@ -17,7 +17,8 @@ export function eventStoreKind(url: string | undefined): EventStoreKind {
 /** EVENTSTORE_POOL_SIZE may be left out by specs that build a store by hand. */
 export async function createEventStore(
   config: Pick<AppConfig, 'EVENTSTORE_URL' | 'DATABASE_URL'> &
-    Partial<Pick<AppConfig, 'EVENTSTORE_POOL_SIZE' | 'DATA_DIR' | 'LEDGER_ARCHIVE_DIR'>>,
+    Partial<Pick<AppConfig, 'EVENTSTORE_POOL_SIZE' | 'DATA_DIR'>> &
+    Partial<Omit<ArchiveConfig, 'DATA_DIR' | 'DATABASE_URL'>>,
 ): Promise<EventStore> {
   if (eventStoreKind(config.EVENTSTORE_URL) === 'eventstoredb') {
     return EsdbEventStore.connect({ url: config.EVENTSTORE_URL as string });
@@ -26,6 +27,6 @@ export async function createEventStore(
     connectionString: config.DATABASE_URL,
     poolSize: config.EVENTSTORE_POOL_SIZE ?? CONFIG_DEFAULTS.EVENTSTORE_POOL_SIZE,
     // Where `npm run ledger:archive` moved old events (docs/ledger.md, "Archival and snapshots").
-    archiveDir: config.DATA_DIR === undefined ? undefined : ledgerArchiveDirectory({ ...config, DATA_DIR: config.DATA_DIR }),
+    archiveDir: config.DATA_DIR === undefined ? undefined : ledgerArchiveStore({ ...config, DATA_DIR: config.DATA_DIR }),
   });
 }

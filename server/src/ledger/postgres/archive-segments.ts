@@ -1,8 +1,9 @@
-import { createReadStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { URL_PATTERN } from '../../config/app-config';
+import { type AppConfig, URL_PATTERN } from '../../config/app-config';
+import { type ArchiveLocation, type ArchiveStore, archiveStoreOf, LocalArchiveStore } from '../archive/archive-store';
+import { parseS3Url, S3ArchiveStore } from '../archive/s3-archive-store';
 import type { RecordedEvent } from '../event-store.port';
 
 /**
@@ -35,23 +36,64 @@ export interface SegmentRow {
   sha256: string;
 }
 
-/** Where an installation's archive lives: <LEDGER_ARCHIVE_DIR, default DATA_DIR/archive>/<database name>. */
-export function ledgerArchiveDirectory(config: { DATA_DIR: string; LEDGER_ARCHIVE_DIR?: string; DATABASE_URL: string }): string {
-  const configured = config.LEDGER_ARCHIVE_DIR?.trim();
-  // parseConfig refuses a URL at start; a configuration built by hand is checked here the same way.
-  if (configured && URL_PATTERN.test(configured)) {
-    throw new Error(
-      `LEDGER_ARCHIVE_DIR must be a local folder: object-store URLs are not supported yet; mount the bucket (s3fs, gcsfuse) and give its folder (got "${configured}")`,
-    );
-  }
-  const root = configured ? configured : join(config.DATA_DIR, 'archive');
+/** What locating and opening an installation's archive reads of the configuration. */
+export type ArchiveConfig = Pick<AppConfig, 'DATA_DIR' | 'DATABASE_URL'> &
+  Partial<
+    Pick<
+      AppConfig,
+      | 'LEDGER_ARCHIVE_DIR'
+      | 'LEDGER_ARCHIVE_S3_ENDPOINT'
+      | 'LEDGER_ARCHIVE_S3_REGION'
+      | 'LEDGER_ARCHIVE_S3_FORCE_PATH_STYLE'
+      | 'LEDGER_ARCHIVE_S3_ACCESS_KEY_ID'
+      | 'LEDGER_ARCHIVE_S3_SECRET_ACCESS_KEY'
+    >
+  >;
+
+/** The database's name as a file name: one archive per database under the root. */
+function databaseFolder(databaseUrl: string): string {
   let database = 'tollgate';
   try {
-    database = decodeURIComponent(new URL(config.DATABASE_URL).pathname.slice(1)) || database;
+    database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) || database;
   } catch {
     // not a URL (a socket path?): one folder for the default name
   }
-  return join(resolve(root), database.replace(/[^A-Za-z0-9_.-]/g, '_'));
+  return database.replace(/[^A-Za-z0-9_.-]/g, '_');
+}
+
+/**
+ * Where an installation's archive lives: <LEDGER_ARCHIVE_DIR, default DATA_DIR/archive>/<database name>, a folder
+ * or, for an `s3://bucket[/prefix]` root, `s3://bucket[/prefix]/<database name>`.
+ */
+export function ledgerArchiveDirectory(config: ArchiveConfig): string {
+  const configured = config.LEDGER_ARCHIVE_DIR?.trim();
+  const s3 = configured ? parseS3Url(configured) : null;
+  if (s3) return `s3://${s3.bucket}/${s3.prefix ? `${s3.prefix}/` : ''}${databaseFolder(config.DATABASE_URL)}`;
+  // parseConfig refuses any other URL at start; a configuration built by hand is checked here the same way.
+  if (configured && URL_PATTERN.test(configured)) {
+    throw new Error(
+      `LEDGER_ARCHIVE_DIR must be a local folder or an s3://bucket[/prefix] URL (for another object store, mount the bucket and give its folder) (got "${configured}")`,
+    );
+  }
+  const root = configured ? configured : join(config.DATA_DIR, 'archive');
+  return join(resolve(root), databaseFolder(config.DATABASE_URL));
+}
+
+/** The store of an installation's archive (ledgerArchiveDirectory's location): its folder, or its S3 prefix. */
+export function ledgerArchiveStore(config: ArchiveConfig): ArchiveStore {
+  const location = ledgerArchiveDirectory(config);
+  const s3 = parseS3Url(location);
+  if (!s3) return new LocalArchiveStore(location);
+  const endpoint = config.LEDGER_ARCHIVE_S3_ENDPOINT;
+  return new S3ArchiveStore({
+    ...s3,
+    stagingDir: join(resolve(config.DATA_DIR), 'archive-staging'),
+    endpoint,
+    region: config.LEDGER_ARCHIVE_S3_REGION ?? 'us-east-1',
+    forcePathStyle: config.LEDGER_ARCHIVE_S3_FORCE_PATH_STYLE ?? endpoint !== undefined,
+    accessKeyId: config.LEDGER_ARCHIVE_S3_ACCESS_KEY_ID,
+    secretAccessKey: config.LEDGER_ARCHIVE_S3_SECRET_ACCESS_KEY,
+  });
 }
 
 interface SegmentLine {
@@ -87,10 +129,13 @@ export function positionOfLine(line: string): number {
   return Number(line.slice(12, comma));
 }
 
-/** The lines of a gzip NDJSON file, streamed (a month of events is never held in memory at once). */
-export async function* segmentLines(path: string): AsyncGenerator<string> {
-  const input = createReadStream(path);
-  const lines = createInterface({ input: input.pipe(createGunzip()), crlfDelay: Infinity });
+/** The lines of a gzip NDJSON file of the archive, streamed (a month of events is never held in memory at once). */
+export async function* segmentLines(location: ArchiveLocation, file: string): AsyncGenerator<string> {
+  const input = await archiveStoreOf(location).openRead(file);
+  const gunzip = createGunzip();
+  // A read that fails midway (a network error from an object store, a disk error) fails the lines, not a hang.
+  input.once('error', (error) => gunzip.destroy(error));
+  const lines = createInterface({ input: input.pipe(gunzip), crlfDelay: Infinity });
   try {
     for await (const line of lines) if (line) yield line;
   } finally {
@@ -110,9 +155,9 @@ export class SegmentCursor {
 
   constructor(
     readonly segment: SegmentRow,
-    directory: string,
+    store: ArchiveLocation,
   ) {
-    this.lines = segmentLines(join(directory, segment.file));
+    this.lines = segmentLines(store, segment.file);
     this.next = segment.firstPosition;
   }
 

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Pool, type PoolConfig } from 'pg';
 import { batchStatement } from '../../infrastructure/database/named-statements';
 import { validateAppend } from '../append-validation';
@@ -16,6 +15,7 @@ import {
 } from '../event-store.port';
 import { PullSubscription } from '../pull-subscription';
 import { type AppendRow, appendStatement, toOutcome } from './append-statements';
+import { type ArchiveLocation, type ArchiveStore, archiveStoreOf } from '../archive/archive-store';
 import { SegmentCursor, type SegmentRow, segmentLines, eventOfLine } from './archive-segments';
 import { decodeEventRows, eventPageCopy } from './binary-event-copy';
 import { CopyPageWorker } from './copy-page-worker';
@@ -34,10 +34,10 @@ export interface PostgresEventStoreOptions {
   /** LISTEN for new events (default true); without it subscriptions only poll. */
   listen?: boolean;
   /**
-   * This installation's archive folder (ledgerArchiveDirectory): where reads find the events `ledger:archive` moved
-   * out of the table. Unset: a read that needs archived events fails with a clear error.
+   * This installation's archive (ledgerArchiveStore: a folder, or an S3 prefix): where reads find the events
+   * `ledger:archive` moved out of the table. Unset: a read that needs archived events fails with a clear error.
    */
-  archiveDir?: string;
+  archiveDir?: ArchiveLocation;
 }
 
 interface EventRow {
@@ -67,7 +67,7 @@ export class PostgresEventStore implements EventStore {
   private readonly subscriptions = new Set<PullSubscription>();
   private readonly readBatchSize: number;
   private readonly pollIntervalMs: number;
-  private readonly archiveDir: string | null;
+  private readonly archive: ArchiveStore | null;
   /** Open segment readers keyed by the next position each returns (pages of one replay go on where they stopped). */
   private readonly cursors = new Map<number, SegmentCursor>();
   /** Archived events per stream (never change once archived); see archivedEventsOf. */
@@ -87,7 +87,7 @@ export class PostgresEventStore implements EventStore {
     this.listener = options.listen === false ? null : new LedgerListener(options.connectionString);
     this.readBatchSize = options.readBatchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 2000;
-    this.archiveDir = options.archiveDir ?? null;
+    this.archive = options.archiveDir === undefined ? null : archiveStoreOf(options.archiveDir);
   }
 
   /** Opens the store and checks the schema is there, so a missing migration fails at boot with a clear message. */
@@ -201,11 +201,11 @@ export class PostgresEventStore implements EventStore {
       this.archivedStreams.set(streamId, cached);
       return cached.events;
     }
-    const directory = this.requireArchiveDir();
+    const archive = this.requireArchive();
     const events: RecordedEvent[] = [];
     const marker = `"streamId":${JSON.stringify(streamId)},`;
     for (const file of files) {
-      for await (const line of segmentLines(join(directory, file))) {
+      for await (const line of segmentLines(archive, file)) {
         // Cheap filter before the parse: the stream id is the second field of every line.
         if (!line.includes(marker)) continue;
         const event = eventOfLine(line);
@@ -315,7 +315,7 @@ export class PostgresEventStore implements EventStore {
         bytes: Number(row.bytes),
         sha256: row.sha256,
       };
-      cursor = new SegmentCursor(segment, this.requireArchiveDir());
+      cursor = new SegmentCursor(segment, this.requireArchive());
     }
     try {
       const events = await cursor.read(after, maxCount);
@@ -336,10 +336,10 @@ export class PostgresEventStore implements EventStore {
     void evicted.close().catch(() => undefined);
   }
 
-  private requireArchiveDir(): string {
-    if (!this.archiveDir)
+  private requireArchive(): ArchiveStore {
+    if (!this.archive)
       throw new Error('ledger: the events asked for are archived, and this store has no archive folder (LEDGER_ARCHIVE_DIR)');
-    return this.archiveDir;
+    return this.archive;
   }
 
   subscribeToAll(
@@ -379,6 +379,7 @@ export class PostgresEventStore implements EventStore {
     this.cursors.clear();
     await this.listener?.close();
     await this.pageReader?.close();
+    this.archive?.close();
     await this.pool.end().catch(() => undefined);
   }
 }

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
+import { type ArchiveLocation, type ArchiveStore, archiveStoreOf } from '../../ledger/archive/archive-store';
 import { eventOfLine, positionOfLine, segmentLines } from '../../ledger/postgres/archive-segments';
 import { ARCHIVE_MANIFEST_FORMAT, type ArchivedSegment, recordedSegments } from './archived-segments';
 import { LEDGER_ARCHIVE_LOCK } from './ledger-archiver';
@@ -17,7 +15,7 @@ import { LEDGER_ARCHIVE_LOCK } from './ledger-archiver';
  * - every segment file exists with the recorded size; with `contents` (the default) also its sha256, every line a
  *   well-formed event, the positions first…last in order and the count recorded.
  *
- * Without `contents` it reads no segment's bytes (a `stat` each): what an archive run checks when it has finished,
+ * Without `contents` it reads no segment's bytes (its size only): what an archive run checks when it has finished,
  * having just read back every segment it wrote.
  */
 
@@ -46,17 +44,18 @@ interface DatabaseView {
 
 export async function verifyArchive(
   dataSource: DataSource,
-  directory: string,
+  location: ArchiveLocation,
   options: { contents?: boolean } = {},
 ): Promise<ArchiveVerification> {
   const contents = options.contents ?? true;
+  const store = archiveStoreOf(location);
   const view = await readDatabase(dataSource);
-  const manifest = await readManifest(directory, view.segments.length > 0);
+  const manifest = await readManifest(store, view.segments.length > 0);
   compareManifest(manifest, view.segments);
   const archivedThrough = checkCoverage(view);
-  for (const segment of view.segments) await checkSegmentFile(directory, segment, contents);
+  for (const segment of view.segments) await checkSegmentFile(store, segment, contents);
   return {
-    directory,
+    directory: store.location,
     segments: view.segments.length,
     archivedThrough,
     bytes: view.segments.reduce((sum, segment) => sum + segment.bytes, 0),
@@ -101,16 +100,14 @@ async function readDatabase(dataSource: DataSource): Promise<DatabaseView> {
 }
 
 /** `manifest.json`'s segments; none when there is neither a manifest nor a recorded segment. */
-async function readManifest(directory: string, required: boolean): Promise<ArchivedSegment[]> {
-  const path = join(directory, 'manifest.json');
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    if (required) throw new ArchiveUnsoundError(`manifest.json is missing from ${directory}`);
+async function readManifest(store: ArchiveStore, required: boolean): Promise<ArchivedSegment[]> {
+  const path = `${store.location}/manifest.json`;
+  const bytes = await store.read('manifest.json');
+  if (bytes === null) {
+    if (required) throw new ArchiveUnsoundError(`manifest.json is missing from ${store.location}`);
     return [];
   }
+  const text = bytes.toString('utf8');
   let manifest: { format?: unknown; segments?: unknown };
   try {
     manifest = JSON.parse(text) as typeof manifest;
@@ -192,19 +189,14 @@ function checkCoverage(view: DatabaseView): number {
   return through;
 }
 
-async function checkSegmentFile(directory: string, segment: ArchivedSegment, contents: boolean): Promise<void> {
-  const path = join(directory, segment.file);
-  const size = await stat(path).then(
-    (stats) => stats.size,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') {
-        throw new ArchiveUnsoundError(
-          `segment ${segment.file} (positions ${segment.firstPosition}-${segment.lastPosition}) is missing: ${path}`,
-        );
-      }
-      throw error;
-    },
-  );
+async function checkSegmentFile(store: ArchiveStore, segment: ArchivedSegment, contents: boolean): Promise<void> {
+  const path = `${store.location}/${segment.file}`;
+  const size = await store.size(segment.file);
+  if (size === null) {
+    throw new ArchiveUnsoundError(
+      `segment ${segment.file} (positions ${segment.firstPosition}-${segment.lastPosition}) is missing: ${path}`,
+    );
+  }
   if (size !== segment.bytes) {
     throw new ArchiveUnsoundError(
       `segment ${segment.file} (positions ${segment.firstPosition}-${segment.lastPosition}) ` +
@@ -212,26 +204,26 @@ async function checkSegmentFile(directory: string, segment: ArchivedSegment, con
     );
   }
   if (!contents) return;
-  const digest = await sha256Of(path);
+  const digest = await sha256Of(store, segment.file);
   if (digest !== segment.sha256) {
     throw new ArchiveUnsoundError(
       `segment ${segment.file} (positions ${segment.firstPosition}-${segment.lastPosition}): checksum mismatch, sha256 ${digest}, the manifest says ${segment.sha256}`,
     );
   }
-  await checkSegmentLines(path, segment);
+  await checkSegmentLines(store, segment);
 }
 
-async function sha256Of(path: string): Promise<string> {
+async function sha256Of(store: ArchiveStore, file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  for await (const chunk of await store.openRead(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
 /** Every line an event, positions first…last in order (gapless), nothing after; a broken gzip names where it broke. */
-async function checkSegmentLines(path: string, segment: ArchivedSegment): Promise<void> {
+async function checkSegmentLines(store: ArchiveStore, segment: ArchivedSegment): Promise<void> {
   let expected = segment.firstPosition;
   try {
-    for await (const line of segmentLines(path)) {
+    for await (const line of segmentLines(store, segment.file)) {
       let position: number;
       try {
         position = positionOfLine(line);

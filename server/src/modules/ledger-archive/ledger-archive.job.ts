@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ProjectionRegistry } from '#projections/runner/projection-registry';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { eventStoreKind } from '../../ledger/create-event-store';
-import { ledgerArchiveDirectory } from '../../ledger/postgres/archive-segments';
+import { ledgerArchiveStore } from '../../ledger/postgres/archive-segments';
 import { ArchiveInputError, type ArchiveReport, archiveLedger } from './ledger-archiver';
 
 /** `YYYY-MM` of the month `keep` months before `now`'s (UTC): with keep = 3 in 2026-11, `2026-08`. */
@@ -29,16 +29,16 @@ export class LedgerArchiveJob {
     const keep = this.config.LEDGER_ARCHIVE_KEEP_MONTHS;
     if (keep <= 0 || eventStoreKind(this.config.EVENTSTORE_URL) !== 'postgres') return null;
     const before = monthToArchiveBefore(now, keep);
+    const directory = ledgerArchiveStore(this.config);
     try {
-      const report = await archiveLedger(
-        { dataSource: this.dataSource, projections: this.registry.all(), directory: ledgerArchiveDirectory(this.config) },
-        { before, now },
-      );
+      const report = await archiveLedger({ dataSource: this.dataSource, projections: this.registry.all(), directory }, { before, now });
       this.logger.log(`archived ${report.eventsArchived} event(s) created before ${before}, through position ${report.archivedThrough}`);
       return report;
     } catch (error) {
       if (error instanceof ArchiveInputError && /^nothing to archive/.test(error.message)) return null;
       throw error;
+    } finally {
+      directory.close();
     }
   }
 }

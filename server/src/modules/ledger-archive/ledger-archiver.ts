@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import type { DataSource } from 'typeorm';
 import type { Projection } from '#projections/runner/projection';
 import { takeSnapshot } from '#projections/runner/projection-snapshot';
+import { type ArchiveLocation, type ArchiveStore, archiveStoreOf } from '../../ledger/archive/archive-store';
 import { SEGMENT_LINE_SQL, segmentLines } from '../../ledger/postgres/archive-segments';
 import { ARCHIVE_MANIFEST_FORMAT, type ArchivedSegment, recordedSegments } from './archived-segments';
 
@@ -17,8 +16,8 @@ import { ARCHIVE_MANIFEST_FORMAT, type ArchivedSegment, recordedSegments } from 
  *   1. plan: the positions to archive, B+1…P (B: what is archived already; P: the last position before the first
  *      event created in or after the month given), split into monthly segments of contiguous positions;
  *   2. snapshot every projection's tables (refused when a projection is behind P);
- *   3. write each segment to a temporary file, fsync, rename, fsync the folder; read it back (sha256, every line
- *      equal to the row it came from);
+ *   3. write each segment to a temporary file and store it whole (a folder: fsync, rename, fsync the folder; S3: one
+ *      PUT); read it back (sha256, every line equal to the row it came from);
  *   4. write manifest.json (every segment, same facts as the table);
  *   5. one transaction: the segment rows, the archived streams and ids, and `ledger_archive_delete(P)` (the only
  *      way past the append-only trigger), which checks the segments cover 1…P without a gap.
@@ -57,8 +56,8 @@ export interface ArchiveReport {
 export interface ArchiveDependencies {
   dataSource: DataSource;
   projections: readonly Projection[];
-  /** This installation's archive folder (ledgerArchiveDirectory). */
-  directory: string;
+  /** This installation's archive (ledgerArchiveStore: its folder or its S3 prefix; a path is a folder). */
+  directory: ArchiveLocation;
 }
 
 export function parseArchiveArguments(argv: string[]): { before: string } {
@@ -107,7 +106,8 @@ export async function archiveLedger(deps: ArchiveDependencies, options: ArchiveO
 }
 
 async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions, cutoff: Date): Promise<ArchiveReport> {
-  const { dataSource, directory } = deps;
+  const { dataSource } = deps;
+  const store = archiveStoreOf(deps.directory);
   const [{ boundary, last_month: lastMonth }]: Array<{ boundary: string; last_month: string | null }> = await dataSource.query(
     `SELECT coalesce(max(last_position), 0) AS boundary, max(month) AS last_month FROM ledger_archive_segments`,
   );
@@ -122,18 +122,18 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
     minimumPosition: through,
   });
 
-  await mkdir(directory, { recursive: true });
+  await store.prepare();
   const segments: ArchivedSegment[] = [];
   for (const planned of plan) {
-    const written = await writeSegment(dataSource, directory, planned);
-    await verifySegment(dataSource, directory, written);
+    const written = await writeSegment(dataSource, store, planned);
+    await verifySegment(dataSource, store, written);
     segments.push(written);
   }
 
   const previous = await recordedSegments(dataSource);
-  await writeManifest(directory, [...previous, ...segments], snapshot.id);
+  await writeManifest(store, [...previous, ...segments], snapshot.id);
   if (options.stopBeforeDelete) {
-    return { snapshotId: snapshot.id, archivedThrough: archivedThroughBefore, eventsArchived: 0, segments, directory };
+    return { snapshotId: snapshot.id, archivedThrough: archivedThroughBefore, eventsArchived: 0, segments, directory: store.location };
   }
 
   await dataSource.transaction(async (manager) => {
@@ -176,13 +176,13 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
   });
   // Only the newest snapshot is needed (a rebuild starts from it); older ones are full copies of the tables.
   await dataSource.query('DELETE FROM ledger_snapshots WHERE id < $1', [snapshot.id]);
-  await writeManifest(directory, await recordedSegments(dataSource), snapshot.id);
+  await writeManifest(store, await recordedSegments(dataSource), snapshot.id);
   return {
     snapshotId: snapshot.id,
     archivedThrough: through,
     eventsArchived: through - archivedThroughBefore,
     segments,
-    directory,
+    directory: store.location,
   };
 }
 
@@ -279,47 +279,49 @@ async function* rowLines(dataSource: DataSource, first: number, last: number): A
   }
 }
 
-async function writeSegment(dataSource: DataSource, directory: string, planned: PlannedSegment): Promise<ArchivedSegment> {
-  const path = join(directory, planned.file);
-  const temporary = `${path}.tmp-${process.pid}`;
+async function writeSegment(dataSource: DataSource, store: ArchiveStore, planned: PlannedSegment): Promise<ArchivedSegment> {
+  const staged = store.stagingPath(planned.file);
   const hash = createHash('sha256');
   let bytes = 0;
-  const gzip = createGzip({ level: 9 });
-  const output = createWriteStream(temporary);
-  gzip.on('data', (chunk: Buffer) => {
-    hash.update(chunk);
-    bytes += chunk.length;
-  });
-  gzip.pipe(output);
-  const closed = new Promise<void>((resolve, reject) => {
-    output.on('close', resolve);
-    output.on('error', reject);
-    gzip.on('error', reject);
-  });
   let count = 0;
-  for await (const line of rowLines(dataSource, planned.firstPosition, planned.lastPosition)) {
-    count++;
-    if (!gzip.write(`${line}\n`)) await new Promise((resolve) => gzip.once('drain', resolve));
+  try {
+    const gzip = createGzip({ level: 9 });
+    const output = createWriteStream(staged);
+    gzip.on('data', (chunk: Buffer) => {
+      hash.update(chunk);
+      bytes += chunk.length;
+    });
+    gzip.pipe(output);
+    const closed = new Promise<void>((resolve, reject) => {
+      output.on('close', resolve);
+      output.on('error', reject);
+      gzip.on('error', reject);
+    });
+    for await (const line of rowLines(dataSource, planned.firstPosition, planned.lastPosition)) {
+      count++;
+      if (!gzip.write(`${line}\n`)) await new Promise((resolve) => gzip.once('drain', resolve));
+    }
+    gzip.end();
+    await closed;
+  } catch (error) {
+    await store.discard(staged);
+    throw error;
   }
-  gzip.end();
-  await closed;
-  await fsyncFile(temporary);
-  await rename(temporary, path);
-  await fsyncFile(directory);
+  await store.putFile(planned.file, staged);
   return { ...planned, count, bytes, sha256: hash.digest('hex') };
 }
 
-/** Reads a written segment back: its bytes hash to what was written, and every line equals the row it came from. */
-async function verifySegment(dataSource: DataSource, directory: string, segment: ArchivedSegment): Promise<void> {
-  const path = join(directory, segment.file);
-  const bytes = await readFile(path);
+/** Reads a stored segment back: its bytes hash to what was written, and every line equals the row it came from. */
+async function verifySegment(dataSource: DataSource, store: ArchiveStore, segment: ArchivedSegment): Promise<void> {
+  const bytes = await store.read(segment.file);
+  if (bytes === null) throw new Error(`ledger archive: ${segment.file} is not in ${store.location} after it was written`);
   const digest = createHash('sha256').update(bytes).digest('hex');
   if (digest !== segment.sha256 || bytes.length !== segment.bytes) {
     throw new Error(`ledger archive: ${segment.file} read back differs from what was written (sha256 ${digest})`);
   }
   const expected = rowLines(dataSource, segment.firstPosition, segment.lastPosition);
   let count = 0;
-  for await (const line of segmentLines(path)) {
+  for await (const line of segmentLines(store, segment.file)) {
     const row = await expected.next();
     if (row.done || row.value !== line) throw new Error(`ledger archive: ${segment.file} line ${count + 1} differs from the ledger row`);
     count++;
@@ -329,32 +331,15 @@ async function verifySegment(dataSource: DataSource, directory: string, segment:
   }
 }
 
-/** `manifest.json`: the folder's own description of its segments (the table `ledger_archive_segments` is the authority). */
-async function writeManifest(directory: string, segments: ArchivedSegment[], snapshotId: number): Promise<void> {
-  const path = join(directory, 'manifest.json');
-  const temporary = `${path}.tmp-${process.pid}`;
+/** `manifest.json`: the archive's own description of its segments (the table `ledger_archive_segments` is the authority). */
+async function writeManifest(store: ArchiveStore, segments: ArchivedSegment[], snapshotId: number): Promise<void> {
   const manifest = {
     format: ARCHIVE_MANIFEST_FORMAT,
     snapshotId,
     archivedThrough: segments[segments.length - 1]?.lastPosition ?? 0,
     segments,
   };
-  await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
-  await fsyncFile(temporary);
-  await rename(temporary, path).catch(async (error: unknown) => {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  });
-  await fsyncFile(directory);
-}
-
-async function fsyncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await store.putText('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 export function formatArchiveReport(report: ArchiveReport): string[] {
