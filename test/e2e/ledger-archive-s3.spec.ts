@@ -7,9 +7,11 @@ import { ProjectionRegistry } from '#projections/runner/projection-registry';
 import { archiveLedgerIn } from '#server/cli/archive-ledger';
 import { rebuildProjectionsIn } from '#server/cli/rebuild-projections';
 import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { S3ArchiveStore } from '#server/ledger/archive/s3-archive-store';
 import { ledgerArchiveStore } from '#server/ledger/postgres/archive-segments';
 import { accountStream } from '#server/ledger/streams';
 import { ArchiveUnsoundError, verifyArchive } from '#server/modules/ledger-archive/archive-verifier';
+import { archiveLedger } from '#server/modules/ledger-archive/ledger-archiver';
 import { S3Fake } from '../fakes/s3-fake';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
@@ -119,6 +121,26 @@ describe('ledger archive in an S3 bucket', () => {
     const liveEvents: RecordedEvent[] = await store.readAll();
     const liveStreams = await Promise.all([alice, bob].map((user) => store.readStream(accountStream(user.id))));
     expect(liveEvents).toHaveLength(head);
+
+    // ---- A bucket that does not exist: the run fails before its snapshot, and nothing changes. ----
+    const missing = new S3ArchiveStore({
+      bucket: 'no-such-bucket',
+      prefix: 'ledger',
+      stagingDir: join(dataDir, 'archive-staging'),
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+    });
+    const projections = target.app.get(ProjectionRegistry, { strict: false }).all();
+    await expect(archiveLedger({ dataSource: db, projections, directory: missing }, { before: monthsAgo(2) })).rejects.toThrow(
+      'ledger archive: bucket no-such-bucket of s3://no-such-bucket/ledger does not exist',
+    );
+    missing.close();
+    const [{ snapshots }] = await db.query('SELECT count(*)::int AS snapshots FROM ledger_snapshots');
+    expect(snapshots).toBe(0);
+    expect(await store.readAll()).toEqual(liveEvents);
 
     // ---- The archive run: objects in the bucket, nothing on the local disk but an empty staging folder. ----
     const report = await archiveLedgerIn(target.app, { before: monthsAgo(2) }, () => undefined);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
  * - `PUT /<bucket>/<key>`: stores the body whole (`Content-Length` required, as S3 requires it for a plain PUT);
  *   answers 200 with the object's `ETag` (quoted MD5). An `aws-chunked` body (a streaming signature or a checksum
  *   trailer) is refused with 501 NotImplemented, as S3-compatible servers that lack it answer.
+ * - `HEAD /<bucket>`: 200 for a bucket it has (HeadBucket), 404 otherwise.
  * - `GET` and `HEAD /<bucket>/<key>`: the object with `Content-Length`, `ETag`, `Last-Modified`; a missing key is 404
  *   (`NoSuchKey` XML for GET, no body for HEAD, as S3 does); an unknown bucket is 404 `NoSuchBucket`.
  *
@@ -78,7 +79,11 @@ export class S3Fake {
       return this.error(response, method, status, code, `injected ${code}`);
     }
     if (!this.buckets.includes(bucket)) return this.error(response, method, 404, 'NoSuchBucket', 'The specified bucket does not exist');
-    if (!key) return this.error(response, method, 501, 'NotImplemented', 'bucket operations are not part of this fake');
+    if (!key && method === 'HEAD') {
+      response.writeHead(200, { 'Content-Length': '0', 'x-amz-bucket-region': 'us-east-1' }).end();
+      return;
+    }
+    if (!key) return this.error(response, method, 501, 'NotImplemented', 'bucket operations other than HEAD are not part of this fake');
 
     if (method === 'PUT') {
       const encoding = String(request.headers['content-encoding'] ?? '');

@@ -104,6 +104,8 @@ describe.each(['folder', 's3'] as const)('ArchiveStore (%s): the archive files, 
       await expect(wrong.read('manifest.json')).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
       const noBucket = s3Store(s3, scratch, { bucket: 'missing', prefix: '' });
       await expect(noBucket.putText('manifest.json', '{}')).rejects.toMatchObject({ name: 'NoSuchBucket' });
+      await expect(noBucket.prepare()).rejects.toThrow('ledger archive: bucket missing of s3://missing does not exist');
+      await expect(wrong.prepare()).rejects.toThrow('ledger archive: bucket ledger of s3://ledger refuses these credentials');
       wrong.close();
       noBucket.close();
     });

@@ -12,7 +12,7 @@ import type { Readable } from 'node:stream';
 export interface ArchiveStore {
   /** The folder or `s3://bucket/prefix`, for messages. */
   readonly location: string;
-  /** Ready to take files (a folder is created; a bucket must exist). */
+  /** Ready to take files: a folder is created; a bucket is checked to exist and to take these credentials. */
   prepare(): Promise<void>;
   /**
    * A local path to write a file to before `putFile` stores it under `name`: in the archive folder itself for a

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { ArchiveStore } from './archive-store';
 
 /** An `s3://bucket/prefix` location: the bucket and the key prefix (no leading or trailing slash; may be empty). */
@@ -75,8 +75,16 @@ export class S3ArchiveStore implements ArchiveStore {
     return this.options.prefix ? `${this.options.prefix}/${name}` : name;
   }
 
+  /** The staging folder, and the bucket checked reachable with these credentials: a run fails before its snapshot, not after. */
   async prepare(): Promise<void> {
     await mkdir(this.options.stagingDir, { recursive: true });
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+      const why = status === 404 ? 'does not exist' : status === 403 ? 'refuses these credentials' : `cannot be reached (${String(error)})`;
+      throw new Error(`ledger archive: bucket ${this.options.bucket} of ${this.location} ${why}`);
+    }
   }
 
   stagingPath(name: string): string {

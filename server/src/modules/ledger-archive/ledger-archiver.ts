@@ -115,6 +115,8 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
   const plan = await planSegments(dataSource, archivedThroughBefore, lastMonth, cutoff, options.before);
   const through = plan[plan.length - 1].lastPosition;
 
+  // The archive's folder or bucket first: a bucket that is missing or refuses the credentials fails the run here.
+  await store.prepare();
   // A live projector is usually a moment behind the head: give it time to pass P before the snapshot insists on it.
   await waitForCheckpoints(dataSource, deps.projections, through, options.catchUpMs ?? 30_000);
   const snapshot = await takeSnapshot(dataSource, deps.projections, {
@@ -122,7 +124,6 @@ async function archiveLocked(deps: ArchiveDependencies, options: ArchiveOptions,
     minimumPosition: through,
   });
 
-  await store.prepare();
   const segments: ArchivedSegment[] = [];
   for (const planned of plan) {
     const written = await writeSegment(dataSource, store, planned);
