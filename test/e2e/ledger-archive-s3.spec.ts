@@ -165,7 +165,7 @@ describe('ledger archive in an S3 bucket', () => {
     const manifest = JSON.parse(s3.objects.get(`${bucket}/ledger/${database}/manifest.json`)!.body.toString('utf8'));
     expect(manifest.segments).toEqual(report.segments);
     expect(existsSync(join(dataDir, 'archive'))).toBe(false);
-    expect(readdirSync(join(dataDir, 'archive-staging'))).toEqual([]);
+    expect(readdirSync(join(dataDir, 'archive-staging', database))).toEqual([]);
     const [{ rows }] = await db.query('SELECT count(*)::int AS rows FROM events');
     expect(rows).toBe(head - endOfOld);
 

@@ -79,6 +79,15 @@ describe.each(['folder', 's3'] as const)('ArchiveStore (%s): the archive files, 
   });
 
   if (kind === 's3') {
+    it('drops at prepare what a run that died left staged (an S3 archive stages its uploads locally)', async () => {
+      const stale = join(scratch, 'staging', 'events-2026-01.ndjson.gz.tmp-99999');
+      writeFileSync(stale, SEGMENT);
+      writeFileSync(join(scratch, 'staging', 'notes.txt'), 'not ours');
+      await store.prepare();
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(join(scratch, 'staging', 'notes.txt'))).toBe(true);
+    });
+
     it('fails a refused upload, stores nothing and keeps no staged file; a transient error is retried', async () => {
       const staged = store.stagingPath('events-2026-02.ndjson.gz');
       writeFileSync(staged, SEGMENT);

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -19,7 +19,10 @@ export function parseS3Url(url: string): S3Location | null {
 }
 
 export interface S3ArchiveOptions extends S3Location {
-  /** A local folder where a segment is written before its upload (the archive's segments can be large). */
+  /**
+   * A local folder of this archive alone where a segment is written before its upload (a month can be large); a run
+   * empties it of what a run that died left there.
+   */
   stagingDir: string;
   /** An S3-compatible endpoint (MinIO, Ceph, R2, a test's fake); unset: AWS S3 of `region`. */
   endpoint?: string;
@@ -78,6 +81,10 @@ export class S3ArchiveStore implements ArchiveStore {
   /** The staging folder, and the bucket checked reachable with these credentials: a run fails before its snapshot, not after. */
   async prepare(): Promise<void> {
     await mkdir(this.options.stagingDir, { recursive: true });
+    // A run holds the archive's lock, so a staged file found now was left by a run that died: it is not needed.
+    for (const file of await readdir(this.options.stagingDir)) {
+      if (/\.tmp-\d+$/.test(file)) await this.discard(join(this.options.stagingDir, file));
+    }
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
     } catch (error) {

@@ -35,7 +35,9 @@ describe('ledgerArchiveDirectory: where an installation keeps its archive', () =
     const store = ledgerArchiveStore({ DATA_DIR: '/data', LEDGER_ARCHIVE_DIR: 's3://ledger-bucket/a', DATABASE_URL: url });
     expect(store).toBeInstanceOf(S3ArchiveStore);
     expect(store.location).toBe('s3://ledger-bucket/a/tollgate_prod');
-    expect(store.stagingPath('events-2026-01.ndjson.gz')).toBe(`/data/archive-staging/events-2026-01.ndjson.gz.tmp-${process.pid}`);
+    expect(store.stagingPath('events-2026-01.ndjson.gz')).toBe(
+      `/data/archive-staging/tollgate_prod/events-2026-01.ndjson.gz.tmp-${process.pid}`,
+    );
     const folder = ledgerArchiveStore({ DATA_DIR: '/data', DATABASE_URL: url });
     expect(folder).toBeInstanceOf(LocalArchiveStore);
     expect(folder.location).toBe('/data/archive/tollgate_prod');

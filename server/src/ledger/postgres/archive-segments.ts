@@ -87,7 +87,7 @@ export function ledgerArchiveStore(config: ArchiveConfig): ArchiveStore {
   const endpoint = config.LEDGER_ARCHIVE_S3_ENDPOINT;
   return new S3ArchiveStore({
     ...s3,
-    stagingDir: join(resolve(config.DATA_DIR), 'archive-staging'),
+    stagingDir: join(resolve(config.DATA_DIR), 'archive-staging', databaseFolder(config.DATABASE_URL)),
     endpoint,
     region: config.LEDGER_ARCHIVE_S3_REGION ?? 'us-east-1',
     forcePathStyle: config.LEDGER_ARCHIVE_S3_FORCE_PATH_STYLE ?? endpoint !== undefined,
