@@ -163,15 +163,17 @@ describe('GroupCommitAppender', () => {
   });
 
   it('sends appends that found no free slot as soon as a batch returns, having waited their linger already', async () => {
-    const appender = new GroupCommitAppender(slowStore(80), { maxBatch: 64, maxInFlight: 1, lingerMs: 20 });
+    // A linger of 60 ms and a store of 100 ms: the bound below sits between the store's time (100) and the store's
+    // time plus a second linger (160), with room on both sides for a loaded machine's timers.
+    const appender = new GroupCommitAppender(slowStore(100), { maxBatch: 64, maxInFlight: 1, lingerMs: 60 });
     const first = Promise.all([appender.append(request('c')), appender.append(request('c'))]);
-    await new Promise((resolve) => setTimeout(resolve, 25)); // out, for 80 ms
+    await new Promise((resolve) => setTimeout(resolve, 65)); // out (at 60 ms), for 100 ms
     const late = Promise.all([appender.append(request('d')), appender.append(request('d'))]);
-    await first; // their linger ran out while the only slot was taken
+    await first; // their linger (to ~125 ms) ran out while the only slot was taken (to ~160 ms)
     const returned = Date.now();
     await late;
-    expect(Date.now() - returned).toBeLessThan(100); // the store's 80 ms, no second linger on top
-    expect(Date.now() - returned).toBeGreaterThanOrEqual(75);
+    expect(Date.now() - returned).toBeLessThan(140); // the store's 100 ms, no second linger on top (160)
+    expect(Date.now() - returned).toBeGreaterThanOrEqual(95);
     expect(appender.stats()).toMatchObject({ appends: 4, batches: 2, largestBatch: 2 });
   });
 });
