@@ -336,6 +336,17 @@ test('storage per relayed request: heap + TOAST as the table, indexes apart, all
   assert.match(storageLine(r), /events 513 B \(table 410 \+ indexes 102\), logs 256 B \(table 205 \+ indexes 51\); all-in 769 B$/);
 });
 
+test('storage per relayed request: statement_lines reported beside the all-in figure, not in it', () => {
+  const sizes = { events: { heap: 2000, toast: 0, indexes: 1000 }, statement_lines: { heap: 4000, toast: 0, indexes: 2000 } };
+  const r = bytesPerRequest(sizes, 10);
+  assert.equal(r.allIn, 300);
+  assert.equal(r.tables.statement_lines.total, 600);
+  assert.match(
+    storageLine(r),
+    /events 300 B \(table 200 \+ indexes 100\); all-in 300 B; besides: statement_lines 600 B \(table 400 \+ indexes 200\)$/,
+  );
+});
+
 test('storage per relayed request with no charge is n/a, not a division by zero', () => {
   const r = bytesPerRequest({ events: { heap: 8192, toast: 0, indexes: 16384 } }, 0);
   assert.ok(Number.isNaN(r.allIn));
