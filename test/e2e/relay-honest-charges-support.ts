@@ -1,5 +1,6 @@
 import { type ClientRequest, createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { LOG_COLUMNS, type LogRow, logOther } from '#server/modules/logs/log.serializer';
+import { STATEMENT_COLUMNS, type StatementRow, toStatementLineJson } from '#server/modules/statement/statement.serializer';
 import type { AddressInfo } from 'node:net';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
@@ -139,7 +140,7 @@ export async function chargesAfter(target: TestApp, after: number, count = 1, ti
   return read();
 }
 
-/** The log row's `other` and the statement line's `ref` of a charge, once projected. */
+/** The log row's `other` and the statement line's `ref` of a charge, once projected, as the APIs show them. */
 export async function projectedViews(
   target: TestApp,
   position: number,
@@ -149,7 +150,10 @@ export async function projectedViews(
   const [log] = (await dataSource(target).query(`SELECT ${LOG_COLUMNS} FROM logs WHERE id = $1`, [position])).map((row: LogRow) => ({
     other: logOther(row),
   }));
-  const [line] = await dataSource(target).query('SELECT ref FROM statement_lines WHERE position = $1', [position]);
+  // As the statement API answers it: the stored ref, or the one a compact charge's columns stand for.
+  const [line] = (await dataSource(target).query(`SELECT ${STATEMENT_COLUMNS} FROM statement_lines WHERE position = $1`, [position])).map(
+    (row: StatementRow) => toStatementLineJson(row, 'admin'),
+  );
   return { other: JSON.parse(log.other), ref: line.ref };
 }
 

@@ -4,7 +4,15 @@ import { evolveStored } from '#server/modules/accounts/account-event-codec';
 import { type AccountState, initialAccountState } from '#server/modules/accounts/account.state';
 import { quotaConsumedEvent, quotaConsumedEventId } from '#server/modules/accounts/quota-consumed-event-codec';
 import { quotaConsumedFixture } from '#test/support/quota-consumed-fixture';
-import { STATEMENT_KINDS, statementLine, type StatementLine } from './statement-line';
+import {
+  type ChargeColumns,
+  chargeRefOf,
+  STATEMENT_COLUMNS,
+  STATEMENT_KINDS,
+  statementLine,
+  type StatementLine,
+  statementLineValues,
+} from './statement-line';
 
 const display = { inCurrency: true, quotaPerUnit: 500000 };
 let position = 0;
@@ -81,6 +89,7 @@ describe('statement lines', () => {
       reason: 'test',
       requestId: 'req-4',
       ref: { token_id: 3, token_name: 'main', model: 'gpt-4o-mini' },
+      charge: { quota: 250, tokenId: 3, tokenName: 'main', modelName: 'gpt-4o-mini' },
     });
     expect(lines[0]).toMatchObject({
       actorType: 'system',
@@ -170,4 +179,69 @@ describe('statement lines', () => {
       });
     },
   );
+
+  describe('stored', () => {
+    const stored = (line: StatementLine) =>
+      Object.fromEntries(STATEMENT_COLUMNS.map((column, index) => [column, statementLineValues(line)[index]]));
+    const charge = (data: Record<string, unknown>, reasonCode = 'relay_request') =>
+      statementLine(
+        event('QuotaConsumed', { quota: 9, tokenId: 3, tokenName: 'main', modelName: 'gpt-4o-mini', ...data }, userActor(7, 1), reasonCode),
+        7,
+        100,
+      );
+
+    it("keeps a charge compact, its ref in columns and the relay's reason left out, and reads them back as the same ref", () => {
+      const variants = [
+        charge({}),
+        charge({ usageSource: 'upstream', endReason: 'completed' }),
+        charge({ usageSource: 'estimated', endReason: 'cut_stream' }),
+        charge({ endReason: 'client_gone' }),
+        charge({ tokenName: '', modelName: '' }),
+      ];
+      for (const line of variants) {
+        const row = stored(line);
+        expect(row).toMatchObject({
+          kind: 'relay_charge',
+          ref: null,
+          reason: null,
+          token_id: 3,
+          request_id: line.requestId,
+          request_uuid: null,
+        });
+        expect(chargeRefOf(row as unknown as ChargeColumns)).toEqual(line.ref);
+      }
+      expect(stored(variants[2])).toMatchObject({ usage_source: 1, end_reason: 4, token_name: 'main', model: 'gpt-4o-mini' });
+      expect(stored(variants[0])).toMatchObject({ usage_source: null, end_reason: null });
+    });
+
+    it('keeps the reason of a charge recorded with another one, and the whole ref of a charge whose token id no column holds', () => {
+      expect(stored(charge({}, 'manual'))).toMatchObject({ reason: 'manual', ref: null, token_id: 3 });
+      const odd = charge({ tokenId: 2 ** 40 });
+      expect(stored(odd)).toMatchObject({ reason: 'relay_request', ref: odd.ref, token_id: null, token_name: null, model: null });
+      expect(odd.ref.token_id).toBe(2 ** 40);
+    });
+
+    it('stores a request id that is a uuid as Postgres writes one in request_uuid, any other as text', () => {
+      const id = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+      const withId = (requestId: string) => ({ ...charge({}), requestId });
+      expect(stored(withId(id))).toMatchObject({ request_id: null, request_uuid: id });
+      expect(stored({ ...lines[0], requestId: id })).toMatchObject({ request_id: null, request_uuid: id, ref: { grant: 'new_user' } });
+      for (const other of [id.toUpperCase(), `{${id}}`, id.replace(/-/g, ''), 'req-1', ''])
+        expect(stored(withId(other))).toMatchObject({ request_id: other, request_uuid: null });
+    });
+
+    it('keeps every other line with its ref and no charge columns', () => {
+      for (const line of lines.filter((entry) => entry.kind !== 'relay_charge')) {
+        expect(stored(line)).toMatchObject({
+          reason: line.reason,
+          ref: line.ref,
+          token_id: null,
+          token_name: null,
+          model: null,
+          usage_source: null,
+          end_reason: null,
+        });
+      }
+    });
+  });
 });

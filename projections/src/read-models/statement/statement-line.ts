@@ -4,11 +4,14 @@ import { toAccountEvent } from '#server/modules/accounts/account-event-codec';
 import { applyQuotaConsumed, evolve, initialAccountState } from '#server/modules/accounts/account.state';
 import { type ChargeEndReason, QUOTA_CONSUMED, type UsageSource } from '#server/modules/accounts/quota-consumed.event';
 import {
+  CANONICAL_UUID,
   quotaConsumedEndReason,
   quotaConsumedMetadata,
   quotaConsumedRecord,
   quotaConsumedUsageSource,
+  RELAY_REQUEST_REASON,
 } from '#server/modules/accounts/quota-consumed-event-codec';
+import { CHARGE_END_REASONS, USAGE_SOURCES } from '#server/modules/accounts/quota-consumed.event';
 
 /** What a line points at: the redemption code, the token and model of a charge, the invitee of a reward … */
 export type StatementRef = Record<string, string | number>;
@@ -92,6 +95,8 @@ export interface StatementLine {
   reason: string;
   requestId: string;
   ref: StatementRef;
+  /** A relay charge's facts, stored in columns of their own rather than as `ref` (see statementLineValues). */
+  charge: ChargeFacts | null;
 }
 
 function safeInteger(data: Record<string, unknown>, key: string): number {
@@ -130,7 +135,15 @@ export function chargeFacts(data: Record<string, unknown>): ChargeFacts {
 }
 
 /** The line of `event`: its envelope (actor, reason, request id) with the kind, amounts and reference given. */
-function lineOf(event: RecordedEvent, userId: number, kind: string, delta: number, balance: number, ref: StatementRef): StatementLine {
+function lineOf(
+  event: RecordedEvent,
+  userId: number,
+  kind: string,
+  delta: number,
+  balance: number,
+  ref: StatementRef,
+  charge: ChargeFacts | null = null,
+): StatementLine {
   // A relay charge's envelope is derived from its compact payload (v2 stores no metadata): the codec says it.
   const metadata = event.type === QUOTA_CONSUMED ? quotaConsumedMetadata(event) : event.metadata;
   const actor = metadata?.actor;
@@ -150,13 +163,14 @@ function lineOf(event: RecordedEvent, userId: number, kind: string, delta: numbe
     reason: storableText(metadata?.reasonCode),
     requestId: storableText(metadata?.correlationId),
     ref,
+    charge,
   };
 }
 
 /** The line of a relay charge taking the balance from `previous`. */
 export function chargeLine(event: RecordedEvent, userId: number, charge: ChargeFacts, previous: number): StatementLine {
   const balance = applyQuotaConsumed({ ...initialAccountState, quota: previous }, charge.quota).quota;
-  return lineOf(event, userId, CHARGE_STATEMENT_KIND.kind, balance - previous, balance, CHARGE_STATEMENT_KIND.ref(charge));
+  return lineOf(event, userId, CHARGE_STATEMENT_KIND.kind, balance - previous, balance, CHARGE_STATEMENT_KIND.ref(charge), charge);
 }
 
 /**
@@ -186,14 +200,61 @@ export const STATEMENT_COLUMNS = [
   'reason',
   'request_id',
   'ref',
+  'token_id',
+  'token_name',
+  'model',
+  'usage_source',
+  'end_reason',
+  'request_uuid',
 ] as const;
 
+/** A relay charge's columns as stored: the compact form of its `ref` (statementLineValues, chargeRefOf). */
+export interface ChargeColumns {
+  token_id: number | null;
+  token_name: string | null;
+  model: string | null;
+  /** USAGE_SOURCES index, null when the charge did not record it. */
+  usage_source: number | null;
+  /** CHARGE_END_REASONS index, null when the charge did not record it. */
+  end_reason: number | null;
+}
+
+const INT4_MAX = 2_147_483_647;
+
+/** A charge's facts fit the compact columns when its token id is an int4 (always, but for a malformed old event). */
+function compactable(charge: ChargeFacts | null): charge is ChargeFacts {
+  return charge !== null && Number.isInteger(charge.tokenId) && Math.abs(charge.tokenId) <= INT4_MAX;
+}
+
 /**
- * A line's values in the column order of `statement_lines` (`position, user_id, revision, created_at, kind, delta,
- * balance, actor_type, actor_id, actor_role, reason, request_id, ref`): apply's insert parameters and the rebuild's
- * COPY row. `ref` stays an object (apply's insert sends it as JSON text).
+ * The `ref` a compact charge line's columns stand for: exactly CHARGE_STATEMENT_KIND.ref of its facts (the reader's
+ * side of statementLineValues). Older lines, stored before the columns existed, carry their `ref` whole instead.
+ */
+export function chargeRefOf(columns: ChargeColumns): StatementRef {
+  const ref: StatementRef = { token_id: columns.token_id ?? 0, token_name: columns.token_name ?? '', model: columns.model ?? '' };
+  const usageSource = columns.usage_source === null ? undefined : USAGE_SOURCES[columns.usage_source];
+  if (usageSource !== undefined) ref.usage_source = usageSource;
+  const endReason = columns.end_reason === null ? undefined : CHARGE_END_REASONS[columns.end_reason];
+  if (endReason !== undefined) ref.end_reason = endReason;
+  return ref;
+}
+
+/**
+ * A line's values in the column order of STATEMENT_COLUMNS: apply's insert parameters and the rebuild's COPY row.
+ *
+ * A relay charge (nearly every line) is stored compact: no `ref` object, whose key names and the charge's words
+ * would be repeated on every line, but its token id, token and model names in columns, its usage source and end
+ * reason as the index of their word (as the v3 event stores them), and no `reason` when it is the relay's own
+ * (`relay_request`, which every compact charge event implies). The reader gives them back as the same `ref` and
+ * `reason` (chargeRefOf). Every other line has its `ref` (an object: apply's insert sends it as JSON text) and
+ * null in the charge columns. A request id that is a uuid as Postgres writes one (the relay's are) is stored as a
+ * `uuid` (16 bytes instead of 37) and read back as the same text; any other stays in `request_id`.
  */
 export function statementLineValues(line: StatementLine): unknown[] {
+  const charge = line.charge;
+  const compact = compactable(charge);
+  const uuid = CANONICAL_UUID.test(line.requestId);
+  // Written out, one array per line (the rebuild makes a line per event).
   return [
     line.position,
     line.userId,
@@ -205,8 +266,14 @@ export function statementLineValues(line: StatementLine): unknown[] {
     line.actorType,
     line.actorId,
     line.actorRole,
-    line.reason,
-    line.requestId,
-    line.ref,
+    compact && line.reason === RELAY_REQUEST_REASON ? null : line.reason,
+    uuid ? null : line.requestId,
+    compact ? null : line.ref,
+    compact ? charge.tokenId : null,
+    compact ? charge.tokenName : null,
+    compact ? charge.modelName : null,
+    compact && charge.usageSource !== undefined ? USAGE_SOURCES.indexOf(charge.usageSource) : null,
+    compact && charge.endReason !== undefined ? CHARGE_END_REASONS.indexOf(charge.endReason) : null,
+    uuid ? line.requestId : null,
   ];
 }

@@ -20,6 +20,7 @@ import { StatementBulkFold } from './statement-bulk-fold';
 import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-event-codec';
 
 const COLUMNS = STATEMENT_COLUMNS.join(', ');
+const PLACEHOLDERS = STATEMENT_COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
 
 const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
 
@@ -64,10 +65,10 @@ export class StatementProjection implements Projection {
     // The runner applies each event once; this guard only keeps a hand-run replay from adding a line twice.
     if (last && Number(last.revision) >= event.revision) return;
     const line = statementLine(event, userId, last ? Number(last.balance) : 0);
-    await manager.query(`INSERT INTO statement_lines (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
-      ...statementLineValues(line).slice(0, -1),
-      JSON.stringify(line.ref),
-    ]);
+    const values = statementLineValues(line);
+    const ref = STATEMENT_COLUMNS.indexOf('ref');
+    if (values[ref] !== null) values[ref] = JSON.stringify(values[ref]);
+    await manager.query(`INSERT INTO statement_lines (${COLUMNS}) VALUES (${PLACEHOLDERS})`, values);
   }
 
   /**
@@ -89,13 +90,20 @@ export class StatementProjection implements Projection {
       (charge) => charge.line.revision,
     );
     if (kept.length === 0) return;
-    const column = <T>(pick: (line: StatementLine) => T) => kept.map((charge) => pick(charge.line));
+    // Each column of the lines' values (statementLineValues: compact charge columns, a ref only for a malformed one).
+    const values = kept.map((charge) => statementLineValues(charge.line));
+    const column = (name: (typeof STATEMENT_COLUMNS)[number]) => {
+      const index = STATEMENT_COLUMNS.indexOf(name);
+      return values.map((row) => (name === 'ref' && row[index] !== null ? JSON.stringify(row[index]) : row[index]));
+    };
     await queryPrepared(
       manager,
       `WITH charge AS (
          SELECT * FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::integer[],
-                              $8::integer[], $9::text[], $10::text[], $11::text[])
-           AS c(position, user_id, revision, created_at, quota, actor_type, actor_id, actor_role, reason, request_id, ref)
+                              $8::integer[], $9::text[], $10::text[], $11::text[], $12::integer[], $13::text[], $14::text[],
+                              $15::smallint[], $16::smallint[], $17::uuid[])
+           AS c(position, user_id, revision, created_at, quota, actor_type, actor_id, actor_role, reason, request_id, ref,
+                token_id, token_name, model, usage_source, end_reason, request_uuid)
        ), last AS (
          SELECT u.user_id, l.balance, l.revision
            FROM (SELECT DISTINCT user_id FROM charge) u
@@ -104,23 +112,30 @@ export class StatementProjection implements Projection {
            ) l ON true
        )
        INSERT INTO statement_lines (${COLUMNS})
-       SELECT c.position, c.user_id, c.revision, c.created_at, $12::text, -c.quota,
+       SELECT c.position, c.user_id, c.revision, c.created_at, $18::text, -c.quota,
               coalesce(last.balance, 0) - sum(c.quota) OVER (PARTITION BY c.user_id ORDER BY c.position),
-              c.actor_type, c.actor_id, c.actor_role, c.reason, c.request_id, c.ref::jsonb
+              c.actor_type, c.actor_id, c.actor_role, c.reason, c.request_id, c.ref::jsonb,
+              c.token_id, c.token_name, c.model, c.usage_source, c.end_reason, c.request_uuid
          FROM charge c JOIN last ON last.user_id = c.user_id
         WHERE last.revision IS NULL OR c.revision > last.revision`,
       [
-        column((line) => line.position),
-        column((line) => line.userId),
-        column((line) => line.revision),
-        column((line) => line.createdAt),
+        column('position'),
+        column('user_id'),
+        column('revision'),
+        column('created_at'),
         kept.map((charge) => charge.quota),
-        column((line) => line.actorType),
-        column((line) => line.actorId),
-        column((line) => line.actorRole),
-        column((line) => line.reason),
-        column((line) => line.requestId),
-        column((line) => JSON.stringify(line.ref)),
+        column('actor_type'),
+        column('actor_id'),
+        column('actor_role'),
+        column('reason'),
+        column('request_id'),
+        column('ref'),
+        column('token_id'),
+        column('token_name'),
+        column('model'),
+        column('usage_source'),
+        column('end_reason'),
+        column('request_uuid'),
         CHARGE_STATEMENT_KIND.kind,
       ],
     );

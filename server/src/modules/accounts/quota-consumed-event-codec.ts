@@ -41,7 +41,8 @@ const CURRENT_SHAPE: QuotaConsumedShape = 'v3';
 export const RELAY_REQUEST_REASON = 'relay_request';
 export const RELAY_REQUEST_NAMESPACE = 'relay-request';
 
-const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A uuid as Postgres writes one (lower-case hex, 8-4-4-4-12): the text a `uuid` column gives back unchanged. */
+export const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The event id of a request's one charge, so a retried settlement appends nothing new. The relay's request ids are

@@ -13,8 +13,18 @@ const row = (overrides: Partial<StatementRow> = {}): StatementRow => ({
   reason: 'relay_request',
   request_id: 'req-1',
   ref: { token_id: 3, token_name: 'main', model: 'gpt-4o-mini' },
+  token_id: null,
+  token_name: null,
+  model: null,
+  usage_source: null,
+  end_reason: null,
+  request_uuid: null,
   ...overrides,
 });
+
+/** The same charge as stored compact: no ref, no reason, its columns instead. */
+const compact = (overrides: Partial<StatementRow> = {}): StatementRow =>
+  row({ reason: null, ref: null, token_id: 3, token_name: 'main', model: 'gpt-4o-mini', ...overrides });
 
 describe('statement serializer', () => {
   it('turns a row into the line JSON, numbers as numbers', () => {
@@ -29,6 +39,24 @@ describe('statement serializer', () => {
       request_id: 'req-1',
       ref: { token_id: 3, token_name: 'main', model: 'gpt-4o-mini' },
     });
+  });
+
+  it('gives a charge stored compact the same line as the charge stored with its ref', () => {
+    expect(toStatementLineJson(compact(), 'owner')).toEqual(toStatementLineJson(row(), 'owner'));
+    expect(toStatementLineJson(compact({ usage_source: 1, end_reason: 4 }), 'admin').ref).toEqual({
+      token_id: 3,
+      token_name: 'main',
+      model: 'gpt-4o-mini',
+      usage_source: 'estimated',
+      end_reason: 'cut_stream',
+    });
+    // A code this build does not know (written by a later one) is left out rather than invented.
+    expect(toStatementLineJson(compact({ usage_source: 9, end_reason: 9 }), 'admin').ref).toEqual(row().ref);
+    // A request id stored as a uuid reads as its text.
+    const id = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+    expect(toStatementLineJson(compact({ request_id: null, request_uuid: id }), 'admin').request_id).toBe(id);
+    // A v1 charge recorded with a reason of its own keeps it.
+    expect(toStatementLineJson(compact({ reason: 'manual' }), 'admin').reason).toBe('manual');
   });
 
   it('hides who else acted from the owner (an admin stays a role), not from an admin', () => {

@@ -1,5 +1,12 @@
-/** A `statement_lines` row as Postgres returns it (bigints as strings). */
-export interface StatementRow {
+import { RELAY_REQUEST_REASON } from '#server/modules/accounts/quota-consumed-event-codec';
+import { type ChargeColumns, chargeRefOf } from '#projections/read-models/statement/statement-line';
+
+/**
+ * A `statement_lines` row as Postgres returns it (bigints as strings). A relay charge stored compact has no `ref` and
+ * no `reason` (its reason is the relay's) but its ChargeColumns; any other line has its `ref`. A request id that is a
+ * uuid is in `request_uuid`.
+ */
+export interface StatementRow extends ChargeColumns {
   position: string;
   user_id: number;
   created_at: string;
@@ -9,13 +16,16 @@ export interface StatementRow {
   actor_type: string;
   actor_id: number | null;
   actor_role: number | null;
-  reason: string;
-  request_id: string;
-  ref: Record<string, string | number>;
+  reason: string | null;
+  /** null when the id is a uuid, stored in `request_uuid`. */
+  request_id: string | null;
+  request_uuid: string | null;
+  ref: Record<string, string | number> | null;
 }
 
 export const STATEMENT_COLUMNS =
-  'position, user_id, created_at, kind, delta, balance, actor_type, actor_id, actor_role, reason, request_id, ref';
+  'position, user_id, created_at, kind, delta, balance, actor_type, actor_id, actor_role, reason, request_id, ref, ' +
+  'token_id, token_name, model, usage_source, end_reason, request_uuid';
 
 export interface StatementActorJson {
   /** `user`: a person (the owner, an admin); `system`: the server itself (a sign-up gift). */
@@ -53,9 +63,9 @@ export function toStatementLineJson(row: StatementRow, viewer: StatementViewer):
       id: viewer === 'owner' && someoneElse ? null : row.actor_id,
       role: row.actor_role,
     },
-    reason: row.reason,
-    request_id: row.request_id,
-    ref: row.ref ?? {},
+    reason: row.reason ?? RELAY_REQUEST_REASON,
+    request_id: row.request_id ?? row.request_uuid ?? '',
+    ref: row.ref ?? chargeRefOf(row),
   };
 }
 

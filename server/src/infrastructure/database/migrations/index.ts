@@ -23,6 +23,7 @@ import { LedgerArchive1732300009200 } from './1732300009200-ledger-archive';
 import { PartitionLogsByMonth1732300009100 } from '#projections/read-models/logs/1732300009100-partition-logs-by-month';
 import { CreateProjectionDeferredIndexes1732300009300 } from './1732300009300-create-projection-deferred-indexes';
 import { DeleteTokenZeroBalances1732300009950 } from './1732300009950-delete-token-zero-balances';
+import { CompactStatementChargeLines1732300009960 } from '#projections/read-models/statement/1732300009960-compact-statement-charge-lines';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -53,4 +54,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   LedgerArchive1732300009200,
   CreateProjectionDeferredIndexes1732300009300,
   DeleteTokenZeroBalances1732300009950,
+  CompactStatementChargeLines1732300009960,
 ];
