@@ -231,12 +231,16 @@ function compactable(charge: ChargeFacts | null): charge is ChargeFacts {
  * side of statementLineValues). Older lines, stored before the columns existed, carry their `ref` whole instead.
  */
 export function chargeRefOf(columns: ChargeColumns): StatementRef {
-  const ref: StatementRef = { token_id: columns.token_id ?? 0, token_name: columns.token_name ?? '', model: columns.model ?? '' };
   const usageSource = columns.usage_source === null ? undefined : USAGE_SOURCES[columns.usage_source];
-  if (usageSource !== undefined) ref.usage_source = usageSource;
   const endReason = columns.end_reason === null ? undefined : CHARGE_END_REASONS[columns.end_reason];
-  if (endReason !== undefined) ref.end_reason = endReason;
-  return ref;
+  return CHARGE_STATEMENT_KIND.ref({
+    quota: 0, // not part of the reference
+    tokenId: columns.token_id ?? 0,
+    tokenName: columns.token_name ?? '',
+    modelName: columns.model ?? '',
+    ...(usageSource === undefined ? {} : { usageSource }),
+    ...(endReason === undefined ? {} : { endReason }),
+  });
 }
 
 /**

@@ -21,6 +21,14 @@ import { quotaConsumedRecord } from '#server/modules/accounts/quota-consumed-eve
 
 const COLUMNS = STATEMENT_COLUMNS.join(', ');
 const PLACEHOLDERS = STATEMENT_COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
+const REF = STATEMENT_COLUMNS.indexOf('ref');
+
+/** A line's values as query parameters: statementLineValues with its `ref` (when it has one) as JSON text. */
+function lineParameters(line: StatementLine): unknown[] {
+  const values = statementLineValues(line);
+  if (values[REF] !== null) values[REF] = JSON.stringify(values[REF]);
+  return values;
+}
 
 const isCharge = (event: RecordedEvent) => event.type === QUOTA_CONSUMED;
 
@@ -65,10 +73,7 @@ export class StatementProjection implements Projection {
     // The runner applies each event once; this guard only keeps a hand-run replay from adding a line twice.
     if (last && Number(last.revision) >= event.revision) return;
     const line = statementLine(event, userId, last ? Number(last.balance) : 0);
-    const values = statementLineValues(line);
-    const ref = STATEMENT_COLUMNS.indexOf('ref');
-    if (values[ref] !== null) values[ref] = JSON.stringify(values[ref]);
-    await manager.query(`INSERT INTO statement_lines (${COLUMNS}) VALUES (${PLACEHOLDERS})`, values);
+    await manager.query(`INSERT INTO statement_lines (${COLUMNS}) VALUES (${PLACEHOLDERS})`, lineParameters(line));
   }
 
   /**
@@ -90,11 +95,11 @@ export class StatementProjection implements Projection {
       (charge) => charge.line.revision,
     );
     if (kept.length === 0) return;
-    // Each column of the lines' values (statementLineValues: compact charge columns, a ref only for a malformed one).
-    const values = kept.map((charge) => statementLineValues(charge.line));
+    // Each column of the lines' parameters (compact charge columns; a ref only for a malformed charge).
+    const rows = kept.map((charge) => lineParameters(charge.line));
     const column = (name: (typeof STATEMENT_COLUMNS)[number]) => {
       const index = STATEMENT_COLUMNS.indexOf(name);
-      return values.map((row) => (name === 'ref' && row[index] !== null ? JSON.stringify(row[index]) : row[index]));
+      return rows.map((row) => row[index]);
     };
     await queryPrepared(
       manager,
