@@ -29,13 +29,14 @@ export class LogEntity {
   @Column({ type: 'text', nullable: true })
   content!: string | null;
 
-  @Column({ type: 'varchar', default: '' })
+  /** Byte order (migration 1732300009980), as `model_name`. */
+  @Column({ type: 'varchar', default: '', collation: 'C' })
   username!: string;
 
   @Column({ type: 'varchar', name: 'token_name', default: '' })
   tokenName!: string;
 
-  @Column({ type: 'varchar', name: 'model_name', default: '' })
+  @Column({ type: 'varchar', name: 'model_name', default: '', collation: 'C' })
   modelName!: string;
 
   @Column({ type: 'bigint', default: 0, transformer: bigintAsNumber })

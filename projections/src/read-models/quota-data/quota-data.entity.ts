@@ -13,10 +13,11 @@ export class QuotaDataEntity {
   @Column({ type: 'integer', name: 'user_id' })
   userId!: number;
 
-  @Column({ type: 'varchar', length: 64, default: '' })
+  /** Byte order (migration 1732300009970), as `model_name`. */
+  @Column({ type: 'varchar', length: 64, default: '', collation: 'C' })
   username!: string;
 
-  @Column({ type: 'varchar', length: 256, name: 'model_name', default: '' })
+  @Column({ type: 'varchar', length: 256, name: 'model_name', default: '', collation: 'C' })
   modelName!: string;
 
   /** Unix seconds of the hour's start. */

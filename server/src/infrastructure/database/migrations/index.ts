@@ -24,6 +24,8 @@ import { PartitionLogsByMonth1732300009100 } from '#projections/read-models/logs
 import { CreateProjectionDeferredIndexes1732300009300 } from './1732300009300-create-projection-deferred-indexes';
 import { DeleteTokenZeroBalances1732300009950 } from './1732300009950-delete-token-zero-balances';
 import { CompactStatementChargeLines1732300009960 } from '#projections/read-models/statement/1732300009960-compact-statement-charge-lines';
+import { QuotaDataNamesInByteOrder1732300009970 } from '#projections/read-models/quota-data/1732300009970-quota-data-names-in-byte-order';
+import { LogsNamesInByteOrder1732300009980 } from '#projections/read-models/logs/1732300009980-logs-names-in-byte-order';
 
 /**
  * Every migration, in order. Listed explicitly (no glob) so the same list works compiled, under Jest and in
@@ -55,4 +57,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateProjectionDeferredIndexes1732300009300,
   DeleteTokenZeroBalances1732300009950,
   CompactStatementChargeLines1732300009960,
+  QuotaDataNamesInByteOrder1732300009970,
+  LogsNamesInByteOrder1732300009980,
 ];

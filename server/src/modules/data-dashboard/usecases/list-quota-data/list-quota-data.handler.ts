@@ -23,10 +23,12 @@ export class ListQuotaDataHandler implements IQueryHandler<ListQuotaDataQuery> {
     const bounds = [range.startTimestamp, range.endTimestamp];
     let rows: Row[];
     if (scope.kind === 'all') {
+      // The models of an hour in the database's own order, as before model_name compared in byte order (1732300009970).
       rows = await this.dataSource.query(
         `SELECT 0 AS id, 0 AS user_id, '' AS username, model_name, created_at, sum(token_used) AS token_used,
                 sum(count) AS count, sum(quota) AS quota
-           FROM quota_data WHERE ${RANGE} GROUP BY model_name, created_at ORDER BY created_at, model_name`,
+           FROM quota_data WHERE ${RANGE} GROUP BY model_name, created_at
+          ORDER BY created_at, model_name COLLATE "default"`,
         bounds,
       );
     } else if (scope.kind === 'username') {
