@@ -11,6 +11,22 @@ export function streamCategory(streamId: string): string {
   return dash < 0 ? streamId : streamId.slice(0, dash);
 }
 
+/**
+ * The number after the category's dash, as `Number` reads that text (NaN when it is not one; callers check). A
+ * whole number of at most 15 digits, every account, token and channel stream, is read digit by digit without the
+ * slice: a rebuild asks this about five times per charge.
+ */
 export function streamKey(streamId: string): number {
-  return Number(streamId.slice(streamId.indexOf('-') + 1));
+  const start = streamId.indexOf('-') + 1;
+  const end = streamId.length;
+  if (end > start && end - start <= 15) {
+    let value = 0;
+    for (let at = start; at < end; at++) {
+      const digit = streamId.charCodeAt(at) - 48;
+      if (digit < 0 || digit > 9) return Number(streamId.slice(start));
+      value = value * 10 + digit;
+    }
+    return value;
+  }
+  return Number(streamId.slice(start));
 }

@@ -75,7 +75,11 @@ describe('readAllInBulk (COPY in binary)', () => {
     const all = await store.readAll();
     expect(all).toHaveLength(60);
     expect(all.slice(54).map((event) => Object.keys(event.data))).toEqual([['v3'], ['v3', 'note'], ['v3'], ['v2'], ['v3'], ['v3']]);
-    expect(await store.readAllInBulk({ maxCount: 1000 })).toEqual(all);
+    const whole = await store.readAllInBulk({ maxCount: 1000 });
+    expect(whole).toEqual(all);
+    // The charges' `{}` metadata, read without a parse, is an object of each event's own.
+    expect(whole[54].metadata).toEqual({});
+    expect(whole[54].metadata).not.toBe(whole[55].metadata);
     for (const size of [1, 5, 53]) {
       const paged = [];
       for (let page = await store.readAllInBulk({ maxCount: size }); page.length; ) {
