@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import type { DataSource, MigrationInterface } from 'typeorm';
 import { runMigrations } from '#server/infrastructure/database/data-source';
 
 export interface TestDatabase {
@@ -53,4 +54,14 @@ export function testRedisUrl(): string {
 /** A Redis key prefix unique to one test app, so parallel files and BullMQ queues never meet. */
 export function testRedisPrefix(): string {
   return `tgtest:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+/** One migration's `up` or `down` on a query runner of its own (a migration spec going back and forth). */
+export async function runMigration(dataSource: DataSource, migration: MigrationInterface, direction: 'up' | 'down'): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    await migration[direction](runner);
+  } finally {
+    await runner.release();
+  }
 }

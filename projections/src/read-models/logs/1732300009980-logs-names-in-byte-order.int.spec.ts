@@ -1,5 +1,5 @@
-import { DataSource, type QueryRunner } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { DataSource } from 'typeorm';
+import { createTestDatabase, runMigration, type TestDatabase } from '#test/support/database';
 import { filterWhere, parseFilters } from '#server/modules/logs/log-query';
 import { LogsNamesInByteOrder1732300009980 } from './1732300009980-logs-names-in-byte-order';
 import { ensureLogPartitions } from './log-partitions';
@@ -15,14 +15,6 @@ describe('migration 1732300009980: the logs compare usernames and model names in
   const migration = new LogsNamesInByteOrder1732300009980();
   const OCTOBER = 1_790_812_800; // 2026-10-01T00:00:00Z
   const NOVEMBER = 1_793_491_200; // 2026-11-01T00:00:00Z
-  const run = async (step: (runner: QueryRunner) => Promise<void>) => {
-    const runner = dataSource.createQueryRunner();
-    try {
-      await step(runner);
-    } finally {
-      await runner.release();
-    }
-  };
   /** The collation of username and model_name on logs and on each of its partitions. */
   const collations = async () => {
     const rows: Array<{ table_name: string; column_name: string; collation_name: string | null }> = await dataSource.query(
@@ -83,13 +75,13 @@ describe('migration 1732300009980: the logs compare usernames and model names in
       /Index Cond: \(\(\(model_name\)::text >= 'gpt-4'::text\) AND \(\(model_name\)::text < 'gpt-5'::text\)\)/,
     );
 
-    await run((runner) => migration.down(runner));
+    await runMigration(dataSource, migration, 'down');
     expect(await collations()).toEqual(new Set([null]));
     expect(await answers()).toEqual(inByteOrder);
     // The database's linguistic collation (C.UTF-8 here, en_US on many installations) gives LIKE no index range.
     expect(await prefixPlan()).not.toMatch(/Index Cond/);
 
-    await run((runner) => migration.up(runner));
+    await runMigration(dataSource, migration, 'up');
     expect(await collations()).toEqual(new Set(['C']));
     expect(await answers()).toEqual(inByteOrder);
   });

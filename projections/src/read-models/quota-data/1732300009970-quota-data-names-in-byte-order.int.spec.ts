@@ -1,5 +1,5 @@
-import { DataSource, type QueryRunner } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { DataSource } from 'typeorm';
+import { createTestDatabase, runMigration, type TestDatabase } from '#test/support/database';
 import { QuotaDataNamesInByteOrder1732300009970 } from './1732300009970-quota-data-names-in-byte-order';
 
 /**
@@ -10,14 +10,6 @@ describe('migration 1732300009970: quota_data keyed numbers first, names in byte
   let database: TestDatabase;
   let dataSource: DataSource;
   const migration = new QuotaDataNamesInByteOrder1732300009970();
-  const run = async (step: (runner: QueryRunner) => Promise<void>) => {
-    const runner = dataSource.createQueryRunner();
-    try {
-      await step(runner);
-    } finally {
-      await runner.release();
-    }
-  };
   const key = async () => {
     const rows = await dataSource.query(
       `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conname = 'quota_data_row'`,
@@ -84,7 +76,7 @@ describe('migration 1732300009970: quota_data keyed numbers first, names in byte
       );
     });
 
-    await run((runner) => migration.down(runner));
+    await runMigration(dataSource, migration, 'down');
     expect(await key()).toEqual(['UNIQUE (user_id, username, model_name, created_at)']);
     expect(await collations()).toEqual({ model_name: null, username: null });
     expect(await rows()).toEqual(after);
@@ -96,7 +88,7 @@ describe('migration 1732300009970: quota_data keyed numbers first, names in byte
       `INSERT INTO projection_deferred_indexes (index_name, table_name, definition)
        VALUES ('quota_data_row', 'quota_data', 'ALTER TABLE quota_data ADD CONSTRAINT quota_data_row UNIQUE (user_id, username, model_name, created_at)')`,
     );
-    await run((runner) => migration.up(runner));
+    await runMigration(dataSource, migration, 'up');
     expect(await key()).toEqual(['UNIQUE (user_id, created_at, model_name, username)']);
     expect(await collations()).toEqual({ model_name: 'C', username: 'C' });
     expect(await dataSource.query(`SELECT index_name FROM projection_deferred_indexes`)).toEqual([]);

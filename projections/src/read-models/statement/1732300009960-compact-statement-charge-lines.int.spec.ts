@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '#test/support/database';
+import { createTestDatabase, runMigration, type TestDatabase } from '#test/support/database';
 import { restoreSnapshot, takeSnapshot } from '#projections/runner/projection-snapshot';
 import { StatementReader } from '#server/modules/statement/statement.reader';
 import { toStatementLineJson } from '#server/modules/statement/statement.serializer';
@@ -40,14 +40,6 @@ describe('migration 1732300009960: relay charges stored compact in statement_lin
     dataSource.transaction(async (manager) => {
       for (const event of slice) await projection.apply(event, manager);
     });
-  const run = async (step: (runner: ReturnType<DataSource['createQueryRunner']>) => Promise<void>) => {
-    const runner = dataSource.createQueryRunner();
-    try {
-      await step(runner);
-    } finally {
-      await runner.release();
-    }
-  };
   const kindIndex = async () =>
     (await dataSource.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'statement_lines_user_kind'`)).map(
       (row: { indexdef: string }) => row.indexdef,
@@ -73,7 +65,7 @@ describe('migration 1732300009960: relay charges stored compact in statement_lin
     const early = await statements();
 
     // Back to the shape before: every compact charge gets its ref and reason, as the reader showed them.
-    await run((runner) => migration.down(runner));
+    await runMigration(dataSource, migration, 'down');
     expect(await kindIndex()).toEqual([expect.not.stringContaining('WHERE')]);
     const old: Array<Shown & { position: string }> = await dataSource.query(
       'SELECT position, ref, reason, request_id FROM statement_lines ORDER BY user_id, position DESC',
@@ -93,7 +85,7 @@ describe('migration 1732300009960: relay charges stored compact in statement_lin
     );
     await dataSource.query('DROP INDEX statement_lines_user_kind');
 
-    await run((runner) => migration.up(runner));
+    await runMigration(dataSource, migration, 'up');
     expect(await kindIndex()).toEqual([
       expect.stringMatching(/\(user_id, kind, "position" DESC\) WHERE \(kind <> 'relay_charge'::text\)$/),
     ]);
