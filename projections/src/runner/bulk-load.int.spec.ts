@@ -15,7 +15,8 @@ import { ProjectionApplyError, ProjectionEventError } from './projection';
  */
 class NotesProjection implements BulkProjection {
   readonly name = 'bulk-toy';
-  readonly tables = ['bulk_toy_notes', 'bulk_toy_totals'];
+  /** bulk_toy_marks: no fold writes it; a spec makes it, partitioned, to see the load analyze its partitions. */
+  readonly tables = ['bulk_toy_notes', 'bulk_toy_totals', 'bulk_toy_marks'];
   readonly handles = ['Noted', 'Cleared', 'Bad', 'Tally'];
 
   async apply(): Promise<void> {
@@ -109,6 +110,45 @@ describe('BulkLoad', () => {
       `INSERT INTO projection_checkpoints (name, position) VALUES ($1, 0) ON CONFLICT (name) DO UPDATE SET position = 0`,
       [projection.name],
     );
+  });
+
+  it('given a load that commits, then its tables have planner statistics, a partitioned one on each partition', async () => {
+    await dataSource.query('CREATE TABLE bulk_toy_marks (kind text NOT NULL, n integer NOT NULL) PARTITION BY LIST (kind)');
+    await dataSource.query(`CREATE TABLE bulk_toy_marks_a PARTITION OF bulk_toy_marks FOR VALUES IN ('a')`);
+    await dataSource.query(`CREATE TABLE bulk_toy_marks_b PARTITION OF bulk_toy_marks FOR VALUES IN ('b')`);
+    await dataSource.query(`INSERT INTO bulk_toy_marks SELECT CASE WHEN n % 3 = 0 THEN 'a' ELSE 'b' END, n FROM generate_series(1, 30) n`);
+    // What the planner knows of each table's size: -1 for a table never analyzed (and one just truncated).
+    const known = async () => {
+      const found: Array<{ relname: string; reltuples: number }> = await dataSource.query(
+        `SELECT relname, reltuples FROM pg_class WHERE relname LIKE 'bulk\\_toy\\_%' AND relkind IN ('r', 'p') ORDER BY relname`,
+      );
+      return Object.fromEntries(found.map((row) => [row.relname, row.reltuples]));
+    };
+    const never = { bulk_toy_marks: -1, bulk_toy_marks_a: -1, bulk_toy_marks_b: -1, bulk_toy_notes: -1, bulk_toy_totals: -1 };
+    expect(await known()).toEqual(never);
+
+    const load = await BulkLoad.start(dataSource, projection, 0);
+    await load.feed([event('Noted', { text: 'x' }), event('Noted', { text: 'y' }), event('Noted', { text: 'x' })]);
+    await load.complete(position);
+    // Analyzed in the load's transaction: its column statistics show once it commits.
+    const statistics = async () => {
+      const found: Array<{ tablename: string }> = await dataSource.query(
+        `SELECT DISTINCT tablename FROM pg_stats WHERE tablename LIKE 'bulk\\_toy\\_%' ORDER BY tablename`,
+      );
+      return found.map((row) => row.tablename);
+    };
+    expect(await statistics()).toEqual([]);
+    await load.commit();
+    expect(await statistics()).toEqual(['bulk_toy_marks_a', 'bulk_toy_marks_b', 'bulk_toy_notes', 'bulk_toy_totals']);
+    // The parent of the partitions is not analyzed as a whole, as autovacuum never does.
+    expect(await known()).toEqual({
+      bulk_toy_marks: -1,
+      bulk_toy_marks_a: 10,
+      bulk_toy_marks_b: 20,
+      bulk_toy_notes: 3,
+      bulk_toy_totals: 2,
+    });
+    await dataSource.query('DROP TABLE bulk_toy_marks');
   });
 
   it('given pages with awkward text and a barrier, then the rows land exactly, the barrier sees every row before it, and the checkpoint moves', async () => {

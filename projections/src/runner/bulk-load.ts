@@ -135,6 +135,7 @@ export class BulkLoad {
     // an index build after the commit, and the loads' builds run side by side, one backend each.
     await createDeferredIndexesOf(this.runner.manager, this.projection.tables);
     this.constraintsBack = true;
+    await this.analyze();
     const barrier = this.fold.finishBarrier?.();
     if (barrier) {
       await barrier(this.runner.manager).catch((error: unknown) => {
@@ -146,6 +147,25 @@ export class BulkLoad {
         WHERE name = $1`,
       [this.projection.name, position],
     );
+  }
+
+  /**
+   * Planner statistics of the rows just loaded, committed with them. Without them every query on a table rebuilt
+   * whole is planned blind until autovacuum analyzes it (a minute at best, never where autovacuum is off): the log
+   * stat's last minute (`type = 2 AND created_at >= now − 60`) read a month of 858,000 rows by a parallel
+   * sequential scan in 109 ms, where with statistics it reads its index in 0.08 ms. A partitioned table's
+   * partitions are analyzed, not the parent as a whole, as autovacuum keeps them (it never analyzes a parent): the
+   * whole would sample every row a second time, 0.45 s more for a million log rows.
+   */
+  private async analyze(): Promise<void> {
+    const leaves: Array<{ name: string }> = await this.runner.query(
+      `WITH named AS (SELECT to_regclass(quote_ident(name)) AS id FROM unnest($1::text[]) AS name)
+       SELECT c.oid::regclass::text AS name FROM pg_class c JOIN named ON named.id = c.oid WHERE c.relkind = 'r'
+       UNION ALL
+       SELECT p.relid::regclass::text FROM named, pg_partition_tree(named.id) AS p WHERE p.isleaf`,
+      [this.projection.tables],
+    );
+    if (leaves.length) await this.runner.query(`ANALYZE ${leaves.map((leaf) => leaf.name).join(', ')}`);
   }
 
   /** Commits what `complete` wrote and releases the connection. */
