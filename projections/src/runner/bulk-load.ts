@@ -135,13 +135,13 @@ export class BulkLoad {
     // an index build after the commit, and the loads' builds run side by side, one backend each.
     await createDeferredIndexesOf(this.runner.manager, this.projection.tables);
     this.constraintsBack = true;
-    await this.analyze();
     const barrier = this.fold.finishBarrier?.();
     if (barrier) {
       await barrier(this.runner.manager).catch((error: unknown) => {
         throw new Error(`Projection ${this.projection.name}: its last rows failed: ${messageOf(error)}`);
       });
     }
+    await this.analyze(); // the rows as they will be committed, the finish barrier's changes included
     await this.runner.query(
       `UPDATE projection_checkpoints SET position = $2, updated_at = now(), last_error = NULL, last_error_at = NULL
         WHERE name = $1`,
