@@ -20,7 +20,11 @@ export async function workerConnectionsReady(worker: Worker, waitMs: number): Pr
   const backend = worker.getBackend();
   const connections = [backend.connection, backend.blockingConnection].filter((connection) => connection !== undefined);
   const initialised = Promise.all(connections.map((connection) => connection.client));
-  const clients = await Promise.race([initialised, sleep(waitMs).then(() => null)]);
+  // The wait's timer is cleared as soon as the clients are there: left pending, it kept a closed process (and Jest
+  // after every spec of a whole application) alive for another 1.5 s.
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)));
+  const clients = await Promise.race([initialised, timeout]).finally(() => clearTimeout(timer));
   if (!clients) {
     initialised.catch(() => undefined);
     return false;
