@@ -8,6 +8,7 @@ import {
   expectOutcome,
   readOptions,
   saveCard,
+  saveOutcome,
   scrollWidth,
   settingsCard,
   watchForFailures,
@@ -95,10 +96,20 @@ describe('console other settings, roles, language, theme and phone width', () =>
     });
     await expect(api.must('GET', '/api/notice')).resolves.toBe('**Maintenance** tonight');
 
-    // Emptying a text is a change too.
+    // Emptying a text is a change too. While that save is in flight (held here), the last save's outcome, the same
+    // words, is not left on screen as if it were this one's.
     await notice.getByLabel('公告', { exact: true }).fill('');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/option/', async (route) => {
+      if (route.request().method() === 'PUT') await held;
+      await route.continue();
+    });
     await saveCard(notice);
+    await saveOutcome(notice).waitFor({ state: 'detached', timeout: 5_000 });
+    release();
     await expectOutcome(notice, ['已保存：公告']);
+    await page.unroute('**/api/option/');
     expect((await readOptions(api)).Notice).toBe('');
   });
 

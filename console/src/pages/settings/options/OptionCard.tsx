@@ -101,6 +101,8 @@ export const OptionCard = ({ id, fields, described, beforeSave, confirmation, on
 
   const send = async (keys: string[]) => {
     setBusy(true);
+    // The last save's outcome goes while this one is in flight: left on screen, it read as this save's answer.
+    setOutcome(null);
     const sent = { ...draft };
     try {
       const result = await saveOptions(fields, sent, keys);
