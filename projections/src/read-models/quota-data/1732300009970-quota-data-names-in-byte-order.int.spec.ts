@@ -1,6 +1,9 @@
 import { DataSource } from 'typeorm';
 import { createTestDatabase, runMigration, type TestDatabase } from '#test/support/database';
+import type { RecordedEvent } from '#server/ledger/event-store.port';
+import { LedgerBuilder } from '../../../test/mixed-ledger';
 import { QuotaDataNamesInByteOrder1732300009970 } from './1732300009970-quota-data-names-in-byte-order';
+import { QuotaDataProjection } from './quota-data.projection';
 
 /**
  * The dashboard's rows keyed numbers first and their names in byte order: the same rows, the same upsert, the same
@@ -23,15 +26,18 @@ describe('migration 1732300009970: quota_data keyed numbers first, names in byte
     );
     return Object.fromEntries(rows.map((row) => [row.column_name, row.collation_name]));
   };
-  /** The live projector's single-charge upsert (quota-data.projection.ts). */
-  const upsert = (position: number, userId: number, username: string, model: string, hour: number, quota: number) =>
-    dataSource.query(
-      `INSERT INTO quota_data AS q (id, user_id, username, model_name, created_at, count, quota, token_used, position)
-       VALUES ($1, $2, $3, $4, $5, 1, $6, 0, $1)
-       ON CONFLICT (user_id, username, model_name, created_at) DO UPDATE SET
-         count = q.count + 1, quota = q.quota + EXCLUDED.quota, position = EXCLUDED.position`,
-      [position, userId, username, model, hour, quota],
-    );
+  const projection = new QuotaDataProjection();
+  const builder = new LedgerBuilder('byte-order');
+  const HOUR = 1_732_600_800;
+  /** A charge of `quota` (and 2 tokens) by `userId` under `username` on `model`, in the hour `hour`. */
+  const charge = (userId: number, username: string, model: string, hour: number, quota: number) =>
+    builder.charge(userId, { username, modelName: model, createdAt: hour + 100, quota, promptTokens: 1, completionTokens: 1 });
+  /** Through the live projector, each path: one event at a time (`apply`) and a batch (`applyBatch`, its unnest join). */
+  const applied = (events: RecordedEvent[]) =>
+    dataSource.transaction(async (manager) => {
+      for (const event of events) await projection.apply(event, manager);
+    });
+  const batched = (events: RecordedEvent[]) => dataSource.transaction((manager) => projection.applyBatch(events, manager));
   const rows = () =>
     dataSource.query('SELECT id::int, user_id, username, model_name, created_at::int, count, quota::int FROM quota_data ORDER BY id');
 
@@ -48,31 +54,42 @@ describe('migration 1732300009970: quota_data keyed numbers first, names in byte
     expect(await key()).toEqual(['UNIQUE (user_id, created_at, model_name, username)']);
     expect(await collations()).toEqual({ model_name: 'C', username: 'C' });
     // Names that a linguistic collation would order differently from their bytes, and one renamed user.
-    const charges: Array<[number, string, string, number, number]> = [
-      [1, 'Émile', 'gpt-4o', 3600, 10],
-      [1, 'Émile', 'GPT-4o', 3600, 20],
-      [1, 'emile', 'gpt-4o', 3600, 40],
-      [2, 'zoë', 'gpt-4o', 3600, 80],
-      [1, 'Émile', 'gpt-4o', 3600, 160],
-      [1, 'Émile', 'gpt-4o', 7200, 320],
+    const first = [
+      charge(1, 'Émile', 'gpt-4o', HOUR, 10),
+      charge(1, 'Émile', 'GPT-4o', HOUR, 20),
+      charge(1, 'emile', 'gpt-4o', HOUR, 40),
+      charge(2, 'zoë', 'gpt-4o', HOUR, 80),
     ];
-    for (const [index, charge] of charges.entries()) await upsert(index + 1, ...charge);
+    const later = [charge(1, 'Émile', 'gpt-4o', HOUR, 160), charge(1, 'Émile', 'gpt-4o', HOUR + 3600, 320)];
+    await applied(first);
+    await batched(later);
+    const row = (event: RecordedEvent, userId: number, username: string, model: string, hour: number, count: number, quota: number) => ({
+      id: event.position,
+      user_id: userId,
+      username,
+      model_name: model,
+      created_at: hour,
+      count,
+      quota,
+    });
     const after = await rows();
     expect(after).toEqual([
-      { id: 1, user_id: 1, username: 'Émile', model_name: 'gpt-4o', created_at: 3600, count: 2, quota: 170 },
-      { id: 2, user_id: 1, username: 'Émile', model_name: 'GPT-4o', created_at: 3600, count: 1, quota: 20 },
-      { id: 3, user_id: 1, username: 'emile', model_name: 'gpt-4o', created_at: 3600, count: 1, quota: 40 },
-      { id: 4, user_id: 2, username: 'zoë', model_name: 'gpt-4o', created_at: 3600, count: 1, quota: 80 },
-      { id: 6, user_id: 1, username: 'Émile', model_name: 'gpt-4o', created_at: 7200, count: 1, quota: 320 },
+      row(first[0], 1, 'Émile', 'gpt-4o', HOUR, 2, 170),
+      row(first[1], 1, 'Émile', 'GPT-4o', HOUR, 1, 20),
+      row(first[2], 1, 'emile', 'gpt-4o', HOUR, 1, 40),
+      row(first[3], 2, 'zoë', 'gpt-4o', HOUR, 1, 80),
+      row(later[1], 1, 'Émile', 'gpt-4o', HOUR + 3600, 1, 320),
     ]);
     // A user's own period reads a range of the key (user, then hour), not every row of the user.
     await dataSource.transaction(async (manager) => {
       await manager.query('SET LOCAL enable_seqscan = off');
       const plan: Array<{ 'QUERY PLAN': string }> = await manager.query(
-        `EXPLAIN SELECT id FROM quota_data WHERE created_at >= 0 AND created_at <= 5000 AND user_id = 1 ORDER BY created_at, id`,
+        `EXPLAIN SELECT id FROM quota_data WHERE created_at >= ${HOUR} AND created_at <= ${HOUR + 3600} AND user_id = 1 ORDER BY created_at, id`,
       );
       expect(plan.map((line) => line['QUERY PLAN']).join('\n')).toMatch(
-        /quota_data_row[\s\S]*Index Cond: \(\(user_id = 1\) AND \(created_at >= 0\) AND \(created_at <= 5000\)\)/,
+        new RegExp(
+          `quota_data_row[\\s\\S]*Index Cond: \\(\\(user_id = 1\\) AND \\(created_at >= ${HOUR}\\) AND \\(created_at <= ${HOUR + 3600}\\)\\)`,
+        ),
       );
     });
 
@@ -80,7 +97,7 @@ describe('migration 1732300009970: quota_data keyed numbers first, names in byte
     expect(await key()).toEqual(['UNIQUE (user_id, username, model_name, created_at)']);
     expect(await collations()).toEqual({ model_name: null, username: null });
     expect(await rows()).toEqual(after);
-    await upsert(7, 1, 'Émile', 'gpt-4o', 7200, 640);
+    await batched([charge(1, 'Émile', 'gpt-4o', HOUR + 3600, 640)]);
 
     // A rebuild died with the key dropped and its old definition recorded: up drops the record with the old key.
     await dataSource.query('ALTER TABLE quota_data DROP CONSTRAINT quota_data_row');
@@ -92,15 +109,7 @@ describe('migration 1732300009970: quota_data keyed numbers first, names in byte
     expect(await key()).toEqual(['UNIQUE (user_id, created_at, model_name, username)']);
     expect(await collations()).toEqual({ model_name: 'C', username: 'C' });
     expect(await dataSource.query(`SELECT index_name FROM projection_deferred_indexes`)).toEqual([]);
-    await upsert(8, 1, 'Émile', 'gpt-4o', 7200, 1280);
-    expect((await rows()).at(-1)).toEqual({
-      id: 6,
-      user_id: 1,
-      username: 'Émile',
-      model_name: 'gpt-4o',
-      created_at: 7200,
-      count: 3,
-      quota: 2240,
-    });
+    await applied([charge(1, 'Émile', 'gpt-4o', HOUR + 3600, 1280)]);
+    expect((await rows()).at(-1)).toEqual(row(later[1], 1, 'Émile', 'gpt-4o', HOUR + 3600, 3, 2240));
   });
 });
