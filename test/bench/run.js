@@ -8,6 +8,9 @@
  *   --rounds N           rounds per phase, order alternating (default 3)
  *   --duration S         seconds per wrk phase (default 10)
  *   --ttfb-count N       streamed requests per TTFB round (default 300)
+ *   --warmup S           seconds of wrk -c50 against each target before the first round (default 3). V8 goes on
+ *                        optimising Tollgate's hot functions for ~150,000 requests (docs/benchmark.md, 2026-11-26,
+ *                        eighth session): the default rounds include some of that compiling, --warmup 30 leaves it out
  *   --targets a,b,c      any of direct,tollgate,portkey,npmstart,split (default direct,tollgate,portkey); split: api,
  *                        worker and projector as three processes started by hand, no supervisor (lib/npm-start.js)
  *   --npm-start          add the npmstart target: Tollgate started as `npm start` starts it (the supervisor and its
@@ -77,7 +80,7 @@ const quick = Boolean(flags.quick);
 const opt = {
   rounds: Number(flags.rounds ?? (quick ? 2 : 3)),
   duration: Number(flags.duration ?? (quick ? 3 : 10)),
-  warmup: quick ? 1 : 3,
+  warmup: Number(flags.warmup ?? (quick ? 1 : 3)),
   ttfbCount: Number(flags['ttfb-count'] ?? (quick ? 100 : 300)),
   targets: String(flags.targets ?? 'direct,tollgate,portkey')
     .split(',')
@@ -94,6 +97,7 @@ const opt = {
   redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   redisPrefix: `tollgate-bench-${process.pid}`,
 };
+if (!(opt.warmup >= 1)) throw new Error(`--warmup must be a number of seconds, 1 or more, not ${flags.warmup}`);
 for (const target of opt.targets) {
   if (!['direct', 'tollgate', 'portkey', 'npmstart', 'split'].includes(target)) throw new Error(`unknown target ${target}`);
 }
@@ -471,7 +475,7 @@ async function benchmarkMode() {
     `- targets: ${names.join(', ')}; ${opt.rounds} rounds, ${opt.duration} s per wrk phase, ${opt.ttfbCount} streams per TTFB round; order alternates`,
   );
 
-  log('- warm-up');
+  log(`- warm-up: ${opt.warmup} s per target`);
   for (const target of targets) await wrk(target.url, 50, opt.warmup, target.lua ?? lua);
   for (const target of targets) await client.measureTtfb(target.url, target.headers ?? headers, 20);
 
