@@ -8,7 +8,7 @@
  *   --rounds N           rounds per phase, order alternating (default 3)
  *   --duration S         seconds per wrk phase (default 10)
  *   --ttfb-count N       streamed requests per TTFB round (default 300)
- *   --warmup S           seconds of wrk -c50 against each target before the first round (default 3). V8 goes on
+ *   --warmup S           seconds of wrk -c50 against each target before the first round (default 3, --quick 1). V8 goes on
  *                        optimising Tollgate's hot functions for ~150,000 requests (docs/benchmark.md, 2026-11-26,
  *                        eighth session): the default rounds include some of that compiling, --warmup 30 leaves it out
  *   --targets a,b,c      any of direct,tollgate,portkey,npmstart,split (default direct,tollgate,portkey); split: api,
@@ -97,7 +97,7 @@ const opt = {
   redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   redisPrefix: `tollgate-bench-${process.pid}`,
 };
-if (!(opt.warmup >= 1)) throw new Error(`--warmup must be a number of seconds, 1 or more, not ${flags.warmup}`);
+if (!Number.isInteger(opt.warmup) || opt.warmup < 1) throw new Error(`--warmup must be whole seconds, 1 or more, not ${flags.warmup}`);
 for (const target of opt.targets) {
   if (!['direct', 'tollgate', 'portkey', 'npmstart', 'split'].includes(target)) throw new Error(`unknown target ${target}`);
 }
