@@ -1,3 +1,5 @@
+import { SWEEP_STOP_WAIT_MS } from '#server/relay/leases/lease-sweeper';
+import { WORKER_RECONNECT_WAIT_MS } from '#server/workers/worker-shutdown';
 import { createTestDatabase, testRedisPrefix, type TestDatabase } from '../support/database';
 import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
 import { freePort, type GatewayProcess, startGateway } from './support/gateway-process';
@@ -6,8 +8,14 @@ jest.setTimeout(90_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A clean stop: the process's own SIGTERM handler ran (exit code 0, not the signal's default) within this. */
-const PROMPT_MS = 5_000;
+/**
+ * A clean stop: the process's own SIGTERM handler ran (exit code 0, not the signal's default) within this. A worker
+ * whose connections are not back waits for them (WORKER_RECONNECT_WAIT_MS) and for a lease sweep in progress
+ * (SWEEP_STOP_WAIT_MS), then closes its pools and exits. On a slow 2-core host: 3.6 s in 6 of 7 runs alone, once
+ * 10.05 s (cause not traced), and 5.4 s for a worker SIGTERMed just as Redis came back under a full CI run's load,
+ * which failed the earlier bound of 5 s. The bug this catches is a process that never exits.
+ */
+const PROMPT_MS = WORKER_RECONNECT_WAIT_MS + SWEEP_STOP_WAIT_MS + 10_000;
 
 /**
  * The worker role under a Redis restart, then SIGTERM. After Redis went away, each BullMQ worker's blocking connection
