@@ -10,7 +10,8 @@
  *   --ttfb-count N       streamed requests per TTFB round (default 300)
  *   --warmup S           seconds of wrk -c50 against each target before the first round (default 3, --quick 1). V8 goes on
  *                        optimising Tollgate's hot functions for ~150,000 requests (docs/benchmark.md, 2026-11-26,
- *                        eighth session): the default rounds include some of that compiling, --warmup 30 leaves it out
+ *                        eighth session): the default rounds include some of that compiling; at ~8,000 requests/s
+ *                        --warmup 30 is past it (a slower host needs longer)
  *   --targets a,b,c      any of direct,tollgate,portkey,npmstart,split (default direct,tollgate,portkey); split: api,
  *                        worker and projector as three processes started by hand, no supervisor (lib/npm-start.js)
  *   --npm-start          add the npmstart target: Tollgate started as `npm start` starts it (the supervisor and its
