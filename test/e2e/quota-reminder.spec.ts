@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type OpenAI from 'openai';
 import { rebuildProjectionsIn } from '#server/cli/rebuild-projections';
 import { MAIL_QUEUE } from '#server/modules/mail/mail.constants';
+import { MailService } from '#server/modules/mail/mail.service';
 import { QuotaReminderMailer } from '#server/modules/quota-reminder/quota-reminder-mailer';
 import { type CapturedMail, SmtpFake } from '../fakes/smtp-fake';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
@@ -194,6 +195,28 @@ describe('low-quota reminder mail', () => {
     expect(mismatched).toEqual([]);
   });
 
+  it("keeps the projector going while the mail queue's Redis is away, and mails the crossing once it is back", async () => {
+    const mail = target.app.get(MailService);
+    const away = jest.spyOn(mail, 'queueReachable', 'get').mockReturnValue(false);
+    try {
+      const frank = await userWithEmail('remind-frank', 1_050, 'frank.remind@gmail.com');
+      await chat(frank.client);
+      // The batch is projected (the projector did not wait for the queue), the crossing is recorded and waits.
+      await projected(target);
+      expect(await quotaOf(frank.id)).toBeLessThan(1000);
+      const waiting = await dataSource(target).query(`SELECT status FROM quota_reminder_mails WHERE user_id = $1`, [frank.id]);
+      expect(waiting).toEqual([{ status: 'pending' }]);
+      expect(await target.app.get(QuotaReminderMailer).flush()).toBeNull();
+      away.mockRestore();
+      // Back: the next batch's flush queues it (any balance event of anyone will do).
+      await chat(frank.client);
+      await settled();
+      expect(reminders('frank.remind@gmail.com').map((message) => message.subject)).toEqual([LOW]);
+    } finally {
+      away.mockRestore();
+    }
+  });
+
   it('queues a pending reminder once when two flushes race for it', async () => {
     const erin = await userWithEmail('remind-erin', 5_000, 'erin.remind@gmail.com');
     await settled();
@@ -203,7 +226,7 @@ describe('low-quota reminder mail', () => {
     );
     const mailer = target.app.get(QuotaReminderMailer);
     const queued = await Promise.all([mailer.flush(), mailer.flush(), mailer.flush()]);
-    expect(queued.reduce((sum, count) => sum + count, 0)).toBe(1);
+    expect(queued.reduce<number>((sum, count) => sum + count!, 0)).toBe(1);
     await settled();
     expect(reminders('erin.remind@gmail.com').map((mail) => mail.subject)).toEqual([LOW]);
     expect(await mailer.flush()).toBe(0);

@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { dataSourceOptions } from './database/data-source';
 import { setPreparedStatements } from './database/named-statements';
 import { CacheInvalidationService } from './redis/cache-invalidation.service';
+import { closeRedis } from './redis/close-redis';
 import { CONSOLE_REDIS_TIMEOUT_MS, REDIS, REDIS_CONSOLE, REDIS_SUBSCRIBER } from './redis/redis.constants';
 import { RedisKeys } from './redis/redis-keys';
 
@@ -73,9 +74,9 @@ export class InfrastructureModule implements OnApplicationShutdown {
     };
   }
 
+  /** Never waits for a Redis that is away (closeRedis). */
   async onApplicationShutdown(): Promise<void> {
     this.subscriber.disconnect();
-    await this.consoleRedis.quit().catch(() => this.consoleRedis.disconnect());
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await Promise.all([closeRedis(this.consoleRedis), closeRedis(this.redis)]);
   }
 }

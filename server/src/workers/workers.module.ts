@@ -1,5 +1,6 @@
 import type { WorkerHost } from '@nestjs/bullmq';
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { MailProcessor } from './mail.processor';
 import { ChannelTestsProcessor } from './channel-tests.processor';
 import { ChannelBalancesProcessor } from './channel-balances.processor';
@@ -8,11 +9,13 @@ import { MidjourneyPollProcessor } from './midjourney-poll.processor';
 import { SunoPollProcessor } from './suno-poll.processor';
 import { LedgerArchiveProcessor } from './ledger-archive.processor';
 import { LogRetentionProcessor } from './log-retention.processor';
+import { QueueShutdown } from './queue-shutdown';
 import { WorkerShutdown } from './worker-shutdown';
 
 /**
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
- * every role; consumers only run in the worker role.
+ * every role; consumers only run in the worker role. QueueShutdown (every role) closes the producers whose Redis is
+ * away at shutdown.
  */
 const PROCESSORS: Type<WorkerHost>[] = [
   MailProcessor,
@@ -35,6 +38,10 @@ const SHUTDOWN: Provider = {
 @Module({})
 export class WorkersModule {
   static forRoot(enabled: boolean): DynamicModule {
-    return { module: WorkersModule, providers: enabled ? [...PROCESSORS, SHUTDOWN] : [] };
+    return {
+      module: WorkersModule,
+      imports: [DiscoveryModule],
+      providers: enabled ? [QueueShutdown, ...PROCESSORS, SHUTDOWN] : [QueueShutdown],
+    };
   }
 }

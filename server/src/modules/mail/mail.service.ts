@@ -19,11 +19,27 @@ export class SmtpNotConfiguredError extends DomainError {
  */
 @Injectable()
 export class MailService {
+  /** The queue's Redis connection once BullMQ has it (its status tells whether an add would go out now). */
+  private client: { readonly status: string } | null = null;
+
   constructor(
     @InjectQueue(MAIL_QUEUE) private readonly queue: Queue<MailJobData>,
     private readonly options: OptionsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    Promise.resolve(queue.getBackend().connection.client).then(
+      (client) => (this.client = client),
+      () => undefined,
+    );
+  }
+
+  /**
+   * Whether the mail queue's Redis connection is up now. While it is not, an add waits for Redis however long it is
+   * away (BullMQ's connections keep commands until Redis is back), so a background sender checks this first.
+   */
+  get queueReachable(): boolean {
+    return this.client?.status === 'ready';
+  }
 
   /** Answered at request time, before anything is queued or any code is issued. */
   assertConfigured(): void {

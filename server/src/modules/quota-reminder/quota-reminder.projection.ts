@@ -64,7 +64,9 @@ export class QuotaReminderProjection implements Projection {
     if (!this.outboxDirty) return;
     this.outboxDirty = false;
     try {
-      if ((await this.mailer.flush()) >= REMINDER_FLUSH_LIMIT) this.outboxDirty = true;
+      const handled = await this.mailer.flush();
+      // null: the mail queue's Redis is away; the rows wait for a batch after it is back.
+      if (handled === null || handled >= REMINDER_FLUSH_LIMIT) this.outboxDirty = true;
     } catch (error) {
       this.outboxDirty = true;
       throw error;

@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { closeRedis } from '../../infrastructure/redis/close-redis';
 import type { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { COVER, EXPIRE, GROW, RELEASE, RENEW, RENEW_MANY, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
 
@@ -39,23 +40,9 @@ export function openAdmissionConnection(redis: Redis): AdmissionCommands {
   return connection;
 }
 
-/**
- * Lets commands already issued (settlements fired without waiting) finish, for at most a second, then closes the
- * connection.
- */
-export async function closeAdmissionConnection(connection: Redis): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const quit = await Promise.race([
-    connection.quit().then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000))),
-  ]);
-  clearTimeout(timer);
-  // Only when QUIT did not go through: after it, the server closes the socket, and ioredis's disconnect() would arm
-  // a 2 s timer that waits for a 'close' already emitted (it kept a stopping process, and jest's workers, alive).
-  if (!quit && connection.status !== 'end') connection.disconnect();
+/** Lets commands already issued (settlements fired without waiting) finish, then closes the connection (closeRedis). */
+export function closeAdmissionConnection(connection: Redis): Promise<void> {
+  return closeRedis(connection);
 }
 
 /** Admission's Redis keys. A user's keys share one hash tag, so every script of a user runs on one cluster slot. */

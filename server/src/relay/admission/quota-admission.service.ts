@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { LeaseRenewer } from '../leases/lease-renewer';
 import { type AdmissionCommands, AdmissionKeys, closeAdmissionConnection, openAdmissionConnection } from './admission-redis';
 import { BalanceBases } from './balance-bases';
-import { RedisReadiness } from './redis-readiness';
+import { RedisReadiness, SHUTDOWN_REDIS_WAIT_MS } from './redis-readiness';
 import type { AdmittedBy, ReservationRequest, ReservationResult, SettlementRequest, ShippedCharge } from './quota-admission.types';
 import { ExpiredLeases } from './expired-leases';
 import { type BlockStore, DEFAULT_BLOCK_OPTIONS, type QuotaBlock, QuotaBlocks } from './quota-blocks';
@@ -40,6 +40,7 @@ export interface QuotaAdmissionOptions {
  */
 @Injectable()
 export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
+  private readonly logger = new Logger(QuotaAdmissionService.name);
   private readonly redis: AdmissionCommands;
   private readonly keys: AdmissionKeys;
   private readonly bases: BalanceBases;
@@ -76,7 +77,9 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
       options?.redisWaitMs ?? settings.RELAY_ADMISSION_REDIS_WAIT_MS ?? CONFIG_DEFAULTS.RELAY_ADMISSION_REDIS_WAIT_MS,
     );
     this.keys = new AdmissionKeys(keys);
-    this.bases = new BalanceBases(this.redis, this.keys, dataSource);
+    this.bases = new BalanceBases(this.redis, this.keys, dataSource, this.readiness, (error) =>
+      this.logger.error(`balance base push failed: ${String(error)}`),
+    );
     this.expiredLeases = new ExpiredLeases(this.redis, this.keys, store, dataSource, this.bases);
     this.blockLeases = new LeaseRenewer(
       (blockId, userId) => this.renew({ requestId: blockId, userId, leaseMs: this.leaseMs }),
@@ -141,12 +144,14 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
 
   /**
    * Gives the blocks' free capacity back, then lets commands already issued (settlements fired without waiting)
-   * finish, for at most a second. What blocks still hold for answered charges expires with their leases.
+   * finish, for at most a second. What blocks still hold for answered charges expires with their leases. With Redis
+   * away, the give-back is waited for SHUTDOWN_REDIS_WAIT_MS (its commands would wait for Redis forever): the blocks'
+   * leases run out instead, as after a crash.
    */
   async onModuleDestroy(): Promise<void> {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
-    await this.blocks?.drainAll().catch(() => undefined);
+    if (this.blocks) await this.readiness.whileReachable(this.blocks.drainAll(), SHUTDOWN_REDIS_WAIT_MS);
     await closeAdmissionConnection(this.redis);
   }
 
@@ -377,9 +382,25 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     return this.expiredLeases.sweep(now);
   }
 
-  /** The projector calls this after committing a balance change: only bases already loaded are moved. */
+  /**
+   * The projector calls this after committing a balance change: only bases already loaded are moved. It waits for
+   * Redis only while Redis is reachable (BalanceBases.push).
+   */
   pushBase(kind: 'account' | 'token', userId: number, id: number, balance: number, position: number): Promise<void> {
     return this.bases.push(kind, userId, id, balance, position);
+  }
+
+  /** Base pushes waiting for admission's connection to be back. */
+  get deferredBasePushes(): number {
+    return this.bases.deferredPushes;
+  }
+
+  /**
+   * Waits for `work` (admission commands already issued) while admission's Redis is reachable, and for Redis at most
+   * `downMs` at a time while it is not: false when it stayed away (RedisReadiness.whileReachable).
+   */
+  whileRedisReachable(work: Promise<unknown>, downMs?: number): Promise<boolean> {
+    return this.readiness.whileReachable(work, downMs);
   }
 
   /** Reads the base from its projection (the balance and the checkpoint it is valid at, in one snapshot). */

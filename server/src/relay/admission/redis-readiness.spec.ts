@@ -33,4 +33,56 @@ describe('RedisReadiness', () => {
     expect(redis.listenerCount('ready')).toBe(1);
     redis.emit('ready');
   });
+
+  describe('whileReachable', () => {
+    const never = () => new Promise<void>(() => undefined);
+
+    it('waits for the work as long as the connection is up, with no timer', async () => {
+      const redis = connection('ready');
+      const readiness = new RedisReadiness(redis as unknown as AdmissionCommands, 20);
+      let finish!: () => void;
+      const work = new Promise<void>((resolve) => (finish = resolve));
+      const waited = readiness.whileReachable(work, 20);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      finish();
+      await expect(waited).resolves.toBe(true);
+      expect(redis.listenerCount('close')).toBe(0);
+      expect(redis.listenerCount('ready')).toBe(1); // the readiness's own
+    });
+
+    it('gives up once the connection stayed down for the wait, counted from the first of its failed attempts', async () => {
+      const redis = connection('ready');
+      const readiness = new RedisReadiness(redis as unknown as AdmissionCommands, 5_000);
+      const started = Date.now();
+      const waited = readiness.whileReachable(never(), 80);
+      redis.status = 'reconnecting';
+      redis.emit('close');
+      // Each failed reconnect attempt closes again: the wait is not restarted by them.
+      const attempts = setInterval(() => redis.emit('close'), 10);
+      await expect(waited).resolves.toBe(false);
+      clearInterval(attempts);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(75);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(redis.listenerCount('close')).toBe(0);
+    });
+
+    it('starts the wait at once when the connection is already down, and stops it when it is back', async () => {
+      const redis = connection('reconnecting');
+      const readiness = new RedisReadiness(redis as unknown as AdmissionCommands, 5_000);
+      let finish!: () => void;
+      const work = new Promise<void>((resolve) => (finish = resolve));
+      const waited = readiness.whileReachable(work, 50);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      redis.status = 'ready';
+      redis.emit('ready');
+      await new Promise((resolve) => setTimeout(resolve, 80)); // past the wait: it was stopped
+      finish();
+      await expect(waited).resolves.toBe(true);
+    });
+
+    it('counts work that failed as settled', async () => {
+      const readiness = new RedisReadiness(connection('ready') as unknown as AdmissionCommands, 20);
+      await expect(readiness.whileReachable(Promise.reject(new Error('NOSCRIPT')))).resolves.toBe(true);
+    });
+  });
 });

@@ -72,7 +72,12 @@ function taskAppend(taskId: string): AppendRequest {
 }
 
 function settlementOn(store: InMemoryEventStore) {
-  const admission = { leaseMs: 60_000, settleMany: jest.fn(async () => undefined), renewMany: jest.fn(async () => 0) };
+  const admission = {
+    leaseMs: 60_000,
+    settleMany: jest.fn(async () => undefined),
+    renewMany: jest.fn(async () => 0),
+    whileRedisReachable: (work: Promise<unknown>) => work.then(() => true),
+  };
   const settlement = new RelaySettlementService(store, admission as unknown as QuotaAdmissionService, null);
   const settle = (requestId: string, taskId: string) =>
     settlement.settleWith({ data: quotaConsumedFixture(requestId, USER), userRole: 1, clientIp: '127.0.0.1', reservedTokenId: null }, [

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Op
 import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '../../config/app-config';
 import { type AppendOutcome, type AppendRequest, EVENT_STORE, type EventStore } from '../../ledger/event-store.port';
 import { LEASE_MS, QuotaAdmissionService } from '../admission/quota-admission.service';
+import { SHUTDOWN_REDIS_WAIT_MS } from '../admission/redis-readiness';
 import { WaitingChargeLeases } from '../leases/waiting-charge-leases';
 import { AdmissionSettles } from './admission-settles';
 import { appendChargeWithCompanions } from './charge-with-companions';
@@ -121,15 +122,19 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Ships what is in flight (for at most 10 s), then closes the journal: what could not be shipped stays for recovery. */
+  /**
+   * Ships what is in flight (for at most 10 s), then closes the journal: what could not be shipped stays for recovery.
+   * With admission's Redis away, its side (the settles, a recovery's lease renewals) is waited for only
+   * SHUTDOWN_REDIS_WAIT_MS: the charges are in the ledger or the journal, and their reservations' leases run out.
+   */
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
-    await this.drain(10_000);
+    await this.drain(10_000, SHUTDOWN_REDIS_WAIT_MS);
     for (const timer of this.retrying) clearTimeout(timer);
     this.retrying.clear();
     // What is still unshipped stays in the journal; its leases run out one lease after their last renewal.
     this.waitingLeases.stop();
-    await this.recovering?.catch(() => undefined);
+    if (this.recovering) await this.admission.whileRedisReachable(this.recovering, SHUTDOWN_REDIS_WAIT_MS);
     if (this.journal) {
       this.journal.close();
       try {
@@ -212,16 +217,20 @@ export class RelaySettlementService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Resolves when every charge handed over so far is in the ledger and admission has settled it in Redis, or after
-   * `timeoutMs`. At shutdown this is what lets the reservations go at once rather than at the lease sweep.
+   * `timeoutMs`. At shutdown this is what lets the reservations go at once rather than at the lease sweep. The settles
+   * are waited for while admission's Redis is reachable, and for Redis at most `redisDownMs` at a time while it is not
+   * (default RELAY_ADMISSION_REDIS_WAIT_MS): with Redis gone they would wait in ioredis's queue until the deadline.
    */
-  async drain(timeoutMs = 30_000): Promise<void> {
+  async drain(timeoutMs = 30_000, redisDownMs?: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.shipping > 0 && Date.now() < deadline) {
       await untilOrDeadline(this.shippingIdle(), deadline);
     }
     this.admissionSettles.flush();
     const settling = this.admissionSettles.sending;
-    if (settling.size > 0 && Date.now() < deadline) await untilOrDeadline(Promise.allSettled([...settling]), deadline);
+    if (settling.size > 0 && Date.now() < deadline) {
+      await untilOrDeadline(this.admission.whileRedisReachable(Promise.allSettled([...settling]), redisDownMs), deadline);
+    }
   }
 
   /**

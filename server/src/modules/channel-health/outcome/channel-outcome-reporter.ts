@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig, CONFIG_DEFAULTS } from '#server/config/app-config';
+import { SHUTDOWN_REDIS_WAIT_MS } from '#server/infrastructure/redis/close-redis';
 import { CHANNEL_OUTCOMES_QUEUE, type ChannelOutcome, type ChannelOutcomeJob } from './channel-outcome';
 
 /**
@@ -82,9 +83,18 @@ export class ChannelOutcomeReporter implements BeforeApplicationShutdown {
     );
   }
 
-  /** Before the queues close (they close in onApplicationShutdown). */
+  /**
+   * Before the queues close (they close in onApplicationShutdown). With Redis away the adds would wait for it
+   * forever: waited for SHUTDOWN_REDIS_WAIT_MS, then the counts are given up (QueueShutdown fails the adds).
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.flush();
+    let timer: NodeJS.Timeout | undefined;
+    const sent = await Promise.race([
+      this.flush().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), SHUTDOWN_REDIS_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!sent) this.logger.warn(`channel outcomes not queued at shutdown within ${SHUTDOWN_REDIS_WAIT_MS} ms (Redis unreachable?)`);
   }
 
   private enqueue(data: ChannelOutcomeJob): Promise<void> {

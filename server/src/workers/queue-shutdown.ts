@@ -1,0 +1,46 @@
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { Queue } from 'bullmq';
+
+/**
+ * Whether a queue's Redis connection is ready now. A connection BullMQ has not initialised yet (Redis away since the
+ * start) counts as not ready.
+ */
+export async function queueConnectionReady(queue: Queue): Promise<boolean> {
+  const connection = queue.getBackend().connection;
+  // Already initialised: its client wins the race (both promises are settled; the first one listed answers first).
+  const client = await Promise.race([connection.client.catch(() => null), Promise.resolve(null)]);
+  return client?.status === 'ready';
+}
+
+/**
+ * Closes the queues (producers) whose Redis is away before @nestjs/bullmq's own shutdown hook does. That hook's
+ * `queue.close()` sends QUIT, which ioredis queues behind the adds waiting for Redis (BullMQ's connections keep them
+ * until Redis is back, which may be never), so a process stopped during an outage never exited. Such a queue is
+ * force-closed: its waiting adds fail (their callers log them) and nothing more could reach Redis anyway. A queue
+ * whose Redis is up is left to the graceful close, which lets its adds finish.
+ */
+@Injectable()
+export class QueueShutdown implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(QueueShutdown.name);
+
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  async beforeApplicationShutdown(): Promise<void> {
+    const queues = this.discovery
+      .getProviders()
+      .map((wrapper) => wrapper.instance as unknown)
+      .filter((instance): instance is Queue => instance instanceof Queue);
+    await Promise.all(
+      queues.map(async (queue) => {
+        try {
+          if (await queueConnectionReady(queue)) return;
+          await queue.getBackend().close(true);
+          this.logger.warn(`queue ${queue.name}: Redis not ready, closed without waiting for its pending adds`);
+        } catch (error) {
+          this.logger.warn(`queue ${queue.name} did not close cleanly: ${(error as Error).message}`);
+        }
+      }),
+    );
+  }
+}

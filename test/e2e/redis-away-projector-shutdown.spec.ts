@@ -1,0 +1,151 @@
+import Redis from 'ioredis';
+import { ProjectionWaiter } from '#projections/runner/projection-waiter';
+import { RedisKeys } from '#server/infrastructure/redis/redis-keys';
+import { quotaConsumedEventId } from '#server/relay/settlement/relay-settlement.service';
+import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
+import { createTestApp, type TestApp } from '../support/app';
+import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
+import { admission, createChannel, listen, routable, userWithToken } from './relay-support';
+import { balanceRow, dataSource, eventStore, rootCaller } from './users-support';
+
+jest.setTimeout(120_000);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * An api + projector process while admission's Redis is away. Before: the projector's push of each new balance to
+ * Redis (after every batch that moved a balance) waited for Redis for as long as it was gone, so every read model
+ * (balances, logs, the dashboard) stood still through an outage; and a shutdown waited 10 s for the settles of charges
+ * already in the ledger, then forever for the quota blocks' give-back and the projector. Now the projector goes on
+ * (the push is kept and sent when Redis is back) and the process closes within seconds, every answered charge in the
+ * ledger. The app runs on a private redis-server, saved before each kill so it comes back with its data.
+ */
+describe('api and projector while Redis is away', () => {
+  const upstream = new OpenAIUpstreamFake();
+  let redis: PrivateRedis;
+  let target: TestApp;
+  let closed = false;
+  let origin: string;
+  let user: Awaited<ReturnType<typeof userWithToken>>;
+
+  const chat = () =>
+    fetch(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${user.key}` },
+      body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+  /** Three requests admitted from the process's quota block (no Redis needed); their request ids. */
+  const chatsFromBlock = async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const answer = await chat();
+      expect(answer.status).toBe(200);
+      await answer.text();
+      ids.push(answer.headers.get('x-oneapi-request-id')!);
+    }
+    return ids;
+  };
+  const chargesInLedger = async (requestIds: string[]) =>
+    Number(
+      (
+        await dataSource(target).query(`SELECT count(*) AS n FROM events WHERE type = 'QuotaConsumed' AND event_id = ANY($1::uuid[])`, [
+          requestIds.map(quotaConsumedEventId),
+        ])
+      )[0].n,
+    );
+  /** Kills redis-server after a SAVE: it comes back with what it held. */
+  const outage = async () => {
+    const client = new Redis(redis.url);
+    await client.save();
+    client.disconnect();
+    await redis.kill();
+  };
+
+  beforeAll(async () => {
+    await upstream.start();
+    redis = await startPrivateRedis();
+    target = await createTestApp({
+      roles: ['api', 'projector'],
+      redisUrl: redis.url,
+      env: { RELAY_ADMISSION_REDIS_WAIT_MS: '1500', RELAY_QUOTA_BLOCK_IDLE_MS: '600000' },
+    });
+    origin = (await listen(target)).replace(/\/v1$/, '');
+    const root = await rootCaller(target);
+    await createChannel(target, root, { type: 1, name: 'fake-openai', baseUrl: upstream.baseUrl, models: ['gpt-3.5-turbo'] });
+    user = await userWithToken(target, 'outage', 100_000_000, { unlimited_quota: false, remain_quota: 50_000_000 });
+    await routable(target, user.key, `${origin}/v1`, 'gpt-3.5-turbo');
+  });
+  afterAll(async () => {
+    if (!closed) {
+      await redis?.start();
+      await target?.close();
+    } else await target.database.drop();
+    await redis?.destroy();
+    await upstream.close();
+  });
+
+  it('projects through the outage, pushes the balance once Redis is back, and closes within seconds with Redis gone', async () => {
+    for (let i = 0; i < 5; i++) expect((await chat()).status).toBe(200);
+    for (let i = 0; i < 100 && !admission(target).quotaBlocks.some((block) => block.userId === user.id); i++) await sleep(20);
+    expect(admission(target).quotaBlocks.some((block) => block.userId === user.id)).toBe(true);
+    const waiter = target.app.get(ProjectionWaiter);
+    await waiter.waitFor(await eventStore(target).headPosition());
+
+    // Outage: the block admits, the charges go to the ledger, and the projector folds them without Redis.
+    await outage();
+    const duringOutage = await chatsFromBlock();
+    const head = await eventStore(target).headPosition();
+    const started = Date.now();
+    await waiter.waitFor(head, 5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await chargesInLedger(duringOutage)).toBe(3);
+    expect(admission(target).deferredBasePushes).toBeGreaterThan(0);
+
+    // Back: the kept push goes out, and admission's base is the projected balance at the projected position.
+    await redis.start();
+    for (let i = 0; i < 250 && admission(target).deferredBasePushes > 0; i++) await sleep(20);
+    expect(admission(target).deferredBasePushes).toBe(0);
+    const keys = target.app.get(RedisKeys);
+    const client = new Redis(redis.url);
+    try {
+      const checkpoint = Number(
+        (await dataSource(target).query(`SELECT position FROM projection_checkpoints WHERE name = 'account-balances'`))[0].position,
+      );
+      let base: Record<string, string> = {};
+      for (let i = 0; i < 100; i++) {
+        base = await client.hgetall(keys.key(`{u:${user.id}}`) + ':acct');
+        if (Number(base.pos) >= checkpoint) break;
+        await sleep(20);
+      }
+      expect({ base: Number(base.base), pos: Number(base.pos) }).toEqual({
+        base: (await balanceRow(target, user.id))!.quota,
+        pos: checkpoint,
+      });
+    } finally {
+      client.disconnect();
+    }
+
+    // Gone again, then the shutdown: within seconds, with every answered charge in the ledger.
+    for (let i = 0; i < 100 && !admission(target).quotaBlocks.some((block) => block.userId === user.id); i++) await sleep(20);
+    await outage();
+    const beforeClose = await chatsFromBlock();
+    const closing = Date.now();
+    closed = true;
+    await target.app.close(); // what SIGTERM runs (main.ts), without dropping the test's database
+    const took = Date.now() - closing;
+    process.stdout.write(`close with Redis away: ${took} ms\n`);
+    expect(took).toBeLessThan(8_000);
+    // The app's pool is closed: read the ledger through a pool of the test's own.
+    const { Client } = await import('pg');
+    const pg = new Client({ connectionString: target.database.url });
+    await pg.connect();
+    try {
+      const rows = await pg.query(`SELECT count(*) AS n FROM events WHERE type = 'QuotaConsumed' AND event_id = ANY($1::uuid[])`, [
+        beforeClose.map(quotaConsumedEventId),
+      ]);
+      expect(Number(rows.rows[0].n)).toBe(3);
+    } finally {
+      await pg.end();
+    }
+  });
+});
