@@ -85,6 +85,8 @@ describe('api and projector while Redis is away', () => {
   });
 
   it('projects through the outage, pushes the balance once Redis is back, and closes within seconds with Redis gone', async () => {
+    // BullMQ printed a stack trace through console.error for every failed reconnect of every queue (QueueErrors).
+    const consoleErrors = jest.spyOn(console, 'error');
     for (let i = 0; i < 5; i++) expect((await chat()).status).toBe(200);
     for (let i = 0; i < 100 && !admission(target).quotaBlocks.some((block) => block.userId === user.id); i++) await sleep(20);
     expect(admission(target).quotaBlocks.some((block) => block.userId === user.id)).toBe(true);
@@ -135,6 +137,8 @@ describe('api and projector while Redis is away', () => {
     const took = Date.now() - closing;
     process.stdout.write(`close with Redis away: ${took} ms\n`);
     expect(took).toBeLessThan(8_000);
+    expect(consoleErrors.mock.calls.filter((call) => /ECONNREFUSED/.test(String(call[0])))).toEqual([]);
+    consoleErrors.mockRestore();
     // The app's pool is closed: read the ledger through a pool of the test's own.
     const { Client } = await import('pg');
     const pg = new Client({ connectionString: target.database.url });

@@ -84,5 +84,12 @@ describe('worker role: SIGTERM after a Redis restart', () => {
     }
     // With Redis still down the worker cannot wait for its jobs: it says so and stops anyway.
     expect(downAtTerm.output()).toMatch(/Redis not ready, closed without waiting for its current job/);
+    // The outage is said once, not once per reconnect attempt of each of its ~20 connections (about 700 stack traces
+    // from this process before); the other workers also say when it is back.
+    for (const worker of [downAtTerm, justBack, justBackToo, settled]) {
+      expect(worker.output()).not.toMatch(/Unhandled error event|ECONNREFUSED[^;]*\n\s+at /);
+      expect(worker.output().match(/Redis unreachable/g)?.length ?? 0).toBeLessThanOrEqual(2);
+    }
+    expect(settled.output()).toMatch(/Redis reachable again after \d+\.\d s/);
   });
 });

@@ -8,12 +8,19 @@ import { dataSourceOptions } from './database/data-source';
 import { setPreparedStatements } from './database/named-statements';
 import { CacheInvalidationService } from './redis/cache-invalidation.service';
 import { closeRedis } from './redis/close-redis';
+import { redisOutageLog } from './redis/redis-outage-log';
 import { CONSOLE_REDIS_TIMEOUT_MS, REDIS, REDIS_CONSOLE, REDIS_SUBSCRIBER } from './redis/redis.constants';
 import { RedisKeys } from './redis/redis-keys';
 
 function redisClient(url: string): Redis {
   // maxRetriesPerRequest: null is what BullMQ requires of connections it shares.
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+  return watched(new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true }), 'redis');
+}
+
+/** Its connection errors go to the process's Redis outage log (one line per outage, not one per reconnect attempt). */
+function watched(client: Redis, source: string): Redis {
+  redisOutageLog.watch(client, source);
+  return client;
 }
 
 /**
@@ -21,18 +28,21 @@ function redisClient(url: string): Redis {
  * and a reconnect would loop on that error); ioredis re-subscribes by itself after a reconnect.
  */
 function redisSubscriber(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, autoResubscribe: true });
+  return watched(new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, autoResubscribe: true }), 'redis subscriber');
 }
 
 /** Fails a command after one reconnect attempt or the deadline, whichever comes first (see REDIS_CONSOLE). */
 function redisConsole(url: string): Redis {
   // Reconnects at most every 200 ms, so with Redis gone a command waits for its one retry about that long, not for a backoff of seconds.
-  return new Redis(url, {
-    maxRetriesPerRequest: 1,
-    commandTimeout: CONSOLE_REDIS_TIMEOUT_MS,
-    enableReadyCheck: true,
-    retryStrategy: (attempt) => Math.min(attempt * 50, 200),
-  });
+  return watched(
+    new Redis(url, {
+      maxRetriesPerRequest: 1,
+      commandTimeout: CONSOLE_REDIS_TIMEOUT_MS,
+      enableReadyCheck: true,
+      retryStrategy: (attempt) => Math.min(attempt * 50, 200),
+    }),
+    'redis console',
+  );
 }
 
 /** Encryption at rest of channel keys and secret options: SECRETS_KEY, else DATA_DIR/secret-key; logs key ids only. */

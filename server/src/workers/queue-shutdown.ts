@@ -17,8 +17,9 @@ export async function queueConnectionReady(queue: Queue): Promise<boolean> {
  * Closes the queues (producers) whose Redis is away before @nestjs/bullmq's own shutdown hook does. That hook's
  * `queue.close()` sends QUIT, which ioredis queues behind the adds waiting for Redis (BullMQ's connections keep them
  * until Redis is back, which may be never), so a process stopped during an outage never exited. Such a queue is
- * force-closed: its waiting adds fail (their callers log them) and nothing more could reach Redis anyway. A queue
- * whose Redis is up is left to the graceful close, which lets its adds finish.
+ * force-closed: its waiting adds are dropped (ioredis never settles them; nothing waits on them unbounded at shutdown,
+ * ChannelOutcomeReporter bounds its own wait) and nothing more could reach Redis anyway. A queue whose Redis is up is
+ * left to the graceful close, which lets its adds finish.
  */
 @Injectable()
 export class QueueShutdown implements BeforeApplicationShutdown {
@@ -31,16 +32,20 @@ export class QueueShutdown implements BeforeApplicationShutdown {
       .getProviders()
       .map((wrapper) => wrapper.instance as unknown)
       .filter((instance): instance is Queue => instance instanceof Queue);
+    const away: string[] = [];
     await Promise.all(
       queues.map(async (queue) => {
         try {
           if (await queueConnectionReady(queue)) return;
           await queue.getBackend().close(true);
-          this.logger.warn(`queue ${queue.name}: Redis not ready, closed without waiting for its pending adds`);
+          away.push(queue.name);
         } catch (error) {
           this.logger.warn(`queue ${queue.name} did not close cleanly: ${(error as Error).message}`);
         }
       }),
     );
+    if (away.length > 0) {
+      this.logger.warn(`queues not connected to Redis (${away.sort().join(', ')}): closed without waiting for their pending adds`);
+    }
   }
 }

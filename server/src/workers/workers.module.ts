@@ -9,13 +9,14 @@ import { MidjourneyPollProcessor } from './midjourney-poll.processor';
 import { SunoPollProcessor } from './suno-poll.processor';
 import { LedgerArchiveProcessor } from './ledger-archive.processor';
 import { LogRetentionProcessor } from './log-retention.processor';
+import { QueueErrors } from './queue-errors';
 import { QueueShutdown } from './queue-shutdown';
 import { WorkerShutdown } from './worker-shutdown';
 
 /**
  * Queue consumers (`<job>.processor.ts`). Producers (queues) are registered by their feature modules in
- * every role; consumers only run in the worker role. QueueShutdown (every role) closes the producers whose Redis is
- * away at shutdown.
+ * every role; consumers only run in the worker role. QueueErrors (every role) reports their connection errors to the
+ * Redis outage log; QueueShutdown (every role) closes the producers whose Redis is away at shutdown.
  */
 const PROCESSORS: Type<WorkerHost>[] = [
   MailProcessor,
@@ -41,7 +42,7 @@ export class WorkersModule {
     return {
       module: WorkersModule,
       imports: [DiscoveryModule],
-      providers: enabled ? [QueueShutdown, ...PROCESSORS, SHUTDOWN] : [QueueShutdown],
+      providers: enabled ? [QueueErrors, QueueShutdown, ...PROCESSORS, SHUTDOWN] : [QueueErrors, QueueShutdown],
     };
   }
 }

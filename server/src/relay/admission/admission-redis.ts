@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import { closeRedis } from '../../infrastructure/redis/close-redis';
+import { redisOutageLog } from '../../infrastructure/redis/redis-outage-log';
 import type { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { COVER, EXPIRE, GROW, RELEASE, RENEW, RENEW_MANY, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
 
@@ -26,6 +27,7 @@ export type AdmissionCommands = Redis & {
  */
 export function openAdmissionConnection(redis: Redis): AdmissionCommands {
   const connection = redis.duplicate({ enableAutoPipelining: true }) as AdmissionCommands;
+  redisOutageLog.watch(connection, 'admission');
   connection.defineCommand('tgReserve', { numberOfKeys: 8, lua: RESERVE });
   connection.defineCommand('tgSettle', { numberOfKeys: 7, lua: SETTLE });
   connection.defineCommand('tgSettleMany', { numberOfKeys: 7, lua: SETTLE_MANY });
