@@ -1,12 +1,12 @@
 import Redis from 'ioredis';
 import { ProjectionWaiter } from '#projections/runner/projection-waiter';
 import { RedisKeys } from '#server/infrastructure/redis/redis-keys';
-import { quotaConsumedEventId } from '#server/relay/settlement/relay-settlement.service';
+import { quotaConsumedEventId, RelaySettlementService } from '#server/relay/settlement/relay-settlement.service';
 import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
 import { createTestApp, type TestApp } from '../support/app';
 import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
 import { admission, createChannel, listen, routable, userWithToken } from './relay-support';
-import { balanceRow, dataSource, eventStore, rootCaller } from './users-support';
+import { balanceRow, call, dataSource, eventStore, rootCaller } from './users-support';
 
 jest.setTimeout(120_000);
 
@@ -96,12 +96,20 @@ describe('api and projector while Redis is away', () => {
     // Outage: the block admits, the charges go to the ledger, and the projector folds them without Redis.
     await outage();
     const duringOutage = await chatsFromBlock();
+    // In the ledger (the journal ships them within a linger); their settles in Redis are not waited for.
+    await target.app.get(RelaySettlementService).drain(5_000, 100);
     const head = await eventStore(target).headPosition();
     const started = Date.now();
     await waiter.waitFor(head, 5_000);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(await chargesInLedger(duringOutage)).toBe(3);
     expect(admission(target).deferredBasePushes).toBeGreaterThan(0);
+    // A console write that changes a token answers too: it used to wait for Redis to drop the token's shared copy.
+    const root = await rootCaller(target);
+    const tokenWrite = Date.now();
+    const created = await call(target, root, 'post', '/api/token/', { name: 'outage-token', remain_quota: 100, expired_time: -1 });
+    expect(created.body).toEqual({ success: true, message: '' });
+    expect(Date.now() - tokenWrite).toBeLessThan(3_000);
 
     // Back: the kept push goes out, and admission's base is the projected balance at the projected position.
     await redis.start();
@@ -110,19 +118,15 @@ describe('api and projector while Redis is away', () => {
     const keys = target.app.get(RedisKeys);
     const client = new Redis(redis.url);
     try {
-      const checkpoint = Number(
-        (await dataSource(target).query(`SELECT position FROM projection_checkpoints WHERE name = 'account-balances'`))[0].position,
-      );
+      // The base is the projected balance, at a position at or past the outage's last charge.
       let base: Record<string, string> = {};
       for (let i = 0; i < 100; i++) {
         base = await client.hgetall(keys.key(`{u:${user.id}}`) + ':acct');
-        if (Number(base.pos) >= checkpoint) break;
+        if (Number(base.pos) >= head) break;
         await sleep(20);
       }
-      expect({ base: Number(base.base), pos: Number(base.pos) }).toEqual({
-        base: (await balanceRow(target, user.id))!.quota,
-        pos: checkpoint,
-      });
+      expect(Number(base.pos)).toBeGreaterThanOrEqual(head);
+      expect(Number(base.base)).toBe((await balanceRow(target, user.id))!.quota);
     } finally {
       client.disconnect();
     }

@@ -1,7 +1,7 @@
 import { createTestApp, type TestApp } from '../support/app';
 import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
 import { seedUser, type SeededUser } from '../support/users';
-import { dataSource } from './users-support';
+import { call, dataSource, rootCaller } from './users-support';
 
 /**
  * With Redis away, a console request that needs it (a session) fails within a second with 503 `{success:false,
@@ -53,5 +53,27 @@ describe('console routes while Redis is away', () => {
     }
     expect(again.body.success).toBe(true);
     expect((await self()).body).toMatchObject({ success: true, data: { id: user.id } });
+  });
+
+  it('answers an admin write made with an access token while Redis is away, and this process sees it at once', async () => {
+    const root = await rootCaller(target);
+    const victim = await seedUser(dataSource(target), { role: 1 });
+    await redis.kill();
+    try {
+      // The writes commit in Postgres and the ledger; their cache invalidation used to wait for Redis as long as it was
+      // gone, and the request with it (it never answered).
+      const started = Date.now();
+      const option = await call(target, root, 'put', '/api/option/', { key: 'SystemName', value: 'Outage Gate' }).timeout(10_000);
+      expect(option.body).toEqual({ success: true, message: '' });
+      const disabled = await call(target, root, 'post', '/api/user/manage', { id: victim.id, action: 'disable' }).timeout(10_000);
+      expect(disabled.body).toMatchObject({ success: true, message: '' });
+      // Without waiting for Redis's connection attempts either (the rate limit fails open at once).
+      expect(Date.now() - started).toBeLessThan(2_000);
+      // This process's caches were told without Redis: the status route shows the new name, the user is disabled.
+      expect((await target.http().get('/api/status')).body.data.system_name).toBe('Outage Gate');
+      expect((await call(target, root, 'get', `/api/user/${victim.id}`)).body.data.status).toBe(2);
+    } finally {
+      await redis.start();
+    }
   });
 });

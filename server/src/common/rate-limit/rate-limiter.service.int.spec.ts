@@ -85,4 +85,18 @@ describe('RateLimiterService (sliding log in Redis)', () => {
     expect(await failOpen.consume('GA', '10.0.0.11', rule)).toBe(true);
     broken.disconnect();
   });
+
+  it('lets requests through at once while its connection is reconnecting, sending nothing', async () => {
+    // The console connection's shape (REDIS_CONSOLE): one retry, reconnects every 200 ms at most.
+    const away = new Redis({ port: 1, maxRetriesPerRequest: 1, retryStrategy: (attempt) => Math.min(attempt * 50, 200) });
+    away.on('error', () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(away.status).not.toBe('ready');
+    const limiter = new RateLimiterService(away, keys);
+    const started = Date.now();
+    for (let i = 0; i < 5; i++) expect(await limiter.consume('GA', '10.0.0.12', rule)).toBe(true);
+    // Each used to wait for the connection's next attempt (200-400 ms), then fail open.
+    expect(Date.now() - started).toBeLessThan(50);
+    away.disconnect();
+  });
 });

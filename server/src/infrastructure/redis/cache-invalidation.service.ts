@@ -2,6 +2,10 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type Redis from 'ioredis';
 import { REDIS, REDIS_SUBSCRIBER } from './redis.constants';
 import { RedisKeys } from './redis-keys';
+import { whileReachable } from './redis-reachable';
+
+/** How long a publish waits for a connection that went down while it was being sent. */
+export const REDIS_PUBLISH_WAIT_MS = 1_000;
 
 type Listener = (message: string) => void;
 
@@ -41,14 +45,7 @@ export class CacheInvalidationService implements OnModuleInit, OnModuleDestroy {
     });
     if (this.subscriber.status === 'ready') this.connectedOnce = true;
     this.subscriber.on('message', (channel: string, message: string) => {
-      const topic = channel.slice(this.keys.key('invalidate', '').length);
-      for (const listener of this.listeners.get(topic) ?? []) {
-        try {
-          listener(message);
-        } catch (error) {
-          this.logger.error(`cache listener for ${topic} failed: ${String(error)}`);
-        }
-      }
+      this.deliver(channel.slice(this.keys.key('invalidate', '').length), message);
     });
   }
 
@@ -67,8 +64,31 @@ export class CacheInvalidationService implements OnModuleInit, OnModuleDestroy {
     this.resyncListeners.add(listener);
   }
 
+  /**
+   * Tells every process, this one included. While Redis is up (the common case) it resolves once Redis has the
+   * message. With Redis away the write that calls this is already committed and must not wait for Redis (it used to
+   * wait for as long as Redis was gone, and the console request with it): this process's listeners are called at once,
+   * the message goes out when the connection is back (ioredis keeps it), and the other processes reload every cache
+   * when their subscriber is back (onResync). A connection that drops mid-publish is waited for REDIS_PUBLISH_WAIT_MS.
+   */
   async publish(topic: string, message = ''): Promise<void> {
-    await this.redis.publish(this.keys.key('invalidate', topic), message);
+    const sent = this.redis.publish(this.keys.key('invalidate', topic), message);
+    if (this.redis.status === 'ready' && (await whileReachable(this.redis, sent, REDIS_PUBLISH_WAIT_MS))) {
+      await sent;
+      return;
+    }
+    sent.catch((error: unknown) => this.logger.warn(`invalidation of ${topic} not published: ${String(error)}`));
+    this.deliver(topic, message);
+  }
+
+  private deliver(topic: string, message: string): void {
+    for (const listener of this.listeners.get(topic) ?? []) {
+      try {
+        listener(message);
+      } catch (error) {
+        this.logger.error(`cache listener for ${topic} failed: ${String(error)}`);
+      }
+    }
   }
 
   async onModuleDestroy(): Promise<void> {

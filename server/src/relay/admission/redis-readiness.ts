@@ -1,4 +1,4 @@
-import type { EventEmitter } from 'node:events';
+import { type RedisConnectionState, whileReachable } from '../../infrastructure/redis/redis-reachable';
 
 export { SHUTDOWN_REDIS_WAIT_MS } from '../../infrastructure/redis/close-redis';
 
@@ -21,7 +21,7 @@ export class RedisReadiness {
   private readonly waiters = new Set<() => void>();
 
   constructor(
-    private readonly redis: EventEmitter & { readonly status: string },
+    private readonly redis: RedisConnectionState,
     readonly waitMs: number,
   ) {
     redis.on('ready', () => {
@@ -51,32 +51,9 @@ export class RedisReadiness {
 
   /**
    * Waits for `work` (commands issued on the connection) while the connection is up, and for the connection at most
-   * `downMs` at a time while it is down: resolves true once the work settled (either way), false once the connection
-   * stayed down for `downMs` (its commands then wait in ioredis's queue until it is back, which may be never). No
-   * timer while the connection is up; listeners go with the answer.
+   * `downMs` at a time while it is down (whileReachable, infrastructure/redis/redis-reachable.ts).
    */
   whileReachable(work: Promise<unknown>, downMs = this.waitMs): Promise<boolean> {
-    return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const finish = (done: boolean) => {
-        clearTimeout(timer);
-        this.redis.off('ready', up);
-        this.redis.off('close', down);
-        resolve(done);
-      };
-      // A reconnecting client emits 'close' after every failed attempt: the wait runs from the first.
-      const down = () => (timer ??= setTimeout(() => finish(false), downMs));
-      const up = () => {
-        clearTimeout(timer);
-        timer = undefined;
-      };
-      this.redis.on('ready', up);
-      this.redis.on('close', down);
-      if (!this.ready) down();
-      work.then(
-        () => finish(true),
-        () => finish(true),
-      );
-    });
+    return whileReachable(this.redis, work, downMs);
   }
 }

@@ -3,9 +3,10 @@ import type { BlockList } from 'node:net';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { CacheInvalidationService } from '#server/infrastructure/redis/cache-invalidation.service';
+import { CacheInvalidationService, REDIS_PUBLISH_WAIT_MS } from '#server/infrastructure/redis/cache-invalidation.service';
 import { REDIS } from '#server/infrastructure/redis/redis.constants';
 import { RedisKeys } from '#server/infrastructure/redis/redis-keys';
+import { whileReachable } from '#server/infrastructure/redis/redis-reachable';
 import { USER_CHANGED_TOPIC } from '../../users/users.topics';
 import { TOKENS_CHANGED_TOPIC } from '../tokens.topics';
 import { buildAllowList } from './allowed-ips';
@@ -222,7 +223,15 @@ export class TokenAuthCache implements OnModuleInit {
     this.dropTokenLocally(token.id);
     this.unknownKeys.delete(token.key);
     const hash = this.hashKey(token.key);
-    await this.invalidateShared(this.keys.key('relay', 'token', hash), this.keys.key('relay', 'token-gen', hash));
+    const shared = this.invalidateShared(this.keys.key('relay', 'token', hash), this.keys.key('relay', 'token-gen', hash));
+    if (this.redis.status === 'ready' && (await whileReachable(this.redis, shared, REDIS_PUBLISH_WAIT_MS))) await shared;
+    else {
+      // Redis away: the write has committed and its request must not wait for Redis (it used to wait as long as Redis
+      // was gone). While this connection is down this process reads tokens from Postgres; the MULTI goes out first
+      // thing when it is back (ioredis keeps it), and a copy it never reaches (this process stopped first) lapses
+      // within TTL_SECONDS.
+      shared.catch((error: unknown) => this.logger.warn(`token ${token.id}: shared cache not invalidated: ${String(error)}`));
+    }
     await this.invalidation.publish(TOKENS_CHANGED_TOPIC, String(token.id));
   }
 
