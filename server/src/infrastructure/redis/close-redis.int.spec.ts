@@ -1,20 +1,16 @@
-import { createServer } from 'node:net';
 import Redis from 'ioredis';
+import { freePort } from '#test/support/private-services';
 import { testRedisUrl } from '#test/support/database';
 import { closeRedis } from './close-redis';
 
-/** A port nothing listens on. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('closeRedis', () => {
   it('disconnects at once a connection whose Redis is away, though commands wait in its queue', async () => {
-    const client = new Redis({ port: await deadPort(), host: '127.0.0.1', maxRetriesPerRequest: null, retryStrategy: () => 50 });
+    const client = new Redis({
+      port: await freePort() /* nothing listens there */,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: null,
+      retryStrategy: () => 50,
+    });
     client.on('error', () => undefined);
     let attempts = 0;
     client.on('reconnecting', () => attempts++);
