@@ -46,8 +46,18 @@ describe('RedisReadiness', () => {
       await new Promise((resolve) => setTimeout(resolve, 60));
       finish();
       await expect(waited).resolves.toBe(true);
-      expect(redis.listenerCount('close')).toBe(0);
-      expect(redis.listenerCount('ready')).toBe(1); // the readiness's own
+    });
+
+    it('adds one listener per connection however many waits run at once (a projector batch pushes many bases)', async () => {
+      const redis = connection('ready');
+      const readiness = new RedisReadiness(redis as unknown as AdmissionCommands, 20);
+      const finishers: Array<() => void> = [];
+      const waits = Array.from({ length: 50 }, () => readiness.whileReachable(new Promise<void>((resolve) => finishers.push(resolve)), 20));
+      expect(redis.listenerCount('close')).toBe(1);
+      expect(redis.listenerCount('ready')).toBe(2); // the readiness's own, and the waits'
+      finishers.forEach((finish) => finish());
+      await expect(Promise.all(waits)).resolves.toEqual(Array(50).fill(true));
+      expect(redis.listenerCount('close')).toBe(1);
     });
 
     it('gives up once the connection stayed down for the wait, counted from the first of its failed attempts', async () => {
@@ -63,7 +73,6 @@ describe('RedisReadiness', () => {
       clearInterval(attempts);
       expect(Date.now() - started).toBeGreaterThanOrEqual(75);
       expect(Date.now() - started).toBeLessThan(1_000);
-      expect(redis.listenerCount('close')).toBe(0);
     });
 
     it('starts the wait at once when the connection is already down, and stops it when it is back', async () => {
