@@ -1,7 +1,7 @@
 import { createTestApp, type TestApp } from '../support/app';
 import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
 import { seedUser, type SeededUser } from '../support/users';
-import { call, dataSource, rootCaller } from './users-support';
+import { call, dataSource, rootCaller, setOptions } from './users-support';
 
 /**
  * With Redis away, a console request that needs it (a session) fails within a second with 503 `{success:false,
@@ -72,6 +72,25 @@ describe('console routes while Redis is away', () => {
       // This process's caches were told without Redis: the status route shows the new name, the user is disabled.
       expect((await target.http().get('/api/status')).body.data.system_name).toBe('Outage Gate');
       expect((await call(target, root, 'get', `/api/user/${victim.id}`)).body.data.status).toBe(2);
+    } finally {
+      await redis.start();
+    }
+  });
+
+  it('answers 503 at once for an email code while Redis is away, instead of holding the request until it is back', async () => {
+    // Configured (never reached here): the code would be kept in Redis, then mailed.
+    await setOptions(target, { SMTPServer: '127.0.0.1', SMTPPort: '2525', SMTPAccount: 'mailer@tollgate.test', SMTPToken: 'secret' });
+    await dataSource(target).query(`UPDATE users SET email = 'someone@gmail.com' WHERE id = $1`, [user.id]);
+    await redis.kill();
+    try {
+      const started = Date.now();
+      const code = await target.http().get('/api/verification').query({ email: 'newcomer@gmail.com' }).timeout(10_000);
+      expect(code.status).toBe(503);
+      expect(code.body).toEqual({ success: false, message: '服务暂时不可用：数据库或缓存无法连接，请稍后重试' });
+      // A password reset for a registered address: the same.
+      const reset = await target.http().get('/api/reset_password').query({ email: 'someone@gmail.com' }).timeout(10_000);
+      expect({ status: reset.status, body: reset.body }).toEqual({ status: 503, body: code.body });
+      expect(Date.now() - started).toBeLessThan(1_000);
     } finally {
       await redis.start();
     }

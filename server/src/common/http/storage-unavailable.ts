@@ -13,8 +13,19 @@ function isPostgresUnavailableCode(code: string): boolean {
  * Whether an error means a store the console needs (Postgres, Redis) cannot be reached at all, as opposed to a
  * bug or a bad statement: the console answers those 503 "try again", not 500 "panic".
  */
+/**
+ * Thrown by a request's own code when it knows the store is away before it asks (an ioredis connection that is not
+ * ready: a command would wait in its queue for as long as Redis is gone). Answered as the other unavailable errors.
+ */
+export class StoreNotReadyError extends Error {
+  constructor(store: string) {
+    super(`${store} connection not ready`);
+  }
+}
+
 export function isStorageUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 3) return false;
+  if (error instanceof StoreNotReadyError) return true;
   const candidate = error as { code?: unknown; message?: unknown; driverError?: unknown; errors?: unknown; cause?: unknown };
   const code = typeof candidate.code === 'string' ? candidate.code : '';
   if (SOCKET_CODES.has(code) || (code.length === 5 && isPostgresUnavailableCode(code))) return true;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
+import { StoreNotReadyError } from '#server/common/http/storage-unavailable';
 import { REDIS } from '#server/infrastructure/redis/redis.constants';
 import { RedisKeys } from '#server/infrastructure/redis/redis-keys';
 
@@ -47,7 +48,16 @@ export class VerificationCodeStore {
     return this.keys.key('verification', purpose, email);
   }
 
+  /**
+   * With Redis away, a code can be neither kept nor checked: the request answers 503 at once. (Its command used to wait
+   * in the connection's queue for as long as Redis was gone, and an unauthenticated request with it.)
+   */
+  private assertReady(): void {
+    if (this.redis.status !== 'ready') throw new StoreNotReadyError('Redis');
+  }
+
   async issue(purpose: VerificationPurpose, email: string, code: string): Promise<void> {
+    this.assertReady();
     const key = this.key(purpose, email);
     await this.redis.multi().del(key).hset(key, 'code', code).expire(key, VERIFICATION_TTL_SECONDS).exec();
   }
@@ -64,6 +74,7 @@ export class VerificationCodeStore {
 
   private async run(purpose: VerificationPurpose, email: string, code: string, mode: 'check' | 'consume'): Promise<boolean> {
     if (!email || !code) return false;
+    this.assertReady();
     const result = await this.redis.eval(CHECK_SCRIPT, 1, this.key(purpose, email), code, mode, VERIFICATION_MAX_ATTEMPTS);
     return result === 1;
   }
