@@ -85,7 +85,8 @@ export class ChannelOutcomeReporter implements BeforeApplicationShutdown {
 
   /**
    * Before the queues close (they close in onApplicationShutdown). With Redis away the adds would wait for it
-   * forever: waited for SHUTDOWN_REDIS_WAIT_MS, then the counts are given up (QueueShutdown fails the adds).
+   * forever: waited for SHUTDOWN_REDIS_WAIT_MS, then the counts are given up (QueueShutdown then force-closes the
+   * queue, and the adds with it).
    */
   async beforeApplicationShutdown(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
