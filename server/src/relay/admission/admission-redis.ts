@@ -1,5 +1,4 @@
 import type Redis from 'ioredis';
-import { closeRedis } from '../../infrastructure/redis/close-redis';
 import { redisOutageLog } from '../../infrastructure/redis/redis-outage-log';
 import type { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { COVER, EXPIRE, GROW, RELEASE, RENEW, RENEW_MANY, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
@@ -40,11 +39,6 @@ export function openAdmissionConnection(redis: Redis): AdmissionCommands {
   connection.defineCommand('tgShrink', { numberOfKeys: 3, lua: SHRINK });
   connection.defineCommand('tgCover', { numberOfKeys: 7, lua: COVER });
   return connection;
-}
-
-/** Lets commands already issued (settlements fired without waiting) finish, then closes the connection (closeRedis). */
-export function closeAdmissionConnection(connection: Redis): Promise<void> {
-  return closeRedis(connection);
 }
 
 /** Admission's Redis keys. A user's keys share one hash tag, so every script of a user runs on one cluster slot. */

@@ -8,12 +8,14 @@ import type { QuotaAdmission } from '../../modules/accounts';
 import { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { randomBytes } from 'node:crypto';
 import { LeaseRenewer } from '../leases/lease-renewer';
-import { type AdmissionCommands, AdmissionKeys, closeAdmissionConnection, openAdmissionConnection } from './admission-redis';
+import { closeRedis } from '../../infrastructure/redis/close-redis';
+import { type AdmissionCommands, AdmissionKeys, openAdmissionConnection } from './admission-redis';
 import { BalanceBases } from './balance-bases';
+import { redisBlockStore } from './redis-block-store';
 import { RedisReadiness, SHUTDOWN_REDIS_WAIT_MS } from './redis-readiness';
 import type { AdmittedBy, ReservationRequest, ReservationResult, SettlementRequest, ShippedCharge } from './quota-admission.types';
 import { ExpiredLeases } from './expired-leases';
-import { type BlockStore, DEFAULT_BLOCK_OPTIONS, type QuotaBlock, QuotaBlocks } from './quota-blocks';
+import { DEFAULT_BLOCK_OPTIONS, type QuotaBlock, QuotaBlocks } from './quota-blocks';
 
 /** A reservation's lease without a configuration (RELAY_LEASE_MS's default, 60 s): how long a dead process's quota stays held. */
 export type { AdmittedBy, ReservationRequest, ReservationResult, SettlementRequest, ShippedCharge } from './quota-admission.types';
@@ -88,40 +90,11 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     const owner = randomBytes(4).toString('hex');
     this.blocks =
       (options?.blocks ?? settings.RELAY_QUOTA_BLOCKS)
-        ? new QuotaBlocks(this.blockStore(), () => owner, { ...DEFAULT_BLOCK_OPTIONS, idleMs: settings.RELAY_QUOTA_BLOCK_IDLE_MS })
+        ? new QuotaBlocks(redisBlockStore(this.redis, this.keys, this.leaseMs, this.blockLeases), () => owner, {
+            ...DEFAULT_BLOCK_OPTIONS,
+            idleMs: settings.RELAY_QUOTA_BLOCK_IDLE_MS,
+          })
         : null;
-  }
-
-  /** The Redis side of quota blocks: relative, atomic scripts on admission's one ordered connection. */
-  private blockStore(): BlockStore {
-    return {
-      grow: async (block, extra) => {
-        const withToken = block.tokenId !== null;
-        const keys = [...this.keys.script(block.userId, block.tokenId), this.keys.account(block.userId).tokens];
-        const expiresAt = Date.now() + this.leaseMs;
-        const [status, user, token] = await this.redis.tgGrow(
-          ...keys,
-          block.id,
-          Math.ceil(extra),
-          expiresAt,
-          withToken ? 1 : 0,
-          block.tokenId ?? 0,
-        );
-        if (status === 0) {
-          // A balance is not loaded yet (the block's first request loaded it a moment ago, so rarely): not now.
-          return { ok: false, userAvailable: 0, tokenAvailable: withToken ? 0 : null };
-        }
-        if (status === 1) void this.redis.zadd(this.keys.leaseUsers, 'LT', expiresAt, String(block.userId)).catch(() => undefined);
-        return { ok: status === 1, userAvailable: user, tokenAvailable: withToken ? token : null };
-      },
-      shrink: async (block, amount) => {
-        const account = this.keys.account(block.userId);
-        const token = this.keys.token(block.userId, block.tokenId ?? 0);
-        await this.redis.tgShrink(account.resv, account.leases, token.resv, block.id, Math.ceil(amount), block.tokenId !== null ? 1 : 0);
-      },
-      hold: (block: QuotaBlock) => this.blockLeases.hold(block.id, block.userId),
-      unhold: (block: QuotaBlock) => this.blockLeases.release(block.id),
-    };
   }
 
   /** Blocks this process holds (tests, metrics). */
@@ -152,7 +125,8 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
     if (this.blocks) await this.readiness.whileReachable(this.blocks.drainAll(), SHUTDOWN_REDIS_WAIT_MS);
-    await closeAdmissionConnection(this.redis);
+    // Lets commands already issued (settlements fired without waiting) finish, unless Redis is away.
+    await closeRedis(this.redis);
   }
 
   async reserve(request: ReservationRequest): Promise<ReservationResult> {
