@@ -34,6 +34,13 @@ export interface PrivateRedis {
   start(): Promise<void>;
   /** SIGKILL and wait: the data is gone with the process. */
   kill(): Promise<void>;
+  /**
+   * SIGSTOP: the server stops answering but its sockets stay open (the kernel still completes TCP handshakes), as
+   * with a frozen server or a partition that drops packets.
+   */
+  freeze(): void;
+  /** SIGCONT after freeze(): it answers again, with what it held. */
+  thaw(): void;
   /** FLUSHALL: every key gone, the server stays up. */
   wipe(): Promise<void>;
   /** Kill it if running and remove its folder. */
@@ -71,6 +78,12 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
       child!.kill('SIGKILL');
       await exited;
+    },
+    freeze() {
+      if (alive()) child!.kill('SIGSTOP');
+    },
+    thaw() {
+      if (alive()) child!.kill('SIGCONT');
     },
     async wipe() {
       const client = new Redis(url);

@@ -160,6 +160,11 @@ const variables = {
   REDIS_URL: optionalText('127.0.0.1:6379, else a started `redis-server`'),
   /** With REDIS_URL unset: the local port probed, and the one a started redis-server listens on. */
   REDIS_PORT: integer(6379, 1, 65535),
+  /**
+   * A Redis connection whose PING stays unanswered this long is dropped and reconnected, so that a frozen Redis is
+   * treated as one that is away (infrastructure/redis/redis-liveness.ts). 0: not watched.
+   */
+  REDIS_UNRESPONSIVE_MS: integer(5_000, 0),
   /** esdb://… selects the EventStoreDB adapter; unset uses the Postgres events table. */
   EVENTSTORE_URL: optionalText('unset: the Postgres `events` table'),
   /** Prefix for every Redis key and BullMQ queue, so several installations can share one Redis. */

@@ -8,31 +8,45 @@ import { dataSourceOptions } from './database/data-source';
 import { setPreparedStatements } from './database/named-statements';
 import { CacheInvalidationService } from './redis/cache-invalidation.service';
 import { closeRedis } from './redis/close-redis';
+import { watchLiveness } from './redis/redis-liveness';
 import { redisOutageLog } from './redis/redis-outage-log';
 import { CONSOLE_REDIS_TIMEOUT_MS, REDIS, REDIS_CONSOLE, REDIS_SUBSCRIBER } from './redis/redis.constants';
 import { RedisKeys } from './redis/redis-keys';
 
-function redisClient(url: string): Redis {
+function redisClient(url: string, unresponsiveMs: number): Redis {
   // maxRetriesPerRequest: null is what BullMQ requires of connections it shares.
-  return watched(new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true }), 'redis');
+  return watched(new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true }), 'redis', unresponsiveMs);
 }
 
-/** Its connection errors go to the process's Redis outage log (one line per outage, not one per reconnect attempt). */
-function watched(client: Redis, source: string): Redis {
+/**
+ * Its connection errors go to the process's Redis outage log (one line per outage, not one per reconnect attempt),
+ * and a PING unanswered for REDIS_UNRESPONSIVE_MS drops it (watchLiveness: a frozen Redis counts as away).
+ */
+function watched(client: Redis, source: string, unresponsiveMs: number): Redis {
   redisOutageLog.watch(client, source);
-  return client;
+  return watchLiveness(client, source, unresponsiveMs);
 }
 
 /**
  * The pub/sub connection: no ready check (its INFO would be refused once the connection is in subscriber mode
  * and a reconnect would loop on that error); ioredis re-subscribes by itself after a reconnect.
  */
-function redisSubscriber(url: string): Redis {
-  return watched(new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, autoResubscribe: true }), 'redis subscriber');
+function redisSubscriber(url: string, unresponsiveMs: number): Redis {
+  const client = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, autoResubscribe: true });
+  // ioredis re-subscribes after a reconnect through client.subscribe() and never handles that promise: closed before
+  // Redis answered it (a shutdown after the subscriber reconnected to a frozen Redis), it was an unhandled rejection,
+  // which ends a Node process. Each one is marked handled here; a caller still gets its outcome.
+  const subscribe = client.subscribe.bind(client) as (...channels: string[]) => Promise<unknown>;
+  client.subscribe = ((...channels: string[]) => {
+    const subscribed = subscribe(...channels);
+    subscribed.catch(() => undefined);
+    return subscribed;
+  }) as Redis['subscribe'];
+  return watched(client, 'redis subscriber', unresponsiveMs);
 }
 
 /** Fails a command after one reconnect attempt or the deadline, whichever comes first (see REDIS_CONSOLE). */
-function redisConsole(url: string): Redis {
+function redisConsole(url: string, unresponsiveMs: number): Redis {
   // Reconnects at most every 200 ms, so with Redis gone a command waits for its one retry about that long, not for a backoff of seconds.
   return watched(
     new Redis(url, {
@@ -42,6 +56,7 @@ function redisConsole(url: string): Redis {
       retryStrategy: (attempt) => Math.min(attempt * 50, 200),
     }),
     'redis console',
+    unresponsiveMs,
   );
 }
 
@@ -73,9 +88,9 @@ export class InfrastructureModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: REDIS, useFactory: () => redisClient(config.REDIS_URL) },
-        { provide: REDIS_SUBSCRIBER, useFactory: () => redisSubscriber(config.REDIS_URL) },
-        { provide: REDIS_CONSOLE, useFactory: () => redisConsole(config.REDIS_URL) },
+        { provide: REDIS, useFactory: () => redisClient(config.REDIS_URL, config.REDIS_UNRESPONSIVE_MS) },
+        { provide: REDIS_SUBSCRIBER, useFactory: () => redisSubscriber(config.REDIS_URL, config.REDIS_UNRESPONSIVE_MS) },
+        { provide: REDIS_CONSOLE, useFactory: () => redisConsole(config.REDIS_URL, config.REDIS_UNRESPONSIVE_MS) },
         RedisKeys,
         CacheInvalidationService,
         { provide: SecretBox, useFactory: () => secretBox(config) },

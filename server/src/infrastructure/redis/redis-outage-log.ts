@@ -46,6 +46,22 @@ export class RedisOutageLog {
     );
   }
 
+  /**
+   * A connection's PING went unanswered for `silentMs` and its socket is being dropped (RedisLivenessWatch): an
+   * outage like a refused connection, said once, its reconnect attempts then counted like theirs.
+   */
+  unresponsive(source: string, silentMs: number): void {
+    if (this.downSince !== null) {
+      this.errorsWhileDown++;
+      return;
+    }
+    this.downSince = this.now() - silentMs;
+    this.errorsWhileDown = 1;
+    this.logger.warn(
+      `Redis unresponsive (${source}: no answer to PING for ${(silentMs / 1000).toFixed(1)} s); reconnecting. Its connection errors are counted, not logged, until it is back`,
+    );
+  }
+
   /** A connection is ready: the outage, if there was one, is over. */
   ready(): void {
     if (this.downSince === null) return;

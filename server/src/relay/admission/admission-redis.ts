@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { watchLiveness } from '../../infrastructure/redis/redis-liveness';
 import { redisOutageLog } from '../../infrastructure/redis/redis-outage-log';
 import type { RedisKeys } from '../../infrastructure/redis/redis-keys';
 import { COVER, EXPIRE, GROW, RELEASE, RENEW, RENEW_MANY, RESERVE, SET_BASE, SETTLE, SETTLE_MANY, SHRINK } from './quota-scripts';
@@ -24,9 +25,10 @@ export type AdmissionCommands = Redis & {
  * write each. Every admission command goes through this one connection, so they still run in the order they were
  * issued (the settlement relies on that, see RelaySettlementService).
  */
-export function openAdmissionConnection(redis: Redis): AdmissionCommands {
+export function openAdmissionConnection(redis: Redis, unresponsiveMs: number): AdmissionCommands {
   const connection = redis.duplicate({ enableAutoPipelining: true }) as AdmissionCommands;
   redisOutageLog.watch(connection, 'admission');
+  watchLiveness(connection, 'admission', unresponsiveMs);
   connection.defineCommand('tgReserve', { numberOfKeys: 8, lua: RESERVE });
   connection.defineCommand('tgSettle', { numberOfKeys: 7, lua: SETTLE });
   connection.defineCommand('tgSettleMany', { numberOfKeys: 7, lua: SETTLE_MANY });

@@ -68,12 +68,12 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     @Inject(APP_CONFIG)
     config: Pick<
       AppConfig,
-      'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS' | 'RELAY_ADMISSION_REDIS_WAIT_MS'
+      'RELAY_LEASE_MS' | 'RELAY_QUOTA_BLOCKS' | 'RELAY_QUOTA_BLOCK_IDLE_MS' | 'RELAY_ADMISSION_REDIS_WAIT_MS' | 'REDIS_UNRESPONSIVE_MS'
     > | null = null,
   ) {
     const settings = config ?? CONFIG_DEFAULTS;
     this.leaseMs = options?.leaseMs ?? settings.RELAY_LEASE_MS;
-    this.redis = openAdmissionConnection(redis);
+    this.redis = openAdmissionConnection(redis, settings.REDIS_UNRESPONSIVE_MS ?? CONFIG_DEFAULTS.REDIS_UNRESPONSIVE_MS);
     this.readiness = new RedisReadiness(
       this.redis,
       options?.redisWaitMs ?? settings.RELAY_ADMISSION_REDIS_WAIT_MS ?? CONFIG_DEFAULTS.RELAY_ADMISSION_REDIS_WAIT_MS,

@@ -1,0 +1,107 @@
+import { EventEmitter } from 'node:events';
+import { RedisLivenessWatch } from './redis-liveness';
+
+/** A connection whose PINGs are answered only when the spec says so. */
+class FakeConnection extends EventEmitter {
+  status = 'ready';
+  pings = 0;
+  destroyed = 0;
+  private answers: Array<() => void> = [];
+  readonly stream = { destroy: () => this.destroyed++ };
+
+  ping(): Promise<'PONG'> {
+    this.pings++;
+    return new Promise((resolve) => this.answers.push(() => resolve('PONG')));
+  }
+
+  answerAll(): void {
+    for (const answer of this.answers.splice(0)) answer();
+  }
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('RedisLivenessWatch', () => {
+  function build(timeoutMs = 1_000) {
+    const connection = new FakeConnection();
+    const reports: Array<[string, number]> = [];
+    let now = 0;
+    const watch = new RedisLivenessWatch(
+      connection as never,
+      'admission',
+      timeoutMs,
+      { unresponsive: (source, silentMs) => reports.push([source, silentMs]) },
+      () => now,
+      60_000, // the spec ticks by hand
+    );
+    return { connection, reports, watch, advance: (ms: number) => (now += ms) };
+  }
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('keeps one PING out while Redis answers, and never drops the connection', async () => {
+    const { connection, reports, watch, advance } = build();
+    for (let tick = 0; tick < 20; tick++) {
+      watch.check();
+      advance(250);
+      connection.answerAll();
+      await flush();
+    }
+    expect(connection.pings).toBe(20); // each tick finds the last one answered and sends the next
+    expect(connection.destroyed).toBe(0);
+    expect(reports).toEqual([]);
+    watch.stop();
+  });
+
+  it('does not send a second PING while one is out, and drops the socket once it is unanswered for the timeout', async () => {
+    const { connection, reports, watch, advance } = build();
+    watch.check();
+    for (let tick = 0; tick < 3; tick++) {
+      advance(300);
+      watch.check();
+    }
+    expect(connection.pings).toBe(1);
+    expect(connection.destroyed).toBe(0);
+    advance(100); // 1,000 ms since the PING
+    watch.check();
+    expect(connection.destroyed).toBe(1);
+    expect(reports).toEqual([['admission', 1_000]]);
+    // ioredis now reconnects; while it is not ready nothing is sent, and a late answer to the old PING is ignored.
+    connection.status = 'connect';
+    connection.answerAll();
+    await flush();
+    advance(5_000);
+    watch.check();
+    expect(connection.pings).toBe(1);
+    expect(connection.destroyed).toBe(1);
+    // Ready again: probing resumes.
+    connection.status = 'ready';
+    watch.check();
+    expect(connection.pings).toBe(2);
+    watch.stop();
+  });
+
+  it('gives up a PING when the connection drops on its own, and starts afresh once it is back', async () => {
+    const { connection, reports, watch, advance } = build();
+    watch.check();
+    advance(900);
+    connection.status = 'reconnecting';
+    watch.check();
+    connection.status = 'ready';
+    advance(900);
+    watch.check(); // a new PING: the old one's 900 ms do not count
+    expect(connection.pings).toBe(2);
+    advance(900);
+    watch.check();
+    expect(connection.destroyed).toBe(0);
+    expect(reports).toEqual([]);
+    watch.stop();
+  });
+
+  it('stops with the connection', () => {
+    const clear = jest.spyOn(global, 'clearInterval');
+    const { connection } = build();
+    connection.emit('end');
+    expect(clear).toHaveBeenCalledTimes(1);
+  });
+});
