@@ -2,10 +2,10 @@ import Redis from 'ioredis';
 import { ProjectionWaiter } from '#projections/runner/projection-waiter';
 import { RedisKeys } from '#server/infrastructure/redis/redis-keys';
 import { quotaConsumedEventId, RelaySettlementService } from '#server/relay/settlement/relay-settlement.service';
-import { OpenAIUpstreamFake } from '../fakes/upstreams/openai-upstream-fake';
-import { createTestApp, type TestApp } from '../support/app';
-import { type PrivateRedis, startPrivateRedis } from '../support/private-services';
-import { admission, createChannel, listen, routable, userWithToken } from './relay-support';
+import type { TestApp } from '../support/app';
+import type { PrivateRedis } from '../support/private-services';
+import { type PrivateRedisApp, startPrivateRedisApp } from './private-redis-app';
+import { admission, routable, userWithToken } from './relay-support';
 import { balanceRow, call, dataSource, eventStore, rootCaller } from './users-support';
 
 jest.setTimeout(120_000);
@@ -21,19 +21,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * ledger. The app runs on a private redis-server, saved before each kill so it comes back with its data.
  */
 describe('api and projector while Redis is away', () => {
-  const upstream = new OpenAIUpstreamFake();
+  let app: PrivateRedisApp;
   let redis: PrivateRedis;
   let target: TestApp;
   let closed = false;
-  let origin: string;
   let user: Awaited<ReturnType<typeof userWithToken>>;
 
-  const chat = () =>
-    fetch(`${origin}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${user.key}` },
-      body: JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hello' }] }),
-    });
+  const chat = () => app.chat(user.key);
   /** Three requests admitted from the process's quota block (no Redis needed); their request ids. */
   const chatsFromBlock = async () => {
     const ids: string[] = [];
@@ -62,26 +56,17 @@ describe('api and projector while Redis is away', () => {
   };
 
   beforeAll(async () => {
-    await upstream.start();
-    redis = await startPrivateRedis();
-    target = await createTestApp({
-      roles: ['api', 'projector'],
-      redisUrl: redis.url,
-      env: { RELAY_ADMISSION_REDIS_WAIT_MS: '1500', RELAY_QUOTA_BLOCK_IDLE_MS: '600000' },
-    });
-    origin = (await listen(target)).replace(/\/v1$/, '');
-    const root = await rootCaller(target);
-    await createChannel(target, root, { type: 1, name: 'fake-openai', baseUrl: upstream.baseUrl, models: ['gpt-3.5-turbo'] });
+    app = await startPrivateRedisApp({ RELAY_ADMISSION_REDIS_WAIT_MS: '1500' });
+    ({ redis, target } = app);
     user = await userWithToken(target, 'outage', 100_000_000, { unlimited_quota: false, remain_quota: 50_000_000 });
-    await routable(target, user.key, `${origin}/v1`, 'gpt-3.5-turbo');
+    await routable(target, user.key, `${app.origin}/v1`, 'gpt-3.5-turbo');
   });
   afterAll(async () => {
     if (!closed) {
       await redis?.start();
       await target?.close();
     } else await target.database.drop();
-    await redis?.destroy();
-    await upstream.close();
+    await app?.release();
   });
 
   it('projects through the outage, pushes the balance once Redis is back, and closes within seconds with Redis gone', async () => {

@@ -40,14 +40,14 @@ describe('worker role: SIGTERM after a Redis restart', () => {
     await database?.drop();
   });
 
-  async function startWorkers(count: number): Promise<GatewayProcess[]> {
+  async function startWorkers(count: number, env: Record<string, string> = {}): Promise<GatewayProcess[]> {
     const started = await Promise.all(
       Array.from({ length: count }, async () =>
         startGateway({
           port: await freePort(),
           role: 'worker',
           // A lease sweep every half second: one is under way (its Redis commands waiting) when Redis goes away.
-          env: { DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_PREFIX: testRedisPrefix(), RELAY_LEASE_SWEEP_MS: '500' },
+          env: { DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_PREFIX: testRedisPrefix(), RELAY_LEASE_SWEEP_MS: '500', ...env },
           timeoutMs: 60_000,
         }),
       ),
@@ -91,5 +91,24 @@ describe('worker role: SIGTERM after a Redis restart', () => {
       expect(worker.output().match(/Redis unreachable/g)?.length ?? 0).toBeLessThanOrEqual(2);
     }
     expect(settled.output()).toMatch(/Redis reachable again after \d+\.\d s/);
+  });
+
+  it('exits within seconds while Redis is frozen (its sockets open, nothing answered)', async () => {
+    const [early, late] = await startWorkers(2, { REDIS_UNRESPONSIVE_MS: '1000' });
+    redis.freeze();
+    try {
+      // At once (nothing detected yet), and once the liveness watches have dropped the connections they watch.
+      const first = await stopTimed(early);
+      await sleep(2_500);
+      const second = await stopTimed(late);
+      process.stdout.write(`SIGTERM to exit with Redis frozen: ${first.ms} ms, ${second.ms} ms\n`);
+      for (const result of [first, second]) {
+        expect({ code: result.code, signal: result.signal }).toEqual({ code: 0, signal: null });
+        expect(result.ms).toBeLessThan(PROMPT_MS);
+      }
+      expect(late.output()).toMatch(/Redis unresponsive \([^)]*no answer to PING for \d+\.\d s\); reconnecting/);
+    } finally {
+      redis.thaw();
+    }
   });
 });

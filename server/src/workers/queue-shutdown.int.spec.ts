@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { freePort } from '#test/support/private-services';
+import { freePort, startPrivateRedis } from '#test/support/private-services';
 import { testRedisPrefix, testRedisUrl } from '#test/support/database';
 import { queueConnectionReady } from './queue-shutdown';
 
@@ -26,6 +26,27 @@ describe('queueConnectionReady', () => {
       expect(Date.now() - started).toBeLessThan(100);
     } finally {
       await queue.getBackend().close(true);
+    }
+  });
+
+  it('is false for a queue whose Redis is frozen (its status still ready), within the wait given', async () => {
+    const redis = await startPrivateRedis();
+    const queue = new Queue('queue-shutdown-spec', { connection: { url: redis.url } });
+    queue.on('error', () => undefined);
+    try {
+      await queue.waitUntilReady();
+      redis.freeze();
+      const started = Date.now();
+      // Before, this said true and the graceful close's QUIT waited as long as Redis stayed frozen.
+      expect(await queueConnectionReady(queue, 300)).toBe(false);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      const closing = Date.now();
+      await queue.getBackend().close(true);
+      expect(Date.now() - closing).toBeLessThan(1_000);
+    } finally {
+      redis.thaw();
+      await redis.destroy();
     }
   });
 });

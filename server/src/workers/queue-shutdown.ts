@@ -1,12 +1,14 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { Queue } from 'bullmq';
+import { SHUTDOWN_REDIS_WAIT_MS } from '../infrastructure/redis/close-redis';
+import { answersPing, type Pingable } from '../infrastructure/redis/redis-liveness';
 
 /**
- * Whether a queue's Redis connection is ready now. A connection BullMQ has not initialised yet (Redis away since the
- * start) counts as not ready.
+ * Whether a queue's Redis connection is ready now and answers a PING within `waitMs` (a frozen Redis leaves the status
+ * 'ready'; answersPing). A connection BullMQ has not initialised yet (Redis away since the start) counts as not ready.
  */
-export async function queueConnectionReady(queue: Queue): Promise<boolean> {
+export async function queueConnectionReady(queue: Queue, waitMs = SHUTDOWN_REDIS_WAIT_MS): Promise<boolean> {
   const connection = queue.getBackend().connection;
   // Initialised already: its client is there before the next turn of the event loop. (Raced against a resolved
   // promise instead, the client lost by the one microtask its .catch() adds, and every queue counted as away.)
@@ -16,7 +18,7 @@ export async function queueConnectionReady(queue: Queue): Promise<boolean> {
     new Promise<null>((resolve) => (timer = setImmediate(() => resolve(null)))),
   ]);
   clearImmediate(timer);
-  return client?.status === 'ready';
+  return client?.status === 'ready' && answersPing(client as unknown as Pingable, waitMs);
 }
 
 /**
@@ -24,8 +26,9 @@ export async function queueConnectionReady(queue: Queue): Promise<boolean> {
  * `queue.close()` sends QUIT, which ioredis queues behind the adds waiting for Redis (BullMQ's connections keep them
  * until Redis is back, which may be never), so a process stopped during an outage never exited. Such a queue is
  * force-closed: its waiting adds are dropped (ioredis never settles them; nothing waits on them unbounded at shutdown,
- * ChannelOutcomeReporter bounds its own wait) and nothing more could reach Redis anyway. A queue whose Redis is up is
- * left to the graceful close, which lets its adds finish.
+ * ChannelOutcomeReporter bounds its own wait) and nothing more could reach Redis anyway. So is a queue whose Redis
+ * does not answer a PING within SHUTDOWN_REDIS_WAIT_MS (frozen). A queue whose Redis is up is left to the graceful
+ * close, which lets its adds finish.
  */
 @Injectable()
 export class QueueShutdown implements BeforeApplicationShutdown {

@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import type { WorkerHost } from '@nestjs/bullmq';
 import type { Worker } from 'bullmq';
+import { answersPing, type Pingable } from '../infrastructure/redis/redis-liveness';
 
 /** How long a shutdown waits for a worker's Redis connections to be back (BullMQ reconnects at most every second). */
 export const WORKER_RECONNECT_WAIT_MS = 1_500;
@@ -12,8 +13,11 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * True once both of the worker's Redis connections (its commands and its blocking BZPOPMIN) are `ready`, false when
- * they are not by `waitMs` (Redis gone, or still in a reconnect's backoff).
+ * True once both of the worker's Redis connections (its commands and its blocking BZPOPMIN) are `ready` and the
+ * command connection answers a PING, false when they are not by `waitMs` (Redis gone, still in a reconnect's backoff,
+ * or frozen: a stopped server or a partition leaves the status 'ready' and answers nothing, and a graceful close then
+ * waited for its commands as long as Redis stayed frozen, since ioredis resends them after a reconnect rather than
+ * failing them).
  */
 export async function workerConnectionsReady(worker: Worker, waitMs: number): Promise<boolean> {
   const deadline = Date.now() + waitMs;
@@ -30,7 +34,10 @@ export async function workerConnectionsReady(worker: Worker, waitMs: number): Pr
     return false;
   }
   for (;;) {
-    if (clients.every((client) => client.status === 'ready')) return true;
+    if (clients.every((client) => client.status === 'ready')) {
+      // The command connection: the blocking one is busy with its BZPOPMIN.
+      return answersPing(clients[0] as unknown as Pingable, Math.max(POLL_MS, deadline - Date.now()));
+    }
     if (Date.now() >= deadline) return false;
     await sleep(POLL_MS);
   }

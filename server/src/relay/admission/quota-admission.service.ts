@@ -12,7 +12,7 @@ import { closeRedis } from '../../infrastructure/redis/close-redis';
 import { type AdmissionCommands, AdmissionKeys, openAdmissionConnection } from './admission-redis';
 import { BalanceBases } from './balance-bases';
 import { redisBlockStore } from './redis-block-store';
-import { RedisReadiness, SHUTDOWN_REDIS_WAIT_MS } from './redis-readiness';
+import { AdmissionUnavailableError, RedisReadiness, SHUTDOWN_REDIS_WAIT_MS } from './redis-readiness';
 import type { AdmittedBy, ReservationRequest, ReservationResult, SettlementRequest, ShippedCharge } from './quota-admission.types';
 import { ExpiredLeases } from './expired-leases';
 import { DEFAULT_BLOCK_OPTIONS, type QuotaBlock, QuotaBlocks } from './quota-blocks';
@@ -145,18 +145,33 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
       // Admission's connection is down: Redis is waited for at most RELAY_ADMISSION_REDIS_WAIT_MS. While it is up
       // (the common case) no timer and no extra promise: the status is a field read.
       if (!this.readiness.ready) return this.reserveBounded(request, amount, attempt.wait);
-      if (attempt.wait) await attempt.wait;
+      return this.reserveWhileReachable(request, amount, attempt.wait);
     } else if (!this.readiness.ready) return this.reserveBounded(request, amount, null);
-    return this.reserveFromRedis(request, amount);
+    return this.reserveWhileReachable(request, amount, null);
+  }
+
+  /**
+   * reserveFromRedis (after `wait`, a block's growth in flight), given up with AdmissionUnavailableError when
+   * admission's connection goes down meanwhile and stays down RELAY_ADMISSION_REDIS_WAIT_MS. That is how a Redis that
+   * froze with this request's commands sent ends it: its liveness watch drops the connection (REDIS_UNRESPONSIVE_MS);
+   * before, the request waited as long as Redis was frozen. A RESERVE that Redis runs after all, once it answers again
+   * (ioredis resends it), holds its amount until its lease runs out; nothing is charged for the refused request.
+   */
+  private async reserveWhileReachable(
+    request: ReservationRequest,
+    amount: number,
+    wait: Promise<void> | null | undefined,
+  ): Promise<ReservationResult> {
+    const reserved = wait ? wait.then(() => this.reserveFromRedis(request, amount)) : this.reserveFromRedis(request, amount);
+    if (await this.readiness.whileReachable(reserved)) return reserved;
+    throw new AdmissionUnavailableError(this.readiness.waitMs);
   }
 
   /**
    * reserveFromRedis while admission's connection is down. Its commands would wait in ioredis's offline queue with no
    * bound (maxRetriesPerRequest null), so none is issued yet: the request waits for the connection's next 'ready', at
    * most RELAY_ADMISSION_REDIS_WAIT_MS, then is refused with AdmissionUnavailableError, having reserved nothing and
-   * queued nothing. Once Redis is back in time, it reserves as usual. A request whose command was already sent when
-   * the connection dropped is not bounded: ioredis resends it once Redis is back (README, "When Redis or Postgres is
-   * away").
+   * queued nothing. Once Redis is back in time, it reserves as usual (reserveWhileReachable).
    */
   private async reserveBounded(
     request: ReservationRequest,
@@ -164,8 +179,7 @@ export class QuotaAdmissionService implements OnModuleDestroy, QuotaAdmission {
     wait: Promise<void> | null | undefined,
   ): Promise<ReservationResult> {
     await this.readiness.waitReady();
-    if (wait) await wait;
-    return this.reserveFromRedis(request, amount);
+    return this.reserveWhileReachable(request, amount, wait);
   }
 
   /** RESERVE in Redis, giving this process's blocks back for a refusal, then considering a block for what follows. */

@@ -167,25 +167,27 @@ export class TokenAuthCache implements OnModuleInit {
     const local = this.tokens.get(key);
     if (local) return local;
     if (this.unknownKeys.get(key)) return null;
-    // Redis down: Postgres answers (the Redis copy is only a cache), rather than waiting in ioredis's offline queue
-    // with no bound; nothing is kept, so the usual path resumes once Redis is back.
-    if (this.redis.status !== 'ready') {
-      const row = await this.loadToken(key);
-      return row ? prepare(row) : null;
-    }
     const startedAt = this.invalidations;
     const hash = this.hashKey(key);
     const entryKey = this.keys.key('relay', 'token', hash);
     const generationKey = this.keys.key('relay', 'token-gen', hash);
-    const [cached, generation] = await this.redis.mget(entryKey, generationKey);
+    const shared = await this.sharedCopy(entryKey, generationKey);
+    // Redis away: Postgres answers (the Redis copy is only a cache), rather than waiting in ioredis's offline queue
+    // with no bound; nothing is kept, so the usual path resumes once Redis is back.
+    if (!shared) {
+      const row = await this.loadToken(key);
+      return row ? prepare(row) : null;
+    }
+    const [cached, generation] = shared;
     let record: TokenRecord | null;
+    let kept = true;
     if (cached) {
       record = JSON.parse(cached) as TokenRecord;
     } else {
       record = await this.loadToken(key);
-      if (record) await this.redis.tgFillIfCurrent(entryKey, generationKey, generation ?? '', JSON.stringify(record), TTL_SECONDS);
+      if (record) kept = await this.fill(entryKey, generationKey, generation, record);
     }
-    if (startedAt !== this.invalidations) return record ? prepare(record) : null;
+    if (!kept || startedAt !== this.invalidations) return record ? prepare(record) : null;
     if (!record) {
       this.unknownKeys.set(key, true);
       return null;
@@ -199,20 +201,46 @@ export class TokenAuthCache implements OnModuleInit {
   async user(id: number): Promise<UserRecord | null> {
     const local = this.users.get(id);
     if (local) return local;
-    if (this.redis.status !== 'ready') return this.loadUser(id); // Redis down: as in token()
     const startedAt = this.invalidations;
     const entryKey = this.userKey(id);
     const generationKey = this.userGenerationKey(id);
-    const [cached, generation] = await this.redis.mget(entryKey, generationKey);
+    const shared = await this.sharedCopy(entryKey, generationKey);
+    if (!shared) return this.loadUser(id); // Redis away: as in token()
+    const [cached, generation] = shared;
     let record: UserRecord | null;
+    let kept = true;
     if (cached) {
       record = JSON.parse(cached) as UserRecord;
     } else {
       record = await this.loadUser(id);
-      if (record) await this.redis.tgFillIfCurrent(entryKey, generationKey, generation ?? '', JSON.stringify(record), TTL_SECONDS);
+      if (record) kept = await this.fill(entryKey, generationKey, generation, record);
     }
-    if (record && startedAt === this.invalidations) this.users.set(id, record);
+    if (record && kept && startedAt === this.invalidations) this.users.set(id, record);
     return record;
+  }
+
+  /**
+   * The shared copy and its generation (MGET), or null when Redis is away: the connection is down, or went down while
+   * the read waited (a frozen Redis is dropped by its liveness watch, REDIS_UNRESPONSIVE_MS), for REDIS_PUBLISH_WAIT_MS.
+   * Before, a read sent to a Redis that stopped answering waited as long as it was frozen, and the relay request with it.
+   */
+  private async sharedCopy(entryKey: string, generationKey: string): Promise<Array<string | null> | null> {
+    if (this.redis.status !== 'ready') return null;
+    const read = this.redis.mget(entryKey, generationKey);
+    return (await whileReachable(this.redis, read, REDIS_PUBLISH_WAIT_MS)) ? read : null;
+  }
+
+  /** Stores the row for the other processes (FILL_IF_CURRENT); false when Redis went away meanwhile (see sharedCopy). */
+  private async fill(
+    entryKey: string,
+    generationKey: string,
+    generation: string | null,
+    record: TokenRecord | UserRecord,
+  ): Promise<boolean> {
+    const filled = this.redis.tgFillIfCurrent(entryKey, generationKey, generation ?? '', JSON.stringify(record), TTL_SECONDS);
+    if (!(await whileReachable(this.redis, filled, REDIS_PUBLISH_WAIT_MS))) return false;
+    await filled;
+    return true;
   }
 
   /**
