@@ -22,7 +22,7 @@ class FakeConnection extends EventEmitter {
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('RedisLivenessWatch', () => {
-  function build(timeoutMs = 1_000) {
+  function build(timeoutMs = 1_000, tickMs = 60_000 /* the spec ticks by hand */) {
     const connection = new FakeConnection();
     const reports: Array<[string, number]> = [];
     let now = 0;
@@ -32,7 +32,7 @@ describe('RedisLivenessWatch', () => {
       timeoutMs,
       { unresponsive: (source, silentMs) => reports.push([source, silentMs]) },
       () => now,
-      60_000, // the spec ticks by hand
+      tickMs,
     );
     return { connection, reports, watch, advance: (ms: number) => (now += ms) };
   }
@@ -95,6 +95,28 @@ describe('RedisLivenessWatch', () => {
     watch.check();
     expect(connection.destroyed).toBe(0);
     expect(reports).toEqual([]);
+    watch.stop();
+  });
+
+  it('does not take an event loop that stalled past the timeout for a frozen Redis, and still finds a real freeze', async () => {
+    const { connection, reports, watch, advance } = build(1_000, 250); // four ticks of 250 ms
+    watch.check();
+    advance(10_000); // the process got no CPU for 10 s; the PONG waits in the socket
+    watch.check();
+    expect(connection.destroyed).toBe(0);
+    connection.answerAll(); // read once the loop gets to the socket
+    await flush();
+    watch.check(); // the next PING
+    expect(connection.pings).toBe(2);
+    for (let tick = 1; tick <= 3; tick++) {
+      advance(250);
+      watch.check();
+      expect(connection.destroyed).toBe(0);
+    }
+    advance(250);
+    watch.check();
+    expect(connection.destroyed).toBe(1);
+    expect(reports).toEqual([['admission', 1_000]]);
     watch.stop();
   });
 

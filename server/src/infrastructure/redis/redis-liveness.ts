@@ -19,17 +19,22 @@ export interface UnresponsiveReport {
  * request, a console write or a SIGTERM waited as long as Redis was frozen.
  *
  * While the connection is ready the watch keeps one PING out, a new one once the last was answered, checked every
- * `tickMs`. A PING unanswered for `timeoutMs` (REDIS_UNRESPONSIVE_MS) destroys the socket: ioredis emits 'close' and
- * reconnects as after any drop, and the bounds above apply from there. The reconnect to a frozen server does not get
- * past its ready check (the TCP handshake is the kernel's, the INFO is never answered), so the connection stays down
- * until the server answers again; commands that were waiting are resent then, as after any drop. One PING per
- * connection per tick costs Redis nothing measurable, and no request waits for it.
+ * `tickMs`. A PING unanswered for `timeoutMs` (REDIS_UNRESPONSIVE_MS), and through as many ticks as that many ms
+ * hold, destroys the socket: ioredis emits 'close' and reconnects as after any drop, and the bounds above apply from
+ * there. The reconnect to a frozen server does not get past its ready check (the TCP handshake is the kernel's, the
+ * INFO is never answered), so the connection stays down until the server answers again; commands that were waiting
+ * are resent then, as after any drop. One PING per connection per tick costs Redis nothing measurable, and no
+ * request waits for it. (ioredis's own `socketTimeout` counts only while a command waits: an idle connection, such as
+ * the subscriber, would never be checked, and the first request after a freeze would pay the whole timeout.)
  *
- * Not for BullMQ's connections: a worker's blocking command (BZPOPMIN) would keep a PING waiting behind it for its
- * whole timeout. BullMQ's own connections reconnect on their own once the server answers or closes.
+ * Not for a connection that runs blocking commands: a BullMQ worker's BZPOPMIN would keep a PING waiting behind it
+ * for its whole timeout (QueueErrors watches a worker's command connection only).
  */
 export class RedisLivenessWatch {
   private probeSince: number | null = null;
+  /** Ticks that found the probe still out; the verdict needs ticksNeeded of them as well as timeoutMs. */
+  private ticksOut = 0;
+  private readonly ticksNeeded: number;
   /** Bumped whenever a probe is given up, so that a late answer to it does not end the next one. */
   private generation = 0;
   private readonly timer: NodeJS.Timeout;
@@ -42,6 +47,10 @@ export class RedisLivenessWatch {
     private readonly now: () => number = Date.now,
     tickMs = Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 4))),
   ) {
+    // Wall time alone would take an event loop that stalled past the timeout (CPU starvation, a long collection) for
+    // a frozen Redis: the timer can run before the PONG already in the socket is read. Ticks only come one per turn
+    // of the loop, with the socket's reads in between.
+    this.ticksNeeded = Math.max(1, Math.ceil(timeoutMs / tickMs));
     this.timer = setInterval(() => this.check(), tickMs);
     this.timer.unref();
     // 'end': closed for good (quit, disconnect, or no more reconnect attempts).
@@ -55,6 +64,7 @@ export class RedisLivenessWatch {
     }
     if (this.probeSince === null) {
       this.probeSince = this.now();
+      this.ticksOut = 0;
       const generation = this.generation;
       const answered = () => {
         if (generation === this.generation) this.probeSince = null;
@@ -63,8 +73,9 @@ export class RedisLivenessWatch {
       this.connection.ping().then(answered, answered);
       return;
     }
+    this.ticksOut++;
     const silentMs = this.now() - this.probeSince;
-    if (silentMs < this.timeoutMs) return;
+    if (silentMs < this.timeoutMs || this.ticksOut < this.ticksNeeded) return;
     this.giveUpProbe();
     this.report.unresponsive(this.source, silentMs);
     // destroy(), not disconnect(true): ioredis's disconnect ends the socket and waits 2 s for a close that a frozen
