@@ -2,23 +2,16 @@ import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/comm
 import { DiscoveryService } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import { SHUTDOWN_REDIS_WAIT_MS } from '../infrastructure/redis/close-redis';
-import { answersPing, type Pingable } from '../infrastructure/redis/redis-liveness';
+import { queueClient } from '../infrastructure/redis/queue-client';
+import { answersPing } from '../infrastructure/redis/redis-liveness';
 
 /**
  * Whether a queue's Redis connection is ready now and answers a PING within `waitMs` (a frozen Redis leaves the status
  * 'ready'; answersPing). A connection BullMQ has not initialised yet (Redis away since the start) counts as not ready.
  */
 export async function queueConnectionReady(queue: Queue, waitMs = SHUTDOWN_REDIS_WAIT_MS): Promise<boolean> {
-  const connection = queue.getBackend().connection;
-  // Initialised already: its client is there before the next turn of the event loop. (Raced against a resolved
-  // promise instead, the client lost by the one microtask its .catch() adds, and every queue counted as away.)
-  let timer: NodeJS.Immediate | undefined;
-  const client = await Promise.race([
-    connection.client.catch(() => null),
-    new Promise<null>((resolve) => (timer = setImmediate(() => resolve(null)))),
-  ]);
-  clearImmediate(timer);
-  return client?.status === 'ready' && answersPing(client as unknown as Pingable, waitMs);
+  const client = await queueClient(queue);
+  return client?.status === 'ready' && answersPing(client, waitMs);
 }
 
 /**

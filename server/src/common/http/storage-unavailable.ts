@@ -1,3 +1,5 @@
+import { type RedisConnectionState, whileReachable } from '../../infrastructure/redis/redis-reachable';
+
 /** Socket-level failures to reach a server (Postgres or Redis refused, reset, unreachable, timed out). */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
@@ -21,6 +23,19 @@ export class StoreNotReadyError extends Error {
   constructor(store: string) {
     super(`${store} connection not ready`);
   }
+}
+
+/**
+ * `work()` on a Redis connection a console request waits for: StoreNotReadyError at once while the connection is down
+ * (its commands would wait in ioredis's queue for as long as Redis is gone, and the request with them), or once it has
+ * been down `downMs` with the work sent (it dropped, or froze and its liveness watch dropped it). The console answers
+ * either with its 503.
+ */
+export async function requireRedis<T>(connection: RedisConnectionState, work: () => Promise<T>, downMs = 1_000): Promise<T> {
+  if (connection.status !== 'ready') throw new StoreNotReadyError('Redis');
+  const done = work();
+  if (!(await whileReachable(connection, done, downMs))) throw new StoreNotReadyError('Redis');
+  return done;
 }
 
 export function isStorageUnavailable(error: unknown, depth = 0): boolean {

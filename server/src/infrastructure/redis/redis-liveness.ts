@@ -103,7 +103,7 @@ export function watchLiveness<T extends WatchedConnection>(connection: T, source
   return connection;
 }
 
-export type Pingable = Pick<Redis, 'ping'>;
+export type Pingable = { ping(): Promise<string> };
 
 /**
  * Whether `client` answers a PING within `waitMs`. A stopping process asks before it leaves a connection to a graceful

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { REDIS } from '#server/infrastructure/redis/redis.constants';
 import { RedisKeys } from '#server/infrastructure/redis/redis-keys';
+import { requireRedis, StoreNotReadyError } from '#server/common/http/storage-unavailable';
 import type { OutcomeKind, OutcomeWindowCounts } from '../decider/channel-health.decider';
 
 /**
@@ -61,22 +62,32 @@ export class OutcomeWindowStore {
     const preceding = Math.max(0, Math.trunc(batch.precedingSuccesses ?? 0) || 0);
     const counted = kind !== 'client';
     const failed = kind === 'fatal' || kind === 'transient';
-    const [total, failures] = (await this.redis.eval(
-      RECORD,
-      1,
-      this.key(channelId),
-      String(Math.floor(atMs / 1000)),
-      String(windowSeconds),
-      counted ? '1' : '0',
-      failed ? '1' : '0',
-      String(count),
-      String(preceding),
+    const [total, failures] = (await requireRedis(this.redis, () =>
+      this.redis.eval(
+        RECORD,
+        1,
+        this.key(channelId),
+        String(Math.floor(atMs / 1000)),
+        String(windowSeconds),
+        counted ? '1' : '0',
+        failed ? '1' : '0',
+        String(count),
+        String(preceding),
+      ),
     )) as [number, number];
     return { total, failures };
   }
 
   /** A channel that comes back starts with a clean window: old failures must not disable it again at once. */
   async reset(channelId: number): Promise<void> {
-    await this.redis.del(this.key(channelId));
+    await requireRedis(this.redis, () => this.redis.del(this.key(channelId)));
+  }
+
+  /**
+   * Throws StoreNotReadyError while Redis is away: a channel test asks before it calls the upstream, since its outcome
+   * could not be counted (the console answers 503, and nothing is tested or recorded).
+   */
+  ensureReachable(): void {
+    if (this.redis.status !== 'ready') throw new StoreNotReadyError('Redis');
   }
 }

@@ -5,6 +5,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import type { Repository } from 'typeorm';
 import { DomainError } from '#server/common/http/errors';
+import { requireRedis, StoreNotReadyError } from '#server/common/http/storage-unavailable';
+import { queueClient } from '#server/infrastructure/redis/queue-client';
 import { EVENT_STORE, type EventStore } from '#server/ledger/event-store.port';
 import { channelStream } from '#server/ledger/streams';
 import { fold } from '#server/modules/channels/channel.decider';
@@ -52,7 +54,17 @@ export class StartChannelRunsHandler implements ICommandHandler<StartChannelRuns
     @Inject(CHANNEL_HEALTH_CONFIG) private readonly config: ChannelHealthConfig,
   ) {}
 
+  /**
+   * With the queue's Redis away, 503 at once (StoreNotReadyError), nothing queued; one that drops while the jobs are
+   * being added, 503 after a second. The request used to wait for as long as Redis was gone.
+   */
   async execute({ input }: StartChannelRunsCommand): Promise<StartChannelRunsResult> {
+    const client = await queueClient(input.kind === 'test' ? this.tests : this.balances);
+    if (!client) throw new StoreNotReadyError('Redis');
+    return requireRedis(client, () => this.start(input));
+  }
+
+  private async start(input: StartChannelRunsCommand['input']): Promise<StartChannelRunsResult> {
     const spacingMs = this.config.POLLING_INTERVAL * 1000;
     if (input.kind === 'test') {
       const pending = await this.tests.getJobs([...PENDING_STATES]);

@@ -22,6 +22,7 @@ import type { UpstreamRegistry } from '#server/upstreams/upstream-registry';
 import { CHANNEL_HEALTH_CONFIG, type ChannelHealthConfig } from '../../config/channel-health.config';
 import { assertTestable, channelTestQuota, type TestableChannel, testSeconds } from '../../channel-test/build-channel-test';
 import { type ChannelTestRun, runChannelTest } from '../../channel-test/run-channel-test';
+import { OutcomeWindowStore } from '../../outcome/outcome-window.store';
 import { ApplyChannelOutcomeCommand } from '../apply-channel-outcome/apply-channel-outcome.command';
 import { TestChannelCommand, type TestChannelResult } from './test-channel.command';
 
@@ -69,12 +70,16 @@ export class TestChannelHandler implements ICommandHandler<TestChannelCommand> {
     private readonly pricing: PricingService,
     private readonly options: OptionsService,
     private readonly box: SecretBox,
+    private readonly window: OutcomeWindowStore,
   ) {}
 
   async execute({ input }: TestChannelCommand): Promise<TestChannelResult> {
     const entity = await this.channels.findOneBy({ id: input.channelId });
     if (!entity) throw new ChannelNotFoundError();
     assertTestable(entity.type);
+    // Its outcome is counted in Redis (ApplyChannelOutcome): with Redis away, 503 before anything is tested or recorded
+    // (the request used to wait for as long as Redis was gone, with the test already in the ledger).
+    this.window.ensureReachable();
     const run = await runChannelTest(
       toTestableChannel({ ...entity, key: openChannelKey(this.box, entity.key) }),
       input.model,
