@@ -120,10 +120,15 @@ describe('RedisLivenessWatch', () => {
     watch.stop();
   });
 
-  it('stops with the connection', () => {
+  it('stops with the connection, whether it says so by its end event or only by its status', () => {
     const clear = jest.spyOn(global, 'clearInterval');
     const { connection } = build();
     connection.emit('end');
     expect(clear).toHaveBeenCalledTimes(1);
+    const quiet = build();
+    quiet.connection.status = 'end'; // BullMQ's close sets it; a client disconnected while reconnecting emits no 'end'
+    quiet.watch.check();
+    expect(clear).toHaveBeenCalledTimes(2);
+    expect(quiet.connection.pings).toBe(0);
   });
 });

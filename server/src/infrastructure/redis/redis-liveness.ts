@@ -58,6 +58,12 @@ export class RedisLivenessWatch {
   }
 
   check(): void {
+    // Closed for good without an 'end' event: BullMQ sets 'end' itself after its close, and ioredis emits none for a
+    // client disconnected while reconnecting (ioredis#1247).
+    if (this.connection.status === 'end') {
+      this.stop();
+      return;
+    }
     if (this.connection.status !== 'ready') {
       this.giveUpProbe();
       return;
